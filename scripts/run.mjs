@@ -1,0 +1,85 @@
+// Entry of the npm scripts: installs what is missing (npm dependencies; a private PostgreSQL
+// and Redis when DATABASE_URL / REDIS_URL are not set), then runs the service, the tests,
+// the migrations, the benchmark or the OpenAPI generator.
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureNpmDeps, ensurePostgres, ensureRedis, SetupError } from './local-services.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const localDir = join(root, '.local');
+const mode = process.argv[2];
+const extra = process.argv.slice(3);
+
+function findTests(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...findTests(p));
+    else if (name.endsWith('.test.ts')) out.push(relative(root, p));
+  }
+  return out.sort();
+}
+
+/** DATABASE_URL and REDIS_URL from the environment, or the private servers'. */
+async function infra(dbName) {
+  let adminUrl = process.env.DATABASE_URL;
+  let databaseUrl = adminUrl;
+  if (!adminUrl) {
+    adminUrl = await ensurePostgres(localDir, Number(process.env.LOCAL_PG_PORT ?? 55432));
+    databaseUrl = adminUrl.replace(/\/postgres$/, `/${dbName}`);
+  }
+  const redisUrl = process.env.REDIS_URL ?? (await ensureRedis(localDir, Number(process.env.LOCAL_REDIS_PORT ?? 56379)));
+  return { adminUrl, databaseUrl, redisUrl };
+}
+
+function exec(cmd, args, env) {
+  const child = spawn(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+const tsx = join(root, 'node_modules', '.bin', 'tsx');
+
+try {
+  ensureNpmDeps(root);
+  switch (mode) {
+    case 'start': {
+      const { adminUrl, databaseUrl, redisUrl } = await infra('magnum');
+      exec(tsx, ['src/main.ts', 'all', ...extra], { DATABASE_URL: databaseUrl, DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl });
+      break;
+    }
+    case 'migrate': {
+      const { adminUrl, databaseUrl, redisUrl } = await infra('magnum');
+      exec(tsx, ['src/main.ts', 'migrate'], { DATABASE_URL: databaseUrl, DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl });
+      break;
+    }
+    case 'test': {
+      const { adminUrl, redisUrl } = await infra('postgres');
+      const files = extra.length > 0 ? extra : findTests(join(root, 'test'));
+      exec(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...files], {
+        TEST_DATABASE_ADMIN_URL: adminUrl,
+        REDIS_URL: redisUrl,
+      });
+      break;
+    }
+    case 'bench': {
+      const { adminUrl, redisUrl } = await infra('postgres');
+      exec(tsx, ['bench/run.ts', ...extra], { TEST_DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl });
+      break;
+    }
+    case 'openapi':
+      exec(tsx, ['scripts/openapi.ts', ...extra], {});
+      break;
+    default:
+      console.error('usage: node scripts/run.mjs start|test|migrate|bench|openapi');
+      process.exit(2);
+  }
+} catch (e) {
+  if (e instanceof SetupError) {
+    console.error(`[setup] ${e.message}`);
+    process.exit(1);
+  }
+  throw e;
+}

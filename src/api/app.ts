@@ -1,0 +1,85 @@
+// Builds the API as a Fastify instance; only src/main.ts listens. Layers: HTTP plumbing
+// (parsers, envelope, request ids) → Keystone auth → microversions → input coercion → routes.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Config } from '../config.js';
+import { errors } from '../domain/errors.js';
+import { registerAuth } from './plugins/auth.js';
+import { registerCoercion } from './plugins/coerce.js';
+import { registerEnvelope } from './plugins/envelope.js';
+import { trackRoutes } from './plugins/route-matcher.js';
+import { registerVersioning } from './plugins/versioning.js';
+import { openapiInfo, sharedSchemas } from './openapi.js';
+import { opsRoutes } from './routes/ops.js';
+import { templateRoutes } from './routes/v1/clustertemplates/routes.js';
+import { rewriteToV1, versionRoutes } from './routes/versions.js';
+import { createServices, type Services } from './services.js';
+
+const REDACT = ['req.headers["x-auth-token"]', 'req.headers["x-subject-token"]', 'req.headers.authorization'];
+
+function parseJsonBody(body: string | Buffer): unknown {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw errors.badJson();
+  }
+}
+
+export interface BuildOptions {
+  /** Services made elsewhere (closed by their owner); by default the app makes and closes its own. */
+  services?: Services;
+  logger?: boolean;
+}
+
+export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger === false ? false : { level: config.logLevel, redact: { paths: REDACT, censor: '[secret]' } },
+    genReqId: () => `req-${randomUUID()}`,
+    requestIdHeader: false,
+    trustProxy: true,
+    routerOptions: { ignoreTrailingSlash: true },
+    rewriteUrl: (req) => rewriteToV1(req.url ?? '/'),
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, strict: false } },
+  });
+  const services = opts.services ?? (await createServices(config, { processMetrics: true }));
+  app.decorate('services', services);
+  if (!opts.services) app.addHook('onClose', () => services.close());
+
+  trackRoutes(app);
+  app.removeContentTypeParser('application/json');
+  for (const type of ['application/json', 'application/octet-stream']) {
+    app.addContentTypeParser(type, { parseAs: 'buffer' }, (_req, body, done) => {
+      try {
+        done(null, parseJsonBody(body as Buffer));
+      } catch (e) {
+        done(e as Error, undefined);
+      }
+    });
+  }
+  registerEnvelope(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-openstack-request-id', request.id);
+  });
+  registerAuth(app, services.validator, config.keystone.authUrl);
+  registerVersioning(app);
+  registerCoercion(app);
+  app.addHook('onResponse', async (request, reply) => {
+    services.metrics.httpDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  await app.register(swagger, openapiInfo);
+  for (const s of sharedSchemas) app.addSchema(s);
+  await app.register(versionRoutes);
+  await app.register(opsRoutes);
+  await app.register(templateRoutes('template'), { prefix: '/v1' });
+  await app.register(templateRoutes('baymodel'), { prefix: '/v1' });
+  await app.register(swaggerUi, { routePrefix: '/v1/docs' });
+  return app;
+}

@@ -1,0 +1,37 @@
+// An app with unconnected services, for work that never serves a request: generating the
+// OpenAPI document.
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { loadConfig } from '../config.js';
+import { createDataSource } from '../db/data-source.js';
+import { ClusterTemplateRepo } from '../db/repos/cluster-templates.js';
+import { ServiceToken } from '../keystone/service-token.js';
+import { TokenValidator } from '../keystone/token-validator.js';
+import { buildApp } from './app.js';
+import { Metrics } from './metrics.js';
+
+export async function buildOfflineApp(): Promise<FastifyInstance> {
+  const config = loadConfig({
+    DATABASE_URL: 'postgres://offline@127.0.0.1:1/none',
+    REDIS_URL: 'redis://127.0.0.1:1',
+    KEYSTONE_URL: 'http://127.0.0.1:1/v3',
+    SERVICE_PASSWORD: 'unused',
+  });
+  const db = createDataSource(config.databaseUrl);
+  const redis = new Redis(config.redisUrl, { lazyConnect: true });
+  const validator = new TokenValidator(config.keystone, new ServiceToken(config.keystone.authUrl, config.keystone.service, 1));
+  const app = await buildApp(config, {
+    logger: false,
+    services: {
+      config,
+      db,
+      redis,
+      metrics: new Metrics({ processMetrics: false }),
+      validator,
+      templates: { repo: new ClusterTemplateRepo(db), cloud: undefined },
+      close: async () => redis.disconnect(),
+    },
+  });
+  await app.ready();
+  return app;
+}

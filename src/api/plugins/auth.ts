@@ -1,0 +1,54 @@
+// Keystone authentication of every request but the public ones (version documents, health,
+// metrics, the OpenAPI document and its UI). The caller becomes request.auth.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errors } from '../../domain/errors.js';
+import type { AuthContext } from '../../keystone/context.js';
+import { InvalidTokenError, KeystoneUnavailableError, type TokenValidator } from '../../keystone/token-validator.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The validated caller; set on every authenticated route. */
+    auth: AuthContext;
+    /** The caller's token, for calls made on its behalf. Never logged. */
+    authToken: string;
+  }
+  interface FastifyContextConfig {
+    /** No token needed. */
+    public?: boolean;
+  }
+}
+
+const PUBLIC_PREFIXES = ['/v1/docs'];
+
+function isPublic(request: FastifyRequest): boolean {
+  if (request.routeOptions.config?.public) return true;
+  const path = request.url;
+  return PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
+}
+
+export function registerAuth(app: FastifyInstance, validator: TokenValidator, authUrl: string): void {
+  app.decorateRequest('auth', null as unknown as AuthContext);
+  app.decorateRequest('authToken', '');
+  app.addHook('onRequest', async (request, reply) => {
+    if (isPublic(request)) return;
+    const token = request.headers['x-auth-token'];
+    if (typeof token !== 'string' || token === '') throw errors.unauthorized(authUrl);
+    try {
+      request.auth = await validator.validate(token);
+    } catch (e) {
+      if (e instanceof InvalidTokenError) {
+        request.log.info({ reason: e.message }, 'token refused');
+        throw errors.unauthorized(authUrl);
+      }
+      if (e instanceof KeystoneUnavailableError) {
+        request.log.error({ reason: e.message }, 'keystone unavailable');
+        throw errors.keystoneUnavailable();
+      }
+      throw e;
+    }
+    request.authToken = token;
+    const log = request.log.child({ project: request.auth.projectId, user: request.auth.userId });
+    request.log = log;
+    reply.log = log;
+  });
+}

@@ -1,0 +1,124 @@
+// Renders every error in Magnum's envelope (spec §4.1), maps schema validation failures to
+// wsme's messages, and answers unknown routes with 404 or 405.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, MicroversionUnsupported, errors, titleOf } from '../../domain/errors.js';
+import { format, MAX_VERSION, MIN_VERSION } from '../microversion.js';
+import { routeMatcher } from './route-matcher.js';
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+function envelope(err: ApiError) {
+  return {
+    errors: [
+      {
+        request_id: '',
+        code: err.envelopeCode,
+        status: err.status,
+        title: err.title ?? titleOf(err.message),
+        detail: err.message,
+        links: [],
+      },
+    ],
+  };
+}
+
+function valueAt(data: unknown, pointer: string): unknown {
+  let cur: unknown = data;
+  for (const seg of pointer.split('/').slice(1)) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[seg.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return cur;
+}
+
+const typeName = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+
+/** wsme's wording for one schema failure. */
+export function validationError(e: AjvError, data: unknown): ApiError {
+  if (e.keyword === 'required') {
+    const field = String(e.params.missingProperty);
+    return errors.invalidInput(field, 'None', 'Mandatory field missing.');
+  }
+  const field = e.instancePath.split('/').filter(Boolean).join('.') || 'body';
+  const value = valueAt(data, e.instancePath);
+  switch (e.keyword) {
+    case 'minLength':
+      return errors.invalidInput(field, value, `Value should have a minimum character requirement of ${e.params.limit}`);
+    case 'maxLength':
+      return errors.invalidInput(field, value, `Value should have a maximum character requirement of ${e.params.limit}`);
+    case 'minimum':
+      return errors.invalidInput(field, value, `Value should be greater or equal to ${e.params.limit}`);
+    case 'maximum':
+      return errors.invalidInput(field, value, `Value should be lower or equal to ${e.params.limit}`);
+    case 'pattern':
+      return errors.invalidInput(field, value, `Value should match the pattern ${e.params.pattern}`);
+    case 'enum':
+      return errors.invalidInput(field, value, `Value should be one of: ${(e.params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}`);
+    case 'type':
+      return errors.invalidInput(field, value, `Wrong type. Expected '${e.params.type}', got '${typeName(value)}'`);
+    case 'additionalProperties':
+      return errors.unknownAttributes(field, [String(e.params.additionalProperty)]);
+    default:
+      return errors.invalidInput(field, value, e.message ?? 'Invalid value');
+  }
+}
+
+function toApiError(err: FastifyError | Error, request: FastifyRequest): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
+  if (fe.validation && fe.validation.length > 0) {
+    const ctx = fe.validationContext === 'querystring' ? request.query : fe.validationContext === 'params' ? request.params : request.body;
+    return validationError(fe.validation[0]!, ctx);
+  }
+  if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) return errors.badJson();
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new ApiError(fe.code ?? 'client', fe.statusCode, fe.message);
+  }
+  return undefined;
+}
+
+export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
+  reply.code(err.status).headers(err.headers).type('application/json; charset=utf-8');
+  if (err.id === 'unauthorized') {
+    return reply.send({ error: { code: 401, title: 'Unauthorized', message: err.message } });
+  }
+  return reply.send(envelope(err));
+}
+
+export function registerEnvelope(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | Error, request, reply) => {
+    if (err instanceof MicroversionUnsupported) {
+      reply.code(406).type('application/json; charset=utf-8');
+      return reply.send({
+        errors: [
+          {
+            code: 'magnum.microversion-unsupported',
+            title: 'Requested microversion is unsupported',
+            max_version: format(MAX_VERSION),
+            min_version: format(MIN_VERSION),
+            links: [{ rel: 'help', href: 'http://docs.openstack.org/api-guide/compute/microversions.html' }],
+            description: err.detail,
+          },
+        ],
+      });
+    }
+    const apiErr = toApiError(err, request);
+    if (apiErr) {
+      if (apiErr.status >= 500) request.log.error({ err: apiErr }, 'request failed');
+      return sendError(reply, apiErr);
+    }
+    request.log.error({ err }, 'unexpected error');
+    return sendError(reply, errors.internal());
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const err = routeMatcher(app).pathExists(path) ? errors.methodNotAllowed() : errors.routeNotFound();
+    return sendError(reply, err);
+  });
+}

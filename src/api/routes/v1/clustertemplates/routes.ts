@@ -1,0 +1,118 @@
+// /v1/clustertemplates and the legacy /v1/baymodels (spec §2 #3–#14).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { ClusterTemplateRow } from '../../../../db/entities/cluster-template.js';
+import { SORTABLE } from '../../../../db/repos/cluster-templates.js';
+import { errors } from '../../../../domain/errors.js';
+import { checkPatch } from '../../../../domain/json-patch.js';
+import { nextLink, parsePage } from '../../../pagination.js';
+import { enforce } from '../../../policy.js';
+import { errorResponses, Ident, ListQuery, type ListQueryT } from '../../../schemas/common.js';
+import { hostUrl, isoSeconds, selfLinks } from '../../../views.js';
+import type { Flavor } from './rules.js';
+import { BayModel, BayModelCreate, BayModelList, ClusterTemplate, ClusterTemplateList, READ_ONLY, TemplateCreate } from './schema.js';
+import { createTemplate, deleteTemplate, updateTemplate, visibility, type Caller } from './service.js';
+
+const SPEC = {
+  template: { coll: 'clustertemplates', kind: 'ClusterTemplate', plural: 'cluster templates', singular: 'cluster template', bodyName: 'cluster_template', tag: 'clustertemplates', item: ClusterTemplate, list: ClusterTemplateList, create: TemplateCreate, rule: 'clustertemplate' },
+  baymodel: { coll: 'baymodels', kind: 'BayModel', plural: 'baymodels', singular: 'baymodel', bodyName: 'baymodel', tag: 'baymodels', item: BayModel, list: BayModelList, create: BayModelCreate, rule: 'baymodel' },
+} as const;
+
+export function templateView(t: ClusterTemplateRow, host: string, flavor: Flavor) {
+  const { id: _id, project_id, user_id, created_at, updated_at, ...rest } = t;
+  return {
+    ...rest,
+    ...(flavor === 'template' ? { project_id, user_id } : {}),
+    links: selfLinks(host, `${SPEC[flavor].coll}/${t.uuid}`),
+    created_at: isoSeconds(created_at),
+    updated_at: isoSeconds(updated_at),
+  };
+}
+
+const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, token: request.authToken });
+const Params = Type.Object({ ident: Ident });
+
+export function templateRoutes(flavor: Flavor) {
+  const s = SPEC[flavor];
+  return async function routes(app: FastifyInstance): Promise<void> {
+    const deps = app.services.templates;
+
+    async function lookup(request: FastifyRequest, ident: string): Promise<ClusterTemplateRow> {
+      const found = await deps.repo.find(ident, visibility(flavor, request.auth));
+      if (found === 'ambiguous') throw errors.ambiguousName(s.plural, s.singular);
+      if (!found) throw errors.notFound(s.kind, ident);
+      return found;
+    }
+
+    async function list(request: FastifyRequest<{ Querystring: ListQueryT }>, detail: boolean) {
+      enforce(request.auth, `${s.rule}:${detail ? 'detail' : 'get_all'}` as never);
+      const page = parsePage(request.query, app.services.config.maxLimit, SORTABLE);
+      const rows = await deps.repo.list(visibility(flavor, request.auth), page, page.marker);
+      if (rows === 'bad-marker') throw errors.notFound(s.kind, page.marker!);
+      const host = hostUrl(request);
+      return {
+        [s.coll]: rows.map((r) => templateView(r, host, flavor)),
+        ...nextLink(host, detail ? `${s.coll}/detail` : s.coll, page, rows.length, rows.at(-1)?.uuid),
+      };
+    }
+
+    const listSchema = { tags: [s.tag], querystring: ListQuery, response: { 200: Type.Ref(s.list), ...errorResponses(400, 401, 403, 404) } };
+    app.get(`/${s.coll}`, { schema: { ...listSchema, summary: `List ${s.plural}` } }, (r) => list(r as never, false));
+    app.get(`/${s.coll}/detail`, { schema: { ...listSchema, summary: `List ${s.plural} (detail)` } }, (r) => list(r as never, true));
+
+    app.get<{ Params: { ident: string } }>(
+      `/${s.coll}/:ident`,
+      { schema: { tags: [s.tag], summary: `Show a ${s.singular}`, params: Params, response: { 200: Type.Ref(s.item), ...errorResponses(401, 403, 404, 409) } } },
+      async (request) => {
+        const t = await lookup(request, request.params.ident);
+        if (!t.public) enforce(request.auth, `${s.rule}:get` as never, t);
+        return templateView(t, hostUrl(request), flavor);
+      },
+    );
+
+    app.post<{ Body: Record<string, unknown> }>(
+      `/${s.coll}`,
+      {
+        config: { bodyName: s.bodyName, readOnly: READ_ONLY },
+        schema: { tags: [s.tag], summary: `Create a ${s.singular}`, body: Type.Ref(s.create), response: { 201: Type.Ref(s.item), ...errorResponses(400, 401, 403, 404, 409) } },
+      },
+      async (request, reply) => {
+        const t = await createTemplate(deps, flavor, caller(request), request.body ?? {});
+        const host = hostUrl(request);
+        reply.code(201).header('location', `${host}/v1/${s.coll}/${t.uuid}`);
+        return templateView(t, host, flavor);
+      },
+    );
+
+    app.patch<{ Params: { ident: string }; Body: unknown }>(
+      `/${s.coll}/:ident`,
+      {
+        schema: {
+          tags: [s.tag],
+          summary: `Update a ${s.singular} with a JSON patch`,
+          params: Params,
+          body: Type.Array(Type.Object({ op: Type.String(), path: Type.String(), value: Type.Optional(Type.Unknown()) }), { description: 'JSON patch' }),
+          response: { 200: Type.Ref(s.item), ...errorResponses(400, 401, 403, 404, 409) },
+        },
+        // The patch document is checked by Magnum's rules, not by the schema (its errors differ).
+        validatorCompiler: () => () => true,
+      },
+      async (request) => {
+        const ops = checkPatch(request.body);
+        const current = await lookup(request, request.params.ident);
+        const t = await updateTemplate(deps, flavor, caller(request), current, ops);
+        return templateView(t, hostUrl(request), flavor);
+      },
+    );
+
+    app.delete<{ Params: { ident: string } }>(
+      `/${s.coll}/:ident`,
+      { schema: { tags: [s.tag], summary: `Delete a ${s.singular}`, params: Params, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404, 409) } } },
+      async (request, reply) => {
+        const t = await lookup(request, request.params.ident);
+        await deleteTemplate(deps, flavor, caller(request), t);
+        return reply.code(204).send();
+      },
+    );
+  };
+}

@@ -1,0 +1,155 @@
+// Create and update of cluster templates (and baymodels), in Magnum's order of checks.
+import { randomUUID } from 'node:crypto';
+import { Ajv } from 'ajv';
+import type { ClusterTemplateRow } from '../../../../db/entities/cluster-template.js';
+import type { ClusterTemplateRepo, Visibility } from '../../../../db/repos/cluster-templates.js';
+import { errors } from '../../../../domain/errors.js';
+import { applyPatch, BASE_INTERNAL, changedFields, type PatchOp } from '../../../../domain/json-patch.js';
+import { generateName } from '../../../../domain/names.js';
+import { pythonStr } from '../../../../domain/python-literal.js';
+import type { AuthContext } from '../../../../keystone/context.js';
+import type { TemplateCloud } from '../../../../openstack/template-checks.js';
+import { coerceBooleans } from '../../../plugins/coerce.js';
+import { validationError } from '../../../plugins/envelope.js';
+import { allowed, enforce } from '../../../policy.js';
+import { checkDns, checkDriverExists, checkDrivers, DEFAULTS, type Flavor } from './rules.js';
+import { BayModelCreate, TemplateCreate, WRITABLE_KEYS } from './schema.js';
+
+type Body = Record<string, unknown>;
+
+const ajv = new Ajv({ coerceTypes: true, allErrors: false, strict: false });
+const validators = { template: ajv.compile(TemplateCreate), baymodel: ajv.compile(BayModelCreate) };
+
+const NON_REMOVABLE = ['/coe', '/image_id', '/network_driver', '/external_network_id', '/tls_disabled', '/public', '/server_type', '/registry_enabled', '/cluster_distro', '/hidden'];
+const PATCH_RULES = {
+  template: { internal: new Set(BASE_INTERNAL), nonRemovable: new Set(NON_REMOVABLE), dictPaths: new Set(['/labels']) },
+  baymodel: { internal: new Set(BASE_INTERNAL), nonRemovable: new Set([...NON_REMOVABLE, '/keypair_id']), dictPaths: new Set(['/labels']) },
+};
+
+const rule = (flavor: Flavor, action: string) => `${flavor === 'template' ? 'clustertemplate' : 'baymodel'}:${action}` as Parameters<typeof enforce>[1];
+
+export interface TemplateDeps {
+  repo: ClusterTemplateRepo;
+  /** Glance/Nova/Neutron checks; absent when switched off by configuration. */
+  cloud: TemplateCloud | undefined;
+}
+
+export interface Caller {
+  ctx: AuthContext;
+  token: string;
+}
+
+const labelsToStrings = (labels: unknown): Record<string, string> =>
+  Object.fromEntries(Object.entries((labels ?? {}) as Record<string, string | number | boolean>).map(([k, v]) => [k, pythonStr(v)]));
+
+/** Validates a full attribute set (after defaults or a patch) against the create schema. */
+function schemaCheck(flavor: Flavor, attrs: Body): void {
+  const validate = validators[flavor];
+  coerceBooleans(attrs, (flavor === 'template' ? TemplateCreate : BayModelCreate) as never);
+  if (!validate(attrs)) throw validationError(validate.errors![0]! as never, attrs);
+}
+
+async function cloudChecks(deps: TemplateDeps, who: Caller, t: ClusterTemplateRow, changed: Set<string> | 'all'): Promise<void> {
+  const cloud = deps.cloud;
+  if (!cloud) return;
+  const has = (k: string) => changed === 'all' || changed.has(k);
+  if (has('image_id')) t.cluster_distro = await cloud.imageDistro(who, t.image_id);
+  for (const f of ['flavor_id', 'master_flavor_id'] as const) {
+    const v = t[f];
+    if (v !== null && has(f)) await cloud.checkFlavor(who, v);
+  }
+  if (t.external_network_id !== null && has('external_network_id')) await cloud.checkExternalNetwork(who, t.external_network_id);
+}
+
+function checkPublish(flavor: Flavor, who: Caller, before: { public: boolean; hidden: boolean }, after: { public: boolean; hidden: boolean }): void {
+  const changed = before.public !== after.public || (flavor === 'template' && before.hidden !== after.hidden);
+  if (changed && !allowed(who.ctx, rule(flavor, 'publish'))) throw errors.notAuthorizedPublish();
+}
+
+export async function createTemplate(deps: TemplateDeps, flavor: Flavor, who: Caller, body: Body): Promise<ClusterTemplateRow> {
+  if (flavor === 'baymodel' && (body.keypair_id === undefined || body.keypair_id === null)) {
+    throw errors.invalidInput('keypair_id', 'None', 'Mandatory field missing.');
+  }
+  if (body.image_id === undefined || body.image_id === null) {
+    throw errors.invalidInput('image_id', 'None', 'Mandatory field missing.');
+  }
+  const now = new Date();
+  const t = {
+    uuid: randomUUID(),
+    name: (body.name as string | null | undefined) ?? generateName(flavor === 'template' ? 'template' : 'model'),
+    project_id: who.ctx.projectId ?? '',
+    user_id: who.ctx.userId,
+    created_at: now,
+    updated_at: null,
+  } as ClusterTemplateRow;
+  const row = t as unknown as Body;
+  for (const k of WRITABLE_KEYS) if (k !== 'name') row[k] = body[k] ?? null;
+  for (const [k, v] of Object.entries(DEFAULTS)) row[k] ??= v;
+  t.labels = labelsToStrings(body.labels);
+  t.coe = (body.coe as string | null) ?? '';
+  checkDns(t.dns_nameserver, flavor);
+  checkDrivers(t);
+  if (deps.cloud && flavor === 'template') {
+    checkDriverExists(t.server_type, await deps.cloud.imageDistro(who, t.image_id), t.coe);
+  }
+  enforce(who.ctx, rule(flavor, 'create'));
+  await cloudChecks(deps, who, t, 'all');
+  checkPublish(flavor, who, { public: false, hidden: false }, t);
+  return deps.repo.insert(t);
+}
+
+/** The attributes a patch works on (internal ones are refused by the patch rules). */
+const patchable = (t: ClusterTemplateRow): Body => ({ ...t });
+
+/** The only changes allowed on a template clusters use: one of name, public→true, hidden, tags. */
+function allowedWhileReferenced(changed: string[], after: ClusterTemplateRow): boolean {
+  if (changed.length !== 1) return changed.length === 0;
+  const f = changed[0]!;
+  return f === 'name' || f === 'hidden' || (f === 'public' && after.public) || (f === 'tags' && after.tags !== null);
+}
+
+export async function updateTemplate(
+  deps: TemplateDeps,
+  flavor: Flavor,
+  who: Caller,
+  current: ClusterTemplateRow,
+  ops: PatchOp[],
+): Promise<ClusterTemplateRow> {
+  enforce(who.ctx, rule(flavor, 'update'), current);
+  const before = patchable(current);
+  const after = applyPatch(before, ops, PATCH_RULES[flavor]);
+  for (const [k, v] of Object.entries(DEFAULTS)) if (after[k] === null) after[k] = v;
+  if (after.labels === null) after.labels = {};
+  const attrs: Body = Object.fromEntries(WRITABLE_KEYS.map((k) => [k, after[k]]));
+  schemaCheck(flavor, attrs);
+  const next = { ...current, ...attrs, labels: labelsToStrings(attrs.labels) } as ClusterTemplateRow;
+  const changed = changedFields(before, next as unknown as Body).filter((k) => WRITABLE_KEYS.includes(k));
+  checkDns(next.dns_nameserver, flavor);
+  checkDrivers(next);
+  await cloudChecks(deps, who, next, new Set(changed));
+  if (changed.length > 0 && (await deps.repo.isReferenced(current.uuid)) && !allowedWhileReferenced(changed, next)) {
+    throw errors.templateReferenced(current.uuid);
+  }
+  checkPublish(flavor, who, current, next);
+  if (changed.length === 0) return current;
+  next.updated_at = new Date();
+  return deps.repo.update(next);
+}
+
+export async function deleteTemplate(deps: TemplateDeps, flavor: Flavor, who: Caller, t: ClusterTemplateRow): Promise<void> {
+  enforce(who.ctx, rule(flavor, 'delete'), t);
+  if (await deps.repo.isReferenced(t.uuid)) throw errors.templateReferenced(t.uuid);
+  try {
+    await deps.repo.remove(t.id);
+  } catch (e) {
+    // A cluster created between the check and the delete: the foreign key refuses it.
+    if ((e as { code?: string }).code === '23503') throw errors.templateReferenced(t.uuid);
+    throw e;
+  }
+}
+
+/** What a caller sees: admins everything; others their project plus public templates. */
+export function visibility(flavor: Flavor, ctx: AuthContext): Visibility {
+  if (ctx.isAdmin && flavor === 'template') return { all: true };
+  return { all: false, projectId: ctx.projectId, hiddenPublic: false };
+}

@@ -1,0 +1,48 @@
+// The long-lived collaborators of the API, created once per process (or per test app).
+import { Redis } from 'ioredis';
+import type { DataSource } from 'typeorm';
+import type { Config } from '../config.js';
+import { createDataSource } from '../db/data-source.js';
+import { ClusterTemplateRepo } from '../db/repos/cluster-templates.js';
+import { ServiceToken } from '../keystone/service-token.js';
+import { TokenValidator } from '../keystone/token-validator.js';
+import { Metrics } from './metrics.js';
+import type { TemplateDeps } from './routes/v1/clustertemplates/service.js';
+
+export interface Services {
+  config: Config;
+  db: DataSource;
+  redis: Redis;
+  metrics: Metrics;
+  validator: TokenValidator;
+  templates: TemplateDeps;
+  close(): Promise<void>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
+
+export async function createServices(config: Config, opts: { processMetrics?: boolean } = {}): Promise<Services> {
+  const db = createDataSource(config.databaseUrl);
+  await db.initialize();
+  const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  await redis.connect();
+  const metrics = new Metrics({ processMetrics: opts.processMetrics ?? false });
+  const serviceToken = new ServiceToken(config.keystone.authUrl, config.keystone.service, config.keystone.timeoutMs);
+  const validator = new TokenValidator(config.keystone, serviceToken, metrics);
+  return {
+    config,
+    db,
+    redis,
+    metrics,
+    validator,
+    templates: { repo: new ClusterTemplateRepo(db), cloud: undefined },
+    async close() {
+      redis.disconnect();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,61 @@
+// The simulator as `npm start` embeds it: the Keystone emulator on a loopback port, with our
+// own API in its catalog, and a clouds.yaml for the built-in users.
+import { writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
+import { createKeystoneSim, type KeystoneSim } from './keystone/index.js';
+
+export const BUILTIN_USERS = {
+  admin: { password: 'admin-secret', project: 'admin' },
+  demo: { password: 'demo-secret', project: 'demo' },
+  'demo-reader': { password: 'reader-secret', project: 'demo' },
+  other: { password: 'other-secret', project: 'other' },
+} as const;
+export const SERVICE_USER = { username: 'magnum', password: 'magnum-secret', project: 'service' } as const;
+
+export interface EmbeddedSim {
+  keystone: KeystoneSim;
+  authUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startEmbeddedSim(opts: { host: string; keystonePort: number; apiUrl: string; region?: string }): Promise<EmbeddedSim> {
+  const base = `http://${opts.host}:${opts.keystonePort}`;
+  const keystone = await createKeystoneSim({
+    publicUrl: base,
+    region: opts.region ?? 'RegionOne',
+    passwords: {
+      admin: BUILTIN_USERS.admin.password,
+      demo: BUILTIN_USERS.demo.password,
+      'demo-reader': BUILTIN_USERS['demo-reader'].password,
+      other: BUILTIN_USERS.other.password,
+      magnum: SERVICE_USER.password,
+    },
+    catalog: [{ type: 'container-infra', name: 'magnum', url: `${opts.apiUrl}/v1` }],
+  });
+  const address = await keystone.app.listen({ host: opts.host, port: opts.keystonePort });
+  keystone.setPublicUrl(address);
+  return { keystone, authUrl: `${address}/v3`, close: () => keystone.app.close() };
+}
+
+/** clouds.yaml with one entry per built-in user, for `openstack --os-cloud <user> ...`. */
+export function writeCloudsYaml(path: string, authUrl: string, region = 'RegionOne'): void {
+  const clouds = Object.fromEntries(
+    Object.entries(BUILTIN_USERS).map(([user, u]) => [
+      user,
+      {
+        auth: {
+          auth_url: authUrl,
+          username: user,
+          password: u.password,
+          project_name: u.project,
+          user_domain_name: 'Default',
+          project_domain_name: 'Default',
+        },
+        region_name: region,
+        identity_api_version: 3,
+        interface: 'public',
+      },
+    ]),
+  );
+  writeFileSync(path, `# Written by npm start: the built-in users of the embedded simulator.\n${stringify({ clouds })}`, { mode: 0o600 });
+}

@@ -1,0 +1,109 @@
+// Typed configuration, read once from the environment and validated at boot.
+// Behaviour never branches on NODE_ENV: every switch here is explicit.
+import { readFileSync } from 'node:fs';
+
+export interface ServiceCredentials {
+  username: string;
+  password: string;
+  projectName: string;
+  userDomainName: string;
+  projectDomainName: string;
+}
+
+export interface Config {
+  api: { host: string; port: number };
+  databaseUrl: string;
+  redisUrl: string;
+  keystone: {
+    /** Keystone v3 URL, ending in /v3 (e.g. http://127.0.0.1:5000/v3). */
+    authUrl: string;
+    service: ServiceCredentials;
+    /** Upper bound on how long a validated token is trusted without asking Keystone again. */
+    tokenCacheTtlSeconds: number;
+    /** Number of validated tokens kept in memory at most. */
+    tokenCacheSize: number;
+    /** SPKI PEM public keys of Keystone's JWS provider; empty when tokens are not JWS. */
+    jwsPublicKeys: string[];
+    /** Timeout of one call to Keystone, in milliseconds. */
+    timeoutMs: number;
+  };
+  /** Largest page a list returns ([api] max_limit). */
+  maxLimit: number;
+  /** Check images, flavors and networks named by templates against Glance, Nova and Neutron. */
+  cloudResourceChecks: boolean;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback?: string): string {
+  const v = env[name];
+  if (v !== undefined && v !== '') return v;
+  if (fallback !== undefined) return fallback;
+  throw new ConfigError(`${name} must be set`);
+}
+
+function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be a boolean, got "${raw}"`);
+}
+
+function url(env: Env, name: string, fallback?: string): string {
+  const v = str(env, name, fallback);
+  try {
+    new URL(v);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${v}"`);
+  }
+  return v.replace(/\/+$/, '');
+}
+
+/** Reads the configuration; `readPem` loads the JWS key files named by KEYSTONE_JWS_PUBLIC_KEYS. */
+export function loadConfig(env: Env = process.env, readPem: (path: string) => string = defaultReadPem): Config {
+  const keyFiles = (env.KEYSTONE_JWS_PUBLIC_KEYS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return {
+    api: { host: str(env, 'API_HOST', '127.0.0.1'), port: int(env, 'API_PORT', 9511, 0, 65535) },
+    databaseUrl: url(env, 'DATABASE_URL'),
+    redisUrl: url(env, 'REDIS_URL'),
+    keystone: {
+      authUrl: url(env, 'KEYSTONE_URL'),
+      service: {
+        username: str(env, 'SERVICE_USERNAME', 'magnum'),
+        password: str(env, 'SERVICE_PASSWORD'),
+        projectName: str(env, 'SERVICE_PROJECT_NAME', 'service'),
+        userDomainName: str(env, 'SERVICE_USER_DOMAIN_NAME', 'Default'),
+        projectDomainName: str(env, 'SERVICE_PROJECT_DOMAIN_NAME', 'Default'),
+      },
+      tokenCacheTtlSeconds: int(env, 'TOKEN_CACHE_TTL', 300, 0, 86400),
+      tokenCacheSize: int(env, 'TOKEN_CACHE_SIZE', 10000, 1),
+      jwsPublicKeys: keyFiles.map(readPem),
+      timeoutMs: int(env, 'KEYSTONE_TIMEOUT_MS', 10000, 1),
+    },
+    maxLimit: int(env, 'MAX_LIMIT', 1000, 1),
+    cloudResourceChecks: bool(env, 'CLOUD_RESOURCE_CHECKS', false),
+    logLevel: str(env, 'LOG_LEVEL', 'info'),
+  };
+}
+
+function defaultReadPem(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`cannot read JWS public key ${path}: ${(e as Error).message}`);
+  }
+}

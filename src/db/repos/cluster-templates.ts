@@ -1,0 +1,61 @@
+// Queries on cluster templates, scoped by who asks (spec §3.1 "Visibility").
+import type { DataSource, SelectQueryBuilder } from 'typeorm';
+import { ClusterEntity } from '../entities/cluster.js';
+import { ClusterTemplateEntity, type ClusterTemplateRow } from '../entities/cluster-template.js';
+import { orderAndPage, type Keyset } from './keyset.js';
+
+/** Who is looking: everything (admin), or one project plus what is public. */
+export type Visibility = { all: true } | { all: false; projectId: string | null; hiddenPublic: boolean };
+
+export const SORTABLE = new Set(ClusterTemplateEntity.options.columns ? Object.keys(ClusterTemplateEntity.options.columns) : []);
+
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export class ClusterTemplateRepo {
+  constructor(private readonly ds: DataSource) {}
+
+  private scoped(vis: Visibility): SelectQueryBuilder<ClusterTemplateRow> {
+    const qb = this.ds.getRepository(ClusterTemplateEntity).createQueryBuilder('t');
+    if (!vis.all) {
+      qb.where(
+        vis.hiddenPublic ? '(t.project_id = :p OR t.public)' : '(t.project_id = :p OR (t.public AND NOT t.hidden))',
+        { p: vis.projectId ?? '' },
+      );
+    }
+    return qb;
+  }
+
+  async list(vis: Visibility, page: Keyset, markerUuid: string | undefined): Promise<ClusterTemplateRow[] | 'bad-marker'> {
+    let marker: ClusterTemplateRow | null = null;
+    if (markerUuid) {
+      marker = await this.ds.getRepository(ClusterTemplateEntity).findOneBy({ uuid: markerUuid.toLowerCase() });
+      if (!marker) return 'bad-marker';
+    }
+    return orderAndPage(this.scoped(vis), 't', page, marker ?? undefined).getMany();
+  }
+
+  /** By UUID when the string is UUID-shaped, else by name; several rows with that name → 'ambiguous'. */
+  async find(ident: string, vis: Visibility): Promise<ClusterTemplateRow | 'ambiguous' | null> {
+    const qb = this.scoped({ ...vis, ...(vis.all ? {} : { hiddenPublic: true }) } as Visibility);
+    if (UUID_SHAPE.test(ident)) return qb.andWhere('t.uuid = :u', { u: ident.toLowerCase() }).getOne();
+    const rows = await qb.andWhere('t.name = :n', { n: ident }).take(2).getMany();
+    if (rows.length > 1) return 'ambiguous';
+    return rows[0] ?? null;
+  }
+
+  insert(row: ClusterTemplateRow): Promise<ClusterTemplateRow> {
+    return this.ds.getRepository(ClusterTemplateEntity).save(row);
+  }
+
+  async update(row: ClusterTemplateRow): Promise<ClusterTemplateRow> {
+    return this.ds.getRepository(ClusterTemplateEntity).save(row);
+  }
+
+  async remove(id: number): Promise<void> {
+    await this.ds.getRepository(ClusterTemplateEntity).delete({ id });
+  }
+
+  async isReferenced(uuid: string): Promise<boolean> {
+    return this.ds.getRepository(ClusterEntity).exists({ where: { cluster_template_id: uuid } });
+  }
+}

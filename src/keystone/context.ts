@@ -1,0 +1,63 @@
+// The caller, as Keystone describes the validated token. Built once per validation and cached.
+
+export interface CatalogEndpoint {
+  interface: string;
+  region_id?: string;
+  region?: string;
+  url: string;
+}
+export interface CatalogEntry {
+  type: string;
+  name?: string;
+  endpoints: CatalogEndpoint[];
+}
+
+export interface AuthContext {
+  userId: string;
+  userName: string;
+  userDomainId: string | null;
+  projectId: string | null;
+  projectName: string | null;
+  projectDomainId: string | null;
+  domainId: string | null;
+  roles: string[];
+  isAdmin: boolean;
+  /** Expiry of the token, epoch milliseconds. */
+  expiresAt: number;
+  catalog: CatalogEntry[];
+  /** Set when the token came from an application credential. */
+  applicationCredential: { id: string; restricted: boolean } | null;
+}
+
+interface TokenBody {
+  token: {
+    user: { id: string; name: string; domain?: { id: string } };
+    project?: { id: string; name: string; domain?: { id: string } };
+    domain?: { id: string };
+    roles?: { name: string }[];
+    expires_at: string;
+    catalog?: CatalogEntry[];
+    application_credential?: { id: string; restricted?: boolean };
+  };
+}
+
+export function contextFromToken(body: unknown): AuthContext {
+  const t = (body as TokenBody).token;
+  const roles = (t.roles ?? []).map((r) => r.name.toLowerCase());
+  return {
+    userId: t.user.id,
+    userName: t.user.name,
+    userDomainId: t.user.domain?.id ?? null,
+    projectId: t.project?.id ?? null,
+    projectName: t.project?.name ?? null,
+    projectDomainId: t.project?.domain?.id ?? null,
+    domainId: t.domain?.id ?? null,
+    roles,
+    isAdmin: roles.includes('admin'),
+    expiresAt: Date.parse(t.expires_at),
+    catalog: t.catalog ?? [],
+    applicationCredential: t.application_credential
+      ? { id: t.application_credential.id, restricted: t.application_credential.restricted !== false }
+      : null,
+  };
+}

@@ -1,0 +1,56 @@
+// The listening side: starts the API (and, for `npm start`, the embedded simulator) and shuts
+// down gracefully on SIGTERM/SIGINT, finishing in-flight requests.
+import { resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './api/app.js';
+import { loadConfig, type Config } from './config.js';
+import { startEmbeddedSim, SERVICE_USER, writeCloudsYaml } from './cloudsim/embedded.js';
+
+function onShutdown(close: () => Promise<void>): void {
+  let closing = false;
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(sig, () => {
+      if (closing) return;
+      closing = true;
+      close()
+        .then(() => process.exit(0))
+        .catch((e) => {
+          console.error(e);
+          process.exit(1);
+        });
+    });
+  }
+}
+
+export async function startApi(config: Config, extraClose?: () => Promise<void>): Promise<FastifyInstance> {
+  const app = await buildApp(config);
+  await app.listen({ host: config.api.host, port: config.api.port });
+  onShutdown(async () => {
+    await app.close();
+    await extraClose?.();
+  });
+  return app;
+}
+
+/** API plus the embedded simulator (unless KEYSTONE_URL names a real Keystone). */
+export async function startAll(): Promise<void> {
+  const env = { ...process.env };
+  let sim: Awaited<ReturnType<typeof startEmbeddedSim>> | undefined;
+  if (!env.KEYSTONE_URL) {
+    const host = env.API_HOST ?? '127.0.0.1';
+    const apiPort = Number(env.API_PORT ?? 9511);
+    sim = await startEmbeddedSim({
+      host,
+      keystonePort: Number(env.SIM_KEYSTONE_PORT ?? 5000),
+      apiUrl: env.PUBLIC_API_URL ?? `http://${host}:${apiPort}`,
+    });
+    env.KEYSTONE_URL = sim.authUrl;
+    env.SERVICE_USERNAME = SERVICE_USER.username;
+    env.SERVICE_PASSWORD = SERVICE_USER.password;
+    env.SERVICE_PROJECT_NAME = SERVICE_USER.project;
+    const clouds = resolve(env.CLOUDS_YAML ?? 'clouds.yaml');
+    writeCloudsYaml(clouds, sim.authUrl);
+    console.log(JSON.stringify({ level: 'info', msg: 'embedded simulator started', keystone: sim.authUrl, clouds_yaml: clouds }));
+  }
+  await startApi(loadConfig(env), sim?.close);
+}

@@ -1,0 +1,97 @@
+// Builds the API for a test file: a fresh database, a Redis connection, the Keystone emulator
+// listening on loopback, and helpers to get tokens and make requests with app.inject().
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/api/app.js';
+import { createServices } from '../../src/api/services.js';
+import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
+import { createKeystoneSim, type KeystoneSim, type KeystoneSimOptions } from '../../src/cloudsim/keystone/index.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { freshDatabase } from './db.js';
+
+export type User = keyof typeof BUILTIN_USERS;
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  keystone: KeystoneSim;
+  /** A fresh project-scoped token for a built-in user. */
+  token(user: User): Promise<string>;
+  /** app.inject() as `user`, with Magnum's latest microversion unless headers say otherwise. */
+  as(user: User, opts: InjectOptions): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  keystone?: Partial<KeystoneSimOptions>;
+  /** Applied to the configuration after it is loaded. */
+  config?: (c: Config) => void;
+}
+
+export async function startKeystone(opts: Partial<KeystoneSimOptions> = {}): Promise<KeystoneSim> {
+  const passwords = Object.fromEntries(Object.entries(BUILTIN_USERS).map(([u, v]) => [u, v.password]));
+  const ks = await createKeystoneSim({
+    publicUrl: 'http://127.0.0.1',
+    passwords: { ...passwords, magnum: SERVICE_USER.password },
+    ...opts,
+  });
+  ks.setPublicUrl(await ks.app.listen({ host: '127.0.0.1', port: 0 }));
+  return ks;
+}
+
+export async function passwordToken(keystone: KeystoneSim, user: string, password: string, project: string): Promise<string> {
+  const res = await keystone.app.inject({
+    method: 'POST',
+    url: '/v3/auth/tokens?nocatalog',
+    payload: {
+      auth: {
+        identity: { methods: ['password'], password: { user: { name: user, domain: { id: 'default' }, password } } },
+        scope: { project: { name: project, domain: { id: 'default' } } },
+      },
+    },
+  });
+  const token = res.headers['x-subject-token'];
+  if (res.statusCode !== 201 || typeof token !== 'string') throw new Error(`login of ${user} failed: ${res.statusCode} ${res.body}`);
+  return token;
+}
+
+export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const keystone = await startKeystone(opts.keystone);
+  const db = await freshDatabase();
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    REDIS_URL: process.env.REDIS_URL,
+    KEYSTONE_URL: `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`,
+    SERVICE_PASSWORD: SERVICE_USER.password,
+    LOG_LEVEL: 'silent',
+  });
+  opts.config?.(config);
+  const services = await createServices(config);
+  const app = await buildApp(config, { services, logger: false });
+  await app.ready();
+  const tokens = new Map<User, string>();
+  const token = async (user: User) => passwordToken(keystone, user, BUILTIN_USERS[user].password, BUILTIN_USERS[user].project);
+  return {
+    app,
+    config,
+    keystone,
+    token,
+    async as(user, inject) {
+      let t = tokens.get(user);
+      if (!t) {
+        t = await token(user);
+        tokens.set(user, t);
+      }
+      return app.inject({
+        ...inject,
+        headers: { 'openstack-api-version': 'container-infra latest', 'x-auth-token': t, ...(inject.headers ?? {}) },
+      });
+    },
+    async close() {
+      await app.close();
+      await services.close();
+      await keystone.app.close();
+      await db.drop();
+    },
+  };
+}
