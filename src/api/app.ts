@@ -33,17 +33,22 @@ export interface BuildOptions {
   /** Services made elsewhere (closed by their owner); by default the app makes and closes its own. */
   services?: Services;
   logger?: boolean;
+  /** Where log lines go instead of stdout (e.g. a test reading them). */
+  logStream?: NodeJS.WritableStream;
 }
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger === false ? false : { level: config.logLevel, redact: { paths: REDACT, censor: '[secret]' } },
+    logger:
+      opts.logger === false
+        ? false
+        : { level: config.logLevel, redact: { paths: REDACT, censor: '[secret]' }, ...(opts.logStream ? { stream: opts.logStream } : {}) },
     genReqId: () => `req-${randomUUID()}`,
     requestIdHeader: false,
     trustProxy: true,
     routerOptions: { ignoreTrailingSlash: true },
     rewriteUrl: (req) => rewriteToV1(req.url ?? '/'),
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, strict: false } },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, strict: false } },
   });
   const services = opts.services ?? (await createServices(config, { processMetrics: true }));
   app.decorate('services', services);

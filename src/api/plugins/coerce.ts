@@ -1,6 +1,6 @@
 // Input handling that JSON schema alone cannot express in Magnum's terms, applied before
 // validation: unknown body attributes and query arguments (400 naming them all), read-only
-// attributes, and wsme's boolean strings (yes/no/on/off/1/0/t/f...).
+// attributes, and wsme's scalar conversions (the validator itself never coerces).
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../domain/errors.js';
 
@@ -27,17 +27,33 @@ export function parseBool(v: unknown): boolean | undefined {
 interface ObjectSchema {
   properties?: Record<string, { type?: string | string[] }>;
   additionalProperties?: unknown;
+  $ref?: string;
 }
 
-const isBoolSchema = (s: { type?: string | string[] }): boolean =>
-  s.type === 'boolean' || (Array.isArray(s.type) && s.type.includes('boolean'));
+const types = (s: { type?: string | string[] }): string[] => (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []);
+const NUMERIC = /^-?\d+(\.\d+)?$/;
 
-/** Converts wsme boolean strings in place; leaves anything else for the validator to refuse. */
-export function coerceBooleans(body: Record<string, unknown>, schema: ObjectSchema): void {
+/**
+ * wsme's scalar conversions, in place, by the schema's property types: boolean strings
+ * (yes/no/on/off/1/0/t/f...) and numeric strings for integers; with `numbersToStrings`
+ * (PATCH values, which the client JSON-decodes) numbers for string attributes. Anything else
+ * is left for the validator to refuse; JSON numbers are never turned into strings otherwise.
+ */
+export function coerceScalars(obj: Record<string, unknown>, schema: ObjectSchema, opts: { numbersToStrings?: boolean } = {}): void {
   for (const [k, s] of Object.entries(schema.properties ?? {})) {
-    if (isBoolSchema(s) && typeof body[k] === 'string') {
-      const b = parseBool(body[k]);
-      if (b !== undefined) body[k] = b;
+    const v = obj[k];
+    const ts = types(s);
+    if (typeof v === 'string') {
+      if (ts.includes('boolean') && !ts.includes('string')) {
+        const b = parseBool(v);
+        if (b !== undefined) obj[k] = b;
+      } else if ((ts.includes('integer') || ts.includes('number')) && !ts.includes('string') && NUMERIC.test(v.trim())) {
+        obj[k] = Number(v.trim());
+      }
+    } else if (typeof v === 'number' && ts.includes('boolean') && (v === 0 || v === 1)) {
+      obj[k] = v === 1;
+    } else if (typeof v === 'number' && opts.numbersToStrings && ts.includes('string') && !ts.includes('integer')) {
+      obj[k] = String(v);
     }
   }
 }
@@ -48,10 +64,13 @@ export function registerCoercion(app: FastifyInstance): void {
     const config = request.routeOptions.config;
     const qs = schema?.querystring as ObjectSchema | undefined;
     if (request.query && typeof request.query === 'object') {
+      const query = request.query as Record<string, unknown>;
       const allowed = qs?.properties ?? {};
-      for (const k of Object.keys(request.query)) if (!(k in allowed)) throw errors.unknownArgument(k);
+      for (const k of Object.keys(query)) if (!(k in allowed)) throw errors.unknownArgument(k);
+      if (qs) coerceScalars(query, qs);
     }
-    const bs = schema?.body as ObjectSchema | undefined;
+    let bs = schema?.body as (ObjectSchema & { $ref?: string }) | undefined;
+    if (bs?.$ref) bs = request.server.getSchema(bs.$ref) as ObjectSchema | undefined;
     const body = request.body;
     if (!bs?.properties || body === null || typeof body !== 'object' || Array.isArray(body)) return;
     const obj = body as Record<string, unknown>;
@@ -62,6 +81,6 @@ export function registerCoercion(app: FastifyInstance): void {
       const unknown = Object.keys(obj).filter((k) => !(k in bs.properties!));
       if (unknown.length > 0) throw errors.unknownAttributes(config?.bodyName ?? 'body', unknown);
     }
-    coerceBooleans(obj, bs);
+    coerceScalars(obj, bs);
   });
 }

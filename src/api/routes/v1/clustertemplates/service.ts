@@ -9,7 +9,7 @@ import { generateName } from '../../../../domain/names.js';
 import { pythonStr } from '../../../../domain/python-literal.js';
 import type { AuthContext } from '../../../../keystone/context.js';
 import type { TemplateCloud } from '../../../../openstack/template-checks.js';
-import { coerceBooleans } from '../../../plugins/coerce.js';
+import { coerceScalars } from '../../../plugins/coerce.js';
 import { validationError } from '../../../plugins/envelope.js';
 import { allowed, enforce } from '../../../policy.js';
 import { checkDns, checkDriverExists, checkDrivers, DEFAULTS, type Flavor } from './rules.js';
@@ -17,7 +17,7 @@ import { BayModelCreate, TemplateCreate, WRITABLE_KEYS } from './schema.js';
 
 type Body = Record<string, unknown>;
 
-const ajv = new Ajv({ coerceTypes: true, allErrors: false, strict: false });
+const ajv = new Ajv({ coerceTypes: false, allErrors: false, strict: false });
 const validators = { template: ajv.compile(TemplateCreate), baymodel: ajv.compile(BayModelCreate) };
 
 const NON_REMOVABLE = ['/coe', '/image_id', '/network_driver', '/external_network_id', '/tls_disabled', '/public', '/server_type', '/registry_enabled', '/cluster_distro', '/hidden'];
@@ -45,7 +45,7 @@ const labelsToStrings = (labels: unknown): Record<string, string> =>
 /** Validates a full attribute set (after defaults or a patch) against the create schema. */
 function schemaCheck(flavor: Flavor, attrs: Body): void {
   const validate = validators[flavor];
-  coerceBooleans(attrs, (flavor === 'template' ? TemplateCreate : BayModelCreate) as never);
+  coerceScalars(attrs, (flavor === 'template' ? TemplateCreate : BayModelCreate) as never, { numbersToStrings: true });
   if (!validate(attrs)) throw validationError(validate.errors![0]! as never, attrs);
 }
 

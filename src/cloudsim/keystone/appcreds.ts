@@ -1,0 +1,95 @@
+// Application credentials: secrets stored hashed, roles intersected with the owner's current roles.
+import { ksErrors } from './errors.js';
+import { hashSecret, newAppCredSecret, newId, verifySecret } from './secrets.js';
+import type { KeystoneState } from './state.js';
+
+export interface AccessRule {
+  id: string;
+  service: string;
+  method: string;
+  path: string;
+}
+
+export interface AppCred {
+  id: string;
+  userId: string;
+  name: string;
+  description: string | null;
+  secretHash: string;
+  projectId: string;
+  /** The credential's roles, implied roles included. */
+  roleIds: string[];
+  expiresAt: number | null;
+  unrestricted: boolean;
+  accessRules: AccessRule[];
+}
+
+export interface NewAppCred {
+  userId: string;
+  name: string;
+  projectId: string;
+  roleIds: string[];
+  description?: string | null;
+  secret?: string;
+  expiresAt?: number | null;
+  unrestricted?: boolean;
+  accessRules?: Omit<AccessRule, 'id'>[];
+}
+
+export class AppCredStore {
+  private readonly byId = new Map<string, AppCred>();
+
+  constructor(private readonly state: KeystoneState) {}
+
+  /** Creates a credential; the secret (given or generated) is returned once and only its hash is kept. */
+  create(input: NewAppCred): { cred: AppCred; secret: string } {
+    if (this.listForUser(input.userId, input.name).length > 0) {
+      throw ksErrors.conflict('application_credential', `Duplicate entry found with name ${input.name}.`);
+    }
+    const secret = input.secret ?? newAppCredSecret();
+    const cred: AppCred = {
+      id: newId(),
+      userId: input.userId,
+      name: input.name,
+      description: input.description ?? null,
+      secretHash: hashSecret(secret),
+      projectId: input.projectId,
+      roleIds: this.state.expandRoles(input.roleIds),
+      expiresAt: input.expiresAt ?? null,
+      unrestricted: input.unrestricted ?? false,
+      accessRules: (input.accessRules ?? []).map((r) => ({ id: newId(), ...r })),
+    };
+    this.byId.set(cred.id, cred);
+    return { cred, secret };
+  }
+
+  get(id: string): AppCred | undefined {
+    return this.byId.get(id);
+  }
+
+  listForUser(userId: string, name?: string): AppCred[] {
+    return [...this.byId.values()].filter((c) => c.userId === userId && (name === undefined || c.name === name));
+  }
+
+  delete(id: string): boolean {
+    return this.byId.delete(id);
+  }
+
+  deleteForUser(userId: string): void {
+    for (const c of this.listForUser(userId)) this.byId.delete(c.id);
+  }
+
+  verifySecret(cred: AppCred, secret: string): boolean {
+    return verifySecret(secret, cred.secretHash);
+  }
+
+  isExpired(cred: AppCred, now: number): boolean {
+    return cred.expiresAt !== null && now >= cred.expiresAt;
+  }
+
+  /** The roles a token from this credential carries now: its roles ∩ the owner's current effective roles. */
+  tokenRoleIds(cred: AppCred): string[] {
+    const current = new Set(this.state.effectiveRoleIds(cred.userId, { kind: 'project', id: cred.projectId }));
+    return cred.roleIds.filter((id) => current.has(id));
+  }
+}
