@@ -15,6 +15,8 @@ export interface TestApp {
   app: FastifyInstance;
   config: Config;
   keystone: KeystoneSim;
+  /** http://127.0.0.1:<port> when started with `listen`. */
+  apiUrl: string | undefined;
   /** A fresh project-scoped token for a built-in user. */
   token(user: User): Promise<string>;
   /** app.inject() as `user`, with Magnum's latest microversion unless headers say otherwise. */
@@ -26,6 +28,8 @@ export interface TestAppOptions {
   keystone?: Partial<KeystoneSimOptions>;
   /** Applied to the configuration after it is loaded. */
   config?: (c: Config) => void;
+  /** Listen on a loopback port and register it in the catalog as container-infra (for real clients). */
+  listen?: boolean;
 }
 
 export async function startKeystone(opts: Partial<KeystoneSimOptions> = {}): Promise<KeystoneSim> {
@@ -69,12 +73,18 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const services = await createServices(config);
   const app = await buildApp(config, { services, logger: false });
   await app.ready();
+  let apiUrl: string | undefined;
+  if (opts.listen) {
+    apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+    keystone.state.catalog.upsert({ type: 'container-infra', name: 'magnum', url: `${apiUrl}/v1` });
+  }
   const tokens = new Map<User, string>();
   const token = async (user: User) => passwordToken(keystone, user, BUILTIN_USERS[user].password, BUILTIN_USERS[user].project);
   return {
     app,
     config,
     keystone,
+    apiUrl,
     token,
     async as(user, inject) {
       let t = tokens.get(user);

@@ -1,0 +1,79 @@
+// The real `openstack` CLI (python3-openstackclient + python3-magnumclient from Debian), installed
+// when missing, run with a clean environment against a clouds.yaml of our own.
+import { execFile } from 'node:child_process';
+import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { stringify } from 'yaml';
+import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
+
+const run = promisify(execFile);
+export const CLI = '/usr/bin/openstack';
+const MAGNUM_PLUGIN = '/usr/lib/python3/dist-packages/magnumclient';
+
+/** The CLI is part of the test toolchain: install it when missing instead of skipping. */
+export async function ensureCli(): Promise<void> {
+  const present = async (p: string) => access(p).then(() => true, () => false);
+  if ((await present(CLI)) && (await present(MAGNUM_PLUGIN))) return;
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const pkgs = ['python3-openstackclient', 'python3-magnumclient'];
+  try {
+    await run('apt-get', ['install', '-y', '-q', ...pkgs], { env, timeout: 900_000 });
+  } catch {
+    await run('apt-get', ['update', '-q'], { env, timeout: 600_000 });
+    await run('apt-get', ['install', '-y', '-q', ...pkgs], { env, timeout: 900_000 });
+  }
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Cli {
+  /** Runs `openstack --os-cloud <user> <args>`; never throws on a non-zero exit. */
+  run(user: keyof typeof BUILTIN_USERS, args: string[]): Promise<CliResult>;
+  /** The same with `-f json`, parsed; throws with stderr when the command fails. */
+  json<T = any>(user: keyof typeof BUILTIN_USERS, args: string[]): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function cliFor(authUrl: string): Promise<Cli> {
+  await ensureCli();
+  const home = await mkdtemp(join(tmpdir(), 'coe-cli-'));
+  const clouds = Object.fromEntries(
+    Object.entries(BUILTIN_USERS).map(([user, u]) => [
+      user,
+      {
+        auth: { auth_url: authUrl, username: user, password: u.password, project_name: u.project, user_domain_name: 'Default', project_domain_name: 'Default' },
+        region_name: 'RegionOne',
+        identity_api_version: 3,
+      },
+    ]),
+  );
+  await writeFile(join(home, 'clouds.yaml'), stringify({ clouds }));
+  // A clean environment: no OS_* variables, no clouds.yaml but ours (found in the working folder).
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' };
+  const cli: Cli = {
+    async run(user, args) {
+      try {
+        const { stdout, stderr } = await run(CLI, ['--os-cloud', user, ...args], { env, cwd: home, timeout: 120_000 });
+        return { code: 0, stdout, stderr };
+      } catch (e) {
+        const err = e as { code?: number; stdout?: string; stderr?: string };
+        return { code: typeof err.code === 'number' ? err.code : 1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
+      }
+    },
+    async json(user, args) {
+      const r = await cli.run(user, [...args, '-f', 'json']);
+      if (r.code !== 0) throw new Error(`openstack ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
+      // Some commands print a line ("Request to create ... accepted") before the document.
+      const start = r.stdout.search(/^[[{]/m);
+      return JSON.parse(start >= 0 ? r.stdout.slice(start) : r.stdout);
+    },
+    close: () => rm(home, { recursive: true, force: true }),
+  };
+  return cli;
+}
