@@ -149,7 +149,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "application/json": components["schemas"]["Unauthorized"];
                     };
                 };
                 /** @description Default Response */
@@ -211,7 +211,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "application/json": components["schemas"]["Unauthorized"];
                     };
                 };
                 /** @description Default Response */
@@ -295,7 +295,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "application/json": components["schemas"]["Unauthorized"];
                     };
                 };
                 /** @description Default Response */
@@ -361,7 +361,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "application/json": components["schemas"]["Unauthorized"];
                     };
                 };
                 /** @description Default Response */
@@ -430,7 +430,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "application/json": components["schemas"]["Unauthorized"];
                     };
                 };
                 /** @description Default Response */
@@ -510,7 +510,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "application/json": components["schemas"]["Unauthorized"];
                     };
                 };
                 /** @description Default Response */
@@ -590,7 +590,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "application/json": components["schemas"]["Unauthorized"];
                     };
                 };
                 /** @description Default Response */
@@ -652,7 +652,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "application/json": components["schemas"]["Unauthorized"];
                     };
                 };
                 /** @description Default Response */
@@ -736,7 +736,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "application/json": components["schemas"]["Unauthorized"];
                     };
                 };
                 /** @description Default Response */
@@ -802,7 +802,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "application/json": components["schemas"]["Unauthorized"];
                     };
                 };
                 /** @description Default Response */
@@ -871,7 +871,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "application/json": components["schemas"]["Unauthorized"];
                     };
                 };
                 /** @description Default Response */
@@ -951,7 +951,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "application/json": components["schemas"]["Unauthorized"];
                     };
                 };
                 /** @description Default Response */
@@ -998,6 +998,14 @@ export interface components {
                 detail: string | null;
                 links: unknown[];
             }[];
+        };
+        Unauthorized: {
+            error: {
+                /** @enum {number} */
+                code: 401;
+                title: string;
+                message: string;
+            };
         };
         ClusterTemplate: {
             /** Format: uuid */

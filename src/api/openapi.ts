@@ -1,6 +1,6 @@
 // The OpenAPI document's frame; paths and schemas come from the routes themselves.
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import { ErrorEnvelope } from './schemas/common.js';
+import { ErrorEnvelope, Unauthorized } from './schemas/common.js';
 import {
   BayModel,
   BayModelCreate,
@@ -11,7 +11,7 @@ import {
 } from './routes/v1/clustertemplates/schema.js';
 
 /** Schemas with an $id, registered once and referenced from routes. */
-export const sharedSchemas = [ErrorEnvelope, ClusterTemplate, ClusterTemplateList, TemplateCreate, BayModel, BayModelList, BayModelCreate];
+export const sharedSchemas = [ErrorEnvelope, Unauthorized, ClusterTemplate, ClusterTemplateList, TemplateCreate, BayModel, BayModelList, BayModelCreate];
 
 export const openapiInfo: FastifyDynamicSwaggerOptions = {
   openapi: {

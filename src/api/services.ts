@@ -26,13 +26,14 @@ declare module 'fastify' {
 }
 
 export async function createServices(config: Config, opts: { processMetrics?: boolean } = {}): Promise<Services> {
+  const metrics = new Metrics({ processMetrics: opts.processMetrics ?? false });
+  const serviceToken = new ServiceToken(config.keystone.authUrl, config.keystone.service, config.keystone.timeoutMs);
+  const validator = new TokenValidator(config.keystone, serviceToken, metrics);
+  await validator.ready();
   const db = createDataSource(config.databaseUrl);
   await db.initialize();
   const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
   await redis.connect();
-  const metrics = new Metrics({ processMetrics: opts.processMetrics ?? false });
-  const serviceToken = new ServiceToken(config.keystone.authUrl, config.keystone.service, config.keystone.timeoutMs);
-  const validator = new TokenValidator(config.keystone, serviceToken, metrics);
   return {
     config,
     db,

@@ -30,4 +30,9 @@ export class LruCache<V> {
   get size(): number {
     return this.map.size;
   }
+
+  /** The keys held, least recently used first (expired entries may still be listed). */
+  keys(): string[] {
+    return [...this.map.keys()];
+  }
 }

@@ -38,6 +38,16 @@ export class TokenValidator {
     this.jws = cfg.jwsPublicKeys.length > 0 ? new JwsVerifier(cfg.jwsPublicKeys) : undefined;
   }
 
+  /** The cache's keys (SHA-256 of tokens), least recently used first; for tests and diagnostics. */
+  cachedTokenHashes(): string[] {
+    return this.cache.keys();
+  }
+
+  /** Checks the configuration's keys; call at boot so a bad key stops the process clearly. */
+  async ready(): Promise<void> {
+    await this.jws?.ready();
+  }
+
   async validate(token: string): Promise<AuthContext> {
     const key = tokenHash(token);
     const now = Date.now();

@@ -22,7 +22,7 @@ const PUBLIC_PREFIXES = ['/v1/docs'];
 
 function isPublic(request: FastifyRequest): boolean {
   if (request.routeOptions.config?.public) return true;
-  const path = request.url;
+  const path = request.url.split('?')[0] ?? '';
   return PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
 }
 

@@ -58,12 +58,16 @@ export function coerceScalars(obj: Record<string, unknown>, schema: ObjectSchema
   }
 }
 
+const isV1Operation = (url: string | undefined): boolean =>
+  url !== undefined && url.startsWith('/v1/') && !url.startsWith('/v1/docs') && url !== '/v1/openapi.json';
+
 export function registerCoercion(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     const schema = request.routeOptions.schema;
     const config = request.routeOptions.config;
     const qs = schema?.querystring as ObjectSchema | undefined;
-    if (request.query && typeof request.query === 'object') {
+    // Magnum refuses unknown query arguments on its v1 operations (not on docs or probes).
+    if (isV1Operation(request.routeOptions.url) && request.query && typeof request.query === 'object') {
       const query = request.query as Record<string, unknown>;
       const allowed = qs?.properties ?? {};
       for (const k of Object.keys(query)) if (!(k in allowed)) throw errors.unknownArgument(k);

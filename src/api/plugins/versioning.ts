@@ -22,7 +22,8 @@ export function registerVersioning(app: FastifyInstance): void {
   app.decorateRequest('apiVersion', null as unknown as ApiVersion);
   app.decorateRequest('versionText', undefined);
   app.addHook('onRequest', async (request) => {
-    if (!isV1(request.url) || request.url.startsWith('/v1/docs') || request.url === '/v1/openapi.json') return;
+    const path = request.url.split('?')[0] ?? '';
+    if (!isV1(path) || path.startsWith('/v1/docs') || path === '/v1/openapi.json') return;
     const raw = request.headers[HEADER];
     try {
       request.apiVersion = parseVersionHeader(typeof raw === 'string' ? raw : undefined);

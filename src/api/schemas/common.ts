@@ -53,8 +53,14 @@ export const ErrorEnvelope = Type.Object(
   { $id: 'ErrorEnvelope' },
 );
 
+/** Keystone's 401 body (keystonemiddleware's shape, outside Magnum's envelope). */
+export const Unauthorized = Type.Object(
+  { error: Type.Object({ code: Type.Literal(401), title: Type.String(), message: Type.String() }) },
+  { $id: 'Unauthorized' },
+);
+
 export const errorResponses = (...codes: number[]) =>
-  Object.fromEntries(codes.map((c) => [c, Type.Ref(ErrorEnvelope)]));
+  Object.fromEntries(codes.map((c) => [c, Type.Ref(c === 401 ? Unauthorized : ErrorEnvelope)]));
 
 /** A nullable string enum. */
 export const NEnum = <T extends string>(values: readonly T[]) =>
