@@ -31,6 +31,8 @@ export interface Config {
   maxLimit: number;
   /** Check images, flavors and networks named by templates against Glance, Nova and Neutron. */
   cloudResourceChecks: boolean;
+  /** Operations one worker process runs at once. */
+  workerConcurrency: number;
   logLevel: string;
 }
 
@@ -96,6 +98,7 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
     },
     maxLimit: int(env, 'MAX_LIMIT', 1000, 1),
     cloudResourceChecks: bool(env, 'CLOUD_RESOURCE_CHECKS', false),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 256),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
   };
 }

@@ -1,10 +1,11 @@
-// Process entry: `api` serves the API, `sim` the OpenStack simulator, `all` both in one process
-// (the default of `npm start`), `migrate` applies pending migrations and exits.
+// Process entry: `api` serves the API, `worker` runs the operations worker, `all` runs the API,
+// a worker and the embedded simulator in one process (the default of `npm start`), `migrate`
+// applies pending migrations and exits.
 import { loadConfig } from './config.js';
 import { createDataSource } from './db/data-source.js';
 import { ensureDatabase } from './db/ensure-database.js';
 import { migrate } from './db/migrate.js';
-import { startAll, startApi } from './server.js';
+import { startAll, startApi, startWorkerProcess } from './server.js';
 
 const mode = process.argv[2] ?? 'all';
 
@@ -30,11 +31,14 @@ switch (mode) {
     await runMigrations();
     await startApi(loadConfig());
     break;
+  case 'worker':
+    await startWorkerProcess();
+    break;
   case 'all':
     await runMigrations();
     await startAll();
     break;
   default:
-    console.error(`unknown mode "${mode}": use api, all or migrate`);
+    console.error(`unknown mode "${mode}": use api, worker, all or migrate`);
     process.exit(2);
 }

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.js';
 import { loadConfig, type Config } from './config.js';
 import { startEmbeddedSim, SERVICE_USER, writeCloudsYaml } from './cloudsim/embedded.js';
+import { startWorker } from '../workers/main.js';
 
 function onShutdown(close: () => Promise<void>): void {
   let closing = false;
@@ -32,6 +33,15 @@ export async function startApi(config: Config, extraClose?: () => Promise<void>)
   return app;
 }
 
+/** The operations worker alone (WORKER_CONCURRENCY jobs at once, default 4). */
+export async function startWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<{ close(): Promise<void> }> {
+  const config = loadConfig(env);
+  const worker = await startWorker({ redisUrl: config.redisUrl, concurrency: config.workerConcurrency });
+  console.log(JSON.stringify({ level: 'info', msg: 'worker started', concurrency: config.workerConcurrency }));
+  if (env === process.env) onShutdown(() => worker.close());
+  return worker;
+}
+
 /** API plus the embedded simulator (unless KEYSTONE_URL names a real Keystone). */
 export async function startAll(): Promise<void> {
   const env = { ...process.env };
@@ -52,5 +62,9 @@ export async function startAll(): Promise<void> {
     writeCloudsYaml(clouds, sim.authUrl);
     console.log(JSON.stringify({ level: 'info', msg: 'embedded simulator started', keystone: sim.authUrl, clouds_yaml: clouds }));
   }
-  await startApi(loadConfig(env), sim?.close);
+  const worker = await startWorkerProcess(env);
+  await startApi(loadConfig(env), async () => {
+    await worker.close();
+    await sim?.close();
+  });
 }
