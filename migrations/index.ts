@@ -1,4 +1,5 @@
 // Every migration, oldest first. Landed migrations are never edited: add a new one.
 import { Initial1763780000000 } from './1763780000000-initial.js';
+import { TemplateChangeNotify1763790000000 } from './1763790000000-template-change-notify.js';
 
-export const migrations = [Initial1763780000000];
+export const migrations = [Initial1763780000000, TemplateChangeNotify1763790000000];

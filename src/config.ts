@@ -31,6 +31,8 @@ export interface Config {
   maxLimit: number;
   /** Check images, flavors and networks named by templates against Glance, Nova and Neutron. */
   cloudResourceChecks: boolean;
+  /** Per-process read cache of templates (invalidated through PostgreSQL NOTIFY). */
+  templateCache: { enabled: boolean; maxRows: number; maxListBytes: number };
   /** Operations one worker process runs at once. */
   workerConcurrency: number;
   logLevel: string;
@@ -98,6 +100,11 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
     },
     maxLimit: int(env, 'MAX_LIMIT', 1000, 1),
     cloudResourceChecks: bool(env, 'CLOUD_RESOURCE_CHECKS', false),
+    templateCache: {
+      enabled: bool(env, 'TEMPLATE_CACHE', true),
+      maxRows: int(env, 'TEMPLATE_CACHE_ROWS', 10000, 1),
+      maxListBytes: int(env, 'TEMPLATE_CACHE_MB', 32, 1, 4096) * 1024 * 1024,
+    },
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 256),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
   };

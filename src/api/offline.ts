@@ -8,6 +8,7 @@ import { ClusterTemplateRepo } from '../db/repos/cluster-templates.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
 import { buildApp } from './app.js';
+import { TemplateCache } from './routes/v1/clustertemplates/cache.js';
 import { Metrics } from './metrics.js';
 
 export async function buildOfflineApp(): Promise<FastifyInstance> {
@@ -28,7 +29,7 @@ export async function buildOfflineApp(): Promise<FastifyInstance> {
       redis,
       metrics: new Metrics({ processMetrics: false }),
       validator,
-      templates: { repo: new ClusterTemplateRepo(db), cloud: undefined },
+      templates: { repo: new ClusterTemplateRepo(db), cache: new TemplateCache(() => false, config.templateCache), cloud: undefined },
       close: async () => redis.disconnect(),
     },
   });

@@ -3,10 +3,12 @@ import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../config.js';
 import { createDataSource } from '../db/data-source.js';
+import { ChangeFeed } from '../db/change-feed.js';
 import { ClusterTemplateRepo } from '../db/repos/cluster-templates.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
 import { Metrics } from './metrics.js';
+import { TemplateCache } from './routes/v1/clustertemplates/cache.js';
 import type { TemplateDeps } from './routes/v1/clustertemplates/service.js';
 
 export interface Services {
@@ -34,14 +36,20 @@ export async function createServices(config: Config, opts: { processMetrics?: bo
   await db.initialize();
   const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
   await redis.connect();
+  const cache = new TemplateCache(() => config.templateCache.enabled && feed.healthy, config.templateCache);
+  const feed = new ChangeFeed(config.databaseUrl, 'cluster_template_changed', () => cache.invalidate(), {
+    warn: (obj, msg) => console.warn(JSON.stringify({ level: 'warn', msg, ...obj })),
+  });
+  if (config.templateCache.enabled) await feed.start();
   return {
     config,
     db,
     redis,
     metrics,
     validator,
-    templates: { repo: new ClusterTemplateRepo(db), cloud: undefined },
+    templates: { repo: new ClusterTemplateRepo(db, () => cache.invalidate()), cache, cloud: undefined },
     async close() {
+      await feed.close();
       redis.disconnect();
       await db.destroy();
     },

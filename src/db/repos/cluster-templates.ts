@@ -12,7 +12,11 @@ export const SORTABLE = new Set(ClusterTemplateEntity.options.columns ? Object.k
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class ClusterTemplateRepo {
-  constructor(private readonly ds: DataSource) {}
+  /** `onWrite` runs after every committed write (read caches invalidate themselves there). */
+  constructor(
+    private readonly ds: DataSource,
+    private readonly onWrite: () => void = () => undefined,
+  ) {}
 
   private scoped(vis: Visibility): SelectQueryBuilder<ClusterTemplateRow> {
     const qb = this.ds.getRepository(ClusterTemplateEntity).createQueryBuilder('t');
@@ -43,16 +47,21 @@ export class ClusterTemplateRepo {
     return rows[0] ?? null;
   }
 
-  insert(row: ClusterTemplateRow): Promise<ClusterTemplateRow> {
-    return this.ds.getRepository(ClusterTemplateEntity).save(row);
+  async insert(row: ClusterTemplateRow): Promise<ClusterTemplateRow> {
+    const saved = await this.ds.getRepository(ClusterTemplateEntity).save(row);
+    this.onWrite();
+    return saved;
   }
 
   async update(row: ClusterTemplateRow): Promise<ClusterTemplateRow> {
-    return this.ds.getRepository(ClusterTemplateEntity).save(row);
+    const saved = await this.ds.getRepository(ClusterTemplateEntity).save(row);
+    this.onWrite();
+    return saved;
   }
 
   async remove(id: number): Promise<void> {
     await this.ds.getRepository(ClusterTemplateEntity).delete({ id });
+    this.onWrite();
   }
 
   async isReferenced(uuid: string): Promise<boolean> {

@@ -13,6 +13,7 @@ import { coerceScalars } from '../../../plugins/coerce.js';
 import { validationError } from '../../../plugins/envelope.js';
 import { allowed, enforce } from '../../../policy.js';
 import { checkDns, checkDriverExists, checkDrivers, DEFAULTS, type Flavor } from './rules.js';
+import type { TemplateCache } from './cache.js';
 import { BayModelCreate, TemplateCreate, WRITABLE_KEYS } from './schema.js';
 
 type Body = Record<string, unknown>;
@@ -30,6 +31,8 @@ const rule = (flavor: Flavor, action: string) => `${flavor === 'template' ? 'clu
 
 export interface TemplateDeps {
   repo: ClusterTemplateRepo;
+  /** Read cache of the GET paths; the repo invalidates it on every write. */
+  cache: TemplateCache;
   /** Glance/Nova/Neutron checks; absent when switched off by configuration. */
   cloud: TemplateCloud | undefined;
 }
