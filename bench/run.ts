@@ -492,7 +492,7 @@ async function main(): Promise<void> {
       );
     }
     console.log(
-      'app = the real API (auth hook + token cache, microversions, TypeORM/PostgreSQL, response schema); ' +
+      'app = the real API (auth hook + token cache, microversions, template read cache over TypeORM/PostgreSQL (TEMPLATE_CACHE=false to bypass), response schema); ' +
         'bare = Fastify returning the same JSON objects from memory (ceiling). CPU columns are % of one core ' +
         '(2 cores = 200 %); Node serves on one thread, so "CPU server" near 100 % means the server is the bottleneck, ' +
         'and 1000 / "server CPU ms/req" is the most one server process can do on an otherwise idle core.',

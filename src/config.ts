@@ -110,6 +110,15 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
   };
 }
 
+/** What a worker process needs (a subset: workers do not validate user tokens). */
+export function loadWorkerConfig(env: Env = process.env): Pick<Config, 'redisUrl' | 'workerConcurrency' | 'logLevel'> {
+  return {
+    redisUrl: url(env, 'REDIS_URL'),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 256),
+    logLevel: str(env, 'LOG_LEVEL', 'info'),
+  };
+}
+
 function defaultReadPem(path: string): string {
   try {
     return readFileSync(path, 'utf8');
