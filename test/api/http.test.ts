@@ -1,10 +1,10 @@
 // HTTP plumbing of the v1 API (spec §0, §1, §2, §4, §9): version documents, OpenStack-API-Version
 // negotiation, response headers, the error envelope, request parsing, routing quirks, Keystone auth.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { testApp, type TestApp } from '../support/app.js';
+import { closedPort } from '../support/net.js';
 
 const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const COLLECTIONS = ['baymodels', 'bays', 'clustertemplates', 'clusters', 'quotas', 'certificates', 'mservices', 'stats', 'federations'];
@@ -64,14 +64,6 @@ async function createTemplate(name: string): Promise<string> {
   const res = await req({ method: 'POST', url: '/v1/clustertemplates', payload: { name, image_id: 'fedora-coreos', coe: 'kubernetes' } });
   assert.equal(res.statusCode, 201, res.body);
   return res.json().uuid as string;
-}
-
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
 }
 
 describe('version documents (§1.5)', () => {

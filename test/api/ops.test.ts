@@ -1,13 +1,13 @@
 // Operational endpoints (liveness, readiness, metrics, OpenAPI and its UI) and what the logs may hold.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
 import { createServices } from '../../src/api/services.js';
 import { testApp, type TestApp } from '../support/app.js';
+import { closedPort } from '../support/net.js';
 
 let t: TestApp;
 
@@ -29,14 +29,6 @@ function samples(text: string, name: string): { labels: Record<string, string>; 
     out.push({ labels, value: Number(m[3]) });
   }
   return out;
-}
-
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
 }
 
 const sum = (xs: { value: number }[]): number => xs.reduce((a, x) => a + x.value, 0);

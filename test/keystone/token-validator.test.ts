@@ -3,7 +3,6 @@
 // service token, Keystone failures, and the offline JWS pre-filter.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterEach, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeJwt, exportSPKI, generateKeyPair, SignJWT } from 'jose';
@@ -13,6 +12,7 @@ import type { Config } from '../../src/config.js';
 import { ServiceToken } from '../../src/keystone/service-token.js';
 import { InvalidTokenError, KeystoneUnavailableError, TokenValidator, tokenHash } from '../../src/keystone/token-validator.js';
 import { passwordToken } from '../support/app.js';
+import { closedPort } from '../support/net.js';
 
 type User = keyof typeof BUILTIN_USERS;
 
@@ -92,14 +92,6 @@ function validator(authUrl: string, overrides: Partial<Config['keystone']> = {})
 }
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
-
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
 
 /** Sleeps until `epochMs` has passed (plus a little). */
 const sleepUntil = (epochMs: number): Promise<void> => sleep(Math.max(0, epochMs - Date.now()) + 50);

@@ -1,25 +1,15 @@
 // The real python-openstackclient (keystoneauth1) against the listening Keystone emulator.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import { CLI, ensureCli } from '../../support/cli.js';
 import { sim, tokenFor, validate } from './helpers.js';
 
 const run = promisify(execFile);
-const CLI = '/usr/bin/openstack';
-
-/** The CLI is part of this machine's toolchain; install it when missing instead of skipping. */
-async function ensureCli(): Promise<void> {
-  try {
-    await access(CLI);
-  } catch {
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    await run('apt-get', ['install', '-y', 'python3-openstackclient'], { env, timeout: 900_000 });
-  }
-}
 
 test('openstack CLI: token issue, catalog list, project list, application credential create + auth', { timeout: 600_000 }, async (t) => {
   await ensureCli();
