@@ -1,6 +1,7 @@
 // Private PostgreSQL and Redis on loopback for `npm start` and `npm test`, used when
 // DATABASE_URL / REDIS_URL are not set. Plain Node (no dependencies): it runs before npm install.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, chownSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
@@ -89,17 +90,28 @@ function ownForPostgres(dir) {
   }
 }
 
+/**
+ * Where the cluster lives: `<repo>/.local/pg`, or, when we are root and the postgres user cannot
+ * reach that folder (a clone under a private home, say), a folder of its own under /var/tmp.
+ */
+function postgresDir(localDir) {
+  const preferred = join(localDir, 'pg');
+  ownForPostgres(preferred);
+  if (!isRoot || spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-w', preferred]).status === 0) return preferred;
+  const fallback = join('/var/tmp', `magnum-ts-pg-${createHash('sha256').update(localDir).digest('hex').slice(0, 12)}`);
+  ownForPostgres(fallback);
+  console.log(`[setup] the postgres user cannot reach ${preferred}; using ${fallback}`);
+  return fallback;
+}
+
 /** Starts (or reuses) the private PostgreSQL; returns a superuser URL to its `postgres` database. */
 export async function ensurePostgres(localDir, port) {
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   if (await portOpen(port)) return url;
   const bin = postgresBin();
-  const data = join(localDir, 'pg', 'data');
-  const sock = join(localDir, 'pg', 'sock');
-  ownForPostgres(join(localDir, 'pg'));
-  if (isRoot && spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-w', join(localDir, 'pg')]).status !== 0) {
-    throw new SetupError(`the postgres user cannot write ${join(localDir, 'pg')} (a parent folder is not accessible): ${DOCKER_HINT}`);
-  }
+  const dir = postgresDir(localDir);
+  const data = join(dir, 'data');
+  const sock = join(dir, 'sock');
   ownForPostgres(sock);
   if (!existsSync(join(data, 'PG_VERSION'))) {
     console.log(`[setup] creating a private PostgreSQL cluster in ${data}`);
@@ -107,7 +119,7 @@ export async function ensurePostgres(localDir, port) {
     asPostgres(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
   }
   const opts = `-p ${port} -k ${sock} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
-  asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-l', join(localDir, 'pg', 'postgres.log'), '-w', '-t', '60', 'start']);
+  asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-l', join(dir, 'postgres.log'), '-w', '-t', '60', 'start']);
   await waitPort(port, 30, 'PostgreSQL');
   return url;
 }
