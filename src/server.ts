@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.js';
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, loadWorkerConfig, type Config } from './config.js';
 import { startEmbeddedSim, SERVICE_USER, writeCloudsYaml } from './cloudsim/embedded.js';
 import { startWorker } from '../workers/main.js';
 
@@ -35,24 +35,30 @@ export async function startApi(config: Config, extraClose?: () => Promise<void>)
 
 /** The operations worker alone (WORKER_CONCURRENCY jobs at once, default 4). */
 export async function startWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<{ close(): Promise<void> }> {
-  const config = loadConfig(env);
+  const config = loadWorkerConfig(env);
   const worker = await startWorker({ redisUrl: config.redisUrl, concurrency: config.workerConcurrency });
   console.log(JSON.stringify({ level: 'info', msg: 'worker started', concurrency: config.workerConcurrency }));
   if (env === process.env) onShutdown(() => worker.close());
   return worker;
 }
 
-/** API plus the embedded simulator (unless KEYSTONE_URL names a real Keystone). */
+/**
+ * API, a worker (unless RUN_WORKER=false) and the embedded simulator (unless KEYSTONE_URL names
+ * a real Keystone). PUBLIC_HOST is the host the simulator's catalog and clouds.yaml advertise
+ * (default API_HOST; set it when listening on 0.0.0.0).
+ */
 export async function startAll(): Promise<void> {
   const env = { ...process.env };
   let sim: Awaited<ReturnType<typeof startEmbeddedSim>> | undefined;
   if (!env.KEYSTONE_URL) {
     const host = env.API_HOST ?? '127.0.0.1';
+    const publicHost = env.PUBLIC_HOST ?? host;
     const apiPort = Number(env.API_PORT ?? 9511);
     sim = await startEmbeddedSim({
       host,
+      publicHost,
       keystonePort: Number(env.SIM_KEYSTONE_PORT ?? 5000),
-      apiUrl: env.PUBLIC_API_URL ?? `http://${host}:${apiPort}`,
+      apiUrl: env.PUBLIC_API_URL ?? `http://${publicHost}:${apiPort}`,
     });
     env.KEYSTONE_URL = sim.authUrl;
     env.SERVICE_USERNAME = SERVICE_USER.username;
@@ -62,9 +68,9 @@ export async function startAll(): Promise<void> {
     writeCloudsYaml(clouds, sim.authUrl);
     console.log(JSON.stringify({ level: 'info', msg: 'embedded simulator started', keystone: sim.authUrl, clouds_yaml: clouds }));
   }
-  const worker = await startWorkerProcess(env);
+  const worker = /^(0|false|no|off)$/i.test(env.RUN_WORKER ?? '') ? undefined : await startWorkerProcess(env);
   await startApi(loadConfig(env), async () => {
-    await worker.close();
+    await worker?.close();
     await sim?.close();
   });
 }

@@ -18,8 +18,15 @@ export interface EmbeddedSim {
   close(): Promise<void>;
 }
 
-export async function startEmbeddedSim(opts: { host: string; keystonePort: number; apiUrl: string; region?: string }): Promise<EmbeddedSim> {
-  const base = `http://${opts.host}:${opts.keystonePort}`;
+export async function startEmbeddedSim(opts: {
+  host: string;
+  /** The host advertised in the catalog and clouds.yaml (default: host). */
+  publicHost?: string;
+  keystonePort: number;
+  apiUrl: string;
+  region?: string;
+}): Promise<EmbeddedSim> {
+  const base = `http://${opts.publicHost ?? opts.host}:${opts.keystonePort}`;
   const keystone = await createKeystoneSim({
     publicUrl: base,
     region: opts.region ?? 'RegionOne',
@@ -33,8 +40,10 @@ export async function startEmbeddedSim(opts: { host: string; keystonePort: numbe
     catalog: [{ type: 'container-infra', name: 'magnum', url: `${opts.apiUrl}/v1` }],
   });
   const address = await keystone.app.listen({ host: opts.host, port: opts.keystonePort });
-  keystone.setPublicUrl(address);
-  return { keystone, authUrl: `${address}/v3`, close: () => keystone.app.close() };
+  const port = new URL(address).port;
+  const advertised = `http://${opts.publicHost ?? opts.host}:${port}`;
+  keystone.setPublicUrl(advertised);
+  return { keystone, authUrl: `${advertised}/v3`, close: () => keystone.app.close() };
 }
 
 /** clouds.yaml with one entry per built-in user, for `openstack --os-cloud <user> ...`. */
