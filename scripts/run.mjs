@@ -1,6 +1,6 @@
 // Entry of the npm scripts: installs what is missing (npm dependencies; a private PostgreSQL
 // and Redis when DATABASE_URL / REDIS_URL are not set), then runs the service, the tests,
-// the migrations, the benchmark or the OpenAPI generator.
+// the migrations, the benchmark, the OpenAPI generator or the bootstrap renderer.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -72,8 +72,11 @@ try {
     case 'openapi':
       exec(tsx, ['scripts/openapi.ts', ...extra], {});
       break;
+    case 'render':
+      exec(tsx, ['scripts/render.ts', ...extra], {});
+      break;
     default:
-      console.error('usage: node scripts/run.mjs start|test|migrate|bench|openapi');
+      console.error('usage: node scripts/run.mjs start|test|migrate|bench|openapi|render');
       process.exit(2);
   }
 } catch (e) {

@@ -19,6 +19,13 @@ export class ApiError extends Error {
   }
 }
 
+/** A label whose value was rejected; carries the label's name and value for the API and the worker. */
+export class InvalidLabelError extends ApiError {
+  constructor(readonly label: string, readonly value: string, readonly reason: string) {
+    super('invalid_label', 400, `Invalid input for label ${label}. Value: '${value}'. ${reason}`);
+  }
+}
+
 const q = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
 export const errors = {
@@ -88,6 +95,7 @@ export const errors = {
   flavorNotFound: (id: string) => new ApiError('flavor_not_found', 400, `Unable to find flavor ${id}.`),
   externalNetworkNotFound: (id: string) =>
     new ApiError('external_network_not_found', 400, `Unable to find external network ${id}.`),
+  invalidLabel: (name: string, value: string, reason: string) => new InvalidLabelError(name, value, reason),
   templateReferenced: (id: string) =>
     new ApiError('template_referenced', 400, `ClusterTemplate ${id} is referenced by one or multiple clusters.`),
 
@@ -100,6 +108,7 @@ export const errors = {
   notAuthorizedPublish: () =>
     new ApiError('publish', 403, 'Not authorized to set public or hidden flag for cluster template.'),
   notAuthorizedImage: (id: string) => new ApiError('image_forbidden', 403, `Not authorized for image ${id}.`),
+  cloudForbidden: (service: string) => new ApiError('cloud_forbidden', 403, `Not authorized by the ${service} service.`),
 
   // 404, 405, 406, 409
   notFound: (kind: string, id: string) => new ApiError('not_found', 404, `${kind} ${id} could not be found.`),
@@ -110,6 +119,8 @@ export const errors = {
   notAcceptable: (detail: string) => new ApiError('not_acceptable', 406, detail, '', 'Not Acceptable'),
   ambiguousName: (plural: string, singular: string) =>
     new ApiError('ambiguous_name', 409, `Multiple ${plural} exist with same name. Please use the ${singular} uuid instead.`),
+  multipleImages: (name: string) =>
+    new ApiError('image_ambiguous', 409, `Multiple 'images' exist with same name '${name}'. Please use the resource id instead.`),
   multipleExternalNetworks: (id: string) =>
     new ApiError('external_network_ambiguous', 409, `Multiple external networks exist with same name '${id}'. Please use the external network ID instead.`),
 

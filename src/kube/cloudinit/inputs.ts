@@ -1,0 +1,29 @@
+// Inputs for rendering one node's user-data (besides the spec).
+
+import type { ControlPlanePki } from '../pki.js';
+
+export interface ApiEndpoint {
+  /** kubeadm controlPlaneEndpoint host: the LB VIP (or floating IP, or the single CP's address). */
+  address: string;
+  /** Further names/addresses clients use (floating IP, DNS names); all go into the apiserver certSANs. */
+  extraSans?: string[];
+}
+
+interface Common {
+  /** Nova server name == Kubernetes node name (OCCM matches them). */
+  nodeName: string;
+  endpoint: ApiEndpoint;
+  /** `[a-z0-9]{6}.[a-z0-9]{16}`; listed in InitConfiguration.bootstrapTokens, used by every join. */
+  bootstrapToken: string;
+}
+
+export type UserDataInput =
+  | (Common & { role: 'init'; pki: ControlPlanePki })
+  | (Common & { role: 'control-plane'; pki: ControlPlanePki })
+  | (Common & { role: 'worker'; caCert: string });
+
+export type NodeRole = UserDataInput['role'];
+export const NODE_ROLES: readonly NodeRole[] = ['init', 'control-plane', 'worker'];
+
+/** Nova's limit on base64-encoded user-data. */
+export const NOVA_USER_DATA_LIMIT = 65535;

@@ -1,0 +1,107 @@
+// Magnum k8s labels (magnum-api spec §7) that no module of this pass implements, with the reason.
+// Labels implemented by a module are found through the module registry, not here.
+
+export type CatalogEntry = { status: 'planned'; module: string; note?: string } | { status: 'unsupported'; reason: string };
+
+const planned = (module: string, note?: string): CatalogEntry => ({ status: 'planned', module, ...(note ? { note } : {}) });
+const no = (reason: string): CatalogEntry => ({ status: 'unsupported', reason });
+
+const NO_HEAT = no('No Heat agent: nodes boot with cloud-init and kubeadm.');
+const KUBEADM_PINS = no('kubeadm pins this component per Kubernetes minor; use container_infra_prefix to mirror images.');
+const FROM_IMAGE = no('containerd 2.x comes from the prebuilt node image; its version is pinned per Kubernetes minor.');
+const NODE_IMAGE = no('Node images are immutable; upgrades replace nodes (kube_tag).');
+const FREE_FLAGS = no('Free-form component flags could break kubeadm-managed components; a validated name/value form may follow.');
+const MONITORING = no('The Prometheus/Grafana stack is not bundled; install kube-prometheus-stack in the cluster.');
+const HELM = no('Add-ons are applied by the service over the Kubernetes API; no Helm client or Tiller runs in the cluster.');
+
+export const LABEL_CATALOG: Readonly<Record<string, CatalogEntry>> = {
+  hyperkube_prefix: no('No hyperkube: kubeadm runs upstream images; use container_infra_prefix.'),
+  kube_image_digest: no('kubeadm pulls images by tag from imageRepository; digests are not configurable.'),
+  etcd_tag: KUBEADM_PINS,
+  coredns_tag: KUBEADM_PINS,
+  heat_container_agent_tag: NO_HEAT,
+  ostree_remote: NODE_IMAGE,
+  ostree_commit: NODE_IMAGE,
+  use_podman: no('System components run as kubeadm static pods under containerd.'),
+  selinux_mode: no('Decided by the node image.'),
+  containerd_version: FROM_IMAGE,
+  containerd_tarball_url: FROM_IMAGE,
+  containerd_tarball_sha256: FROM_IMAGE,
+  flannel_tag: planned('cni-flannel', 'image tag of the flannel manifest'),
+  flannel_cni_tag: planned('cni-flannel'),
+  calico_tag: planned('cni-calico', 'image tag of the calico manifest'),
+  calico_kube_controllers_tag: planned('cni-calico'),
+  ingress_controller: planned('ingress', 'octavia-ingress-controller; nginx is retired upstream, a Gateway API implementation replaces it'),
+  ingress_controller_role: planned('ingress'),
+  nginx_ingress_controller_tag: planned('ingress'),
+  nginx_ingress_controller_chart_tag: planned('ingress'),
+  traefik_ingress_controller_tag: planned('ingress'),
+  octavia_ingress_controller_tag: planned('ingress'),
+  cinder_csi_enabled: planned('cinder-csi', 'cloud.conf [BlockStorage] and the --cluster value are already rendered'),
+  csi_attacher_tag: planned('cinder-csi'),
+  csi_provisioner_tag: planned('cinder-csi'),
+  csi_snapshotter_tag: planned('cinder-csi'),
+  csi_resizer_tag: planned('cinder-csi'),
+  csi_node_driver_registrar_tag: planned('cinder-csi'),
+  docker_volume_type: no('No Docker: containerd stores images on the root disk.'),
+  etcd_volume_size: planned('node-volumes', 'worker server step (block device mapping)'),
+  etcd_volume_type: planned('node-volumes', 'worker server step (block device mapping)'),
+  boot_volume_size: planned('node-volumes', 'worker server step (block device mapping)'),
+  boot_volume_type: planned('node-volumes', 'worker server step (block device mapping)'),
+  keystone_auth_enabled: planned('keystone-auth'),
+  k8s_keystone_auth_tag: planned('keystone-auth'),
+  cert_manager_api: no('Not needed: kube-controller-manager already signs CSRs with the cluster CA (kubeadm).'),
+  admission_control_list: FREE_FLAGS,
+  kubelet_options: FREE_FLAGS,
+  kubeapi_options: FREE_FLAGS,
+  kubecontroller_options: FREE_FLAGS,
+  kubescheduler_options: FREE_FLAGS,
+  kubeproxy_options: FREE_FLAGS,
+  kube_dashboard_enabled: no('The Kubernetes dashboard is not bundled; install it with its Helm chart.'),
+  kube_dashboard_version: no('The Kubernetes dashboard is not bundled.'),
+  metrics_scraper_tag: no('The Kubernetes dashboard is not bundled.'),
+  influx_grafana_dashboard_enabled: no('Heapster/InfluxDB are retired upstream.'),
+  heapster_enabled: no('Heapster is retired upstream; metrics-server replaces it.'),
+  metrics_server_enabled: planned('metrics-server'),
+  metrics_server_chart_tag: planned('metrics-server', 'becomes an image tag; no Helm chart'),
+  monitoring_enabled: MONITORING,
+  monitoring_retention_days: MONITORING,
+  monitoring_retention_size: MONITORING,
+  monitoring_interval_seconds: MONITORING,
+  monitoring_storage_class_name: MONITORING,
+  monitoring_ingress_enabled: MONITORING,
+  cluster_basic_auth_secret: MONITORING,
+  cluster_root_domain_name: MONITORING,
+  prometheus_operator_chart_tag: MONITORING,
+  prometheus_adapter_enabled: MONITORING,
+  prometheus_adapter_chart_tag: MONITORING,
+  prometheus_adapter_configmap: MONITORING,
+  prometheus_monitoring: MONITORING,
+  prometheus_tag: MONITORING,
+  grafana_tag: MONITORING,
+  grafana_admin_passwd: MONITORING,
+  tiller_enabled: HELM,
+  tiller_tag: HELM,
+  tiller_namespace: HELM,
+  helm_client_url: HELM,
+  helm_client_sha256: HELM,
+  helm_client_tag: HELM,
+  system_pods_initial_delay: no('Readiness is tracked by the service\'s control-plane and add-on conditions.'),
+  system_pods_timeout: no('Readiness is tracked by the service\'s control-plane and add-on conditions.'),
+  auto_healing_enabled: planned('auto-healing'),
+  auto_healing_controller: planned('auto-healing'),
+  magnum_auto_healer_tag: planned('auto-healing'),
+  draino_tag: planned('auto-healing'),
+  npd_enabled: planned('auto-healing', 'node-problem-detector'),
+  node_problem_detector_tag: planned('auto-healing'),
+  auto_scaling_enabled: planned('autoscaler'),
+  autoscaler_tag: planned('autoscaler'),
+  min_node_count: planned('autoscaler', 'the API already seeds the default worker nodegroup from it'),
+  max_node_count: planned('autoscaler'),
+};
+
+export function catalogWarning(name: string, entry: CatalogEntry): string {
+  return entry.status === 'planned'
+    ? `Label ${name} is recognised but not applied yet (planned: add-on module ${entry.module}); it is kept and ignored.`
+    : `Label ${name} is not supported and is ignored: ${entry.reason}`;
+}

@@ -1,0 +1,50 @@
+// Core modules: the external OpenStack cloud provider (OCCM + Cinder CSI image tags) and node placement.
+
+import { bool, imageTag, label, text } from '../labels/types.js';
+import { defineModule, type ModuleContext } from '../spec/module.js';
+import type { CloudProviderSpec, NodesSpec } from '../spec/types.js';
+
+function sameMinor(name: string, tag: string | undefined, fallback: string, ctx: ModuleContext): string {
+  if (tag === undefined) return fallback;
+  const minor = ctx.spec.kubernetes!.minor;
+  if (!tag.startsWith(`v${minor}.`)) {
+    ctx.reject(name, `Must belong to the Kubernetes ${minor} release train (v${minor}.x), like ${fallback}.`);
+  }
+  return tag;
+}
+
+export const cloudProviderModule = defineModule({
+  key: 'cloudProvider',
+  kind: 'core',
+  labels: {
+    cloud_provider_enabled: label(bool, 'Must be true (or absent): nodes are registered by the external OpenStack cloud provider.'),
+    cloud_provider_tag: label(imageTag, 'OCCM image tag override; must match the Kubernetes minor.'),
+    cinder_csi_plugin_tag: label(imageTag, 'Cinder CSI plugin image tag override; must match the Kubernetes minor.'),
+  },
+  resolve(l, ctx): CloudProviderSpec {
+    if (l.cloud_provider_enabled === false) {
+      ctx.reject('cloud_provider_enabled', 'Clusters always run the external OpenStack cloud provider (kubelets use cloud-provider=external).');
+    }
+    const row = ctx.spec.kubernetes!.components;
+    return {
+      occmTag: sameMinor('cloud_provider_tag', l.cloud_provider_tag, row.cloudProvider, ctx),
+      cinderCsiTag: sameMinor('cinder_csi_plugin_tag', l.cinder_csi_plugin_tag, row.cinderCsi, ctx),
+      clusterName: ctx.cluster.uuid,
+    };
+  },
+});
+
+export const nodesModule = defineModule({
+  key: 'nodes',
+  kind: 'core',
+  labels: {
+    availability_zone: label(text, 'Nova availability zone for all nodes (no spaces: OCCM copies it into a node label).'),
+  },
+  resolve(l, ctx): NodesSpec {
+    const az = l.availability_zone ?? '';
+    if (/\s/.test(az)) ctx.reject('availability_zone', 'Availability zone names with spaces break node registration (OCCM topology label).');
+    const masterCount = ctx.cluster.master_count ?? 1;
+    const nodeCount = ctx.cluster.node_count ?? 1;
+    return { masterCount, nodeCount, availabilityZone: az };
+  },
+});

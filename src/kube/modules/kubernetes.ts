@@ -1,0 +1,41 @@
+// Core module: Kubernetes version, image registry, container runtime.
+
+import { label, oneOf, registryPrefix, type LabelType } from '../labels/types.js';
+import { defineModule } from '../spec/module.js';
+import type { KubernetesSpec } from '../spec/types.js';
+import { resolveKubeTag, type ResolvedVersion } from '../versions.js';
+
+const kubeTag: LabelType<ResolvedVersion> = {
+  accepts: 'v1.34.x | v1.35.x | v1.36.x',
+  parse: (raw) => resolveKubeTag(raw.trim()),
+};
+
+export const kubernetesModule = defineModule({
+  key: 'kubernetes',
+  kind: 'core',
+  labels: {
+    kube_tag: label(kubeTag, 'Kubernetes version; the minor selects the pinned component row (default v1.35).'),
+    container_infra_prefix: label(registryPrefix, 'kubeadm imageRepository and pause image registry (mirror of registry.k8s.io).'),
+    container_runtime: label(
+      oneOf(['', 'containerd', 'host-docker']),
+      "Only containerd (2.x from the node image); '' means containerd.",
+    ),
+    cgroup_driver: label(oneOf(['systemd', 'cgroupfs']), 'Only systemd (cgroup v2 is mandatory from 1.35).'),
+  },
+  resolve(l, ctx): KubernetesSpec {
+    if (l.container_runtime === 'host-docker') {
+      ctx.reject('container_runtime', 'Docker is no longer a Kubernetes runtime (dockershim was removed in 1.24); use containerd.');
+    }
+    if (l.cgroup_driver === 'cgroupfs') {
+      ctx.reject('cgroup_driver', 'Only the systemd cgroup driver is supported (kubelet and containerd both use systemd on cgroup v2).');
+    }
+    const v = l.kube_tag ?? resolveKubeTag(undefined);
+    return {
+      minor: v.minor,
+      version: v.kubernetes,
+      components: { ...v.components },
+      imageRepository: l.container_infra_prefix ?? '',
+      cgroupDriver: 'systemd',
+    };
+  },
+});

@@ -1,0 +1,42 @@
+// Renders every artefact of one cluster into a file map (used by scripts/render.ts and the golden tests).
+
+import { stringify } from 'yaml';
+import { renderCloudConfig, type CloudCredential, type CloudNetwork } from './cloudconf.js';
+import type { ApiEndpoint } from './cloudinit/inputs.js';
+import { base64Size, renderUserData } from './cloudinit/userdata.js';
+import { networkPlan } from './network-plan.js';
+import type { ControlPlanePki } from './pki.js';
+import type { ClusterSpec } from './spec/types.js';
+
+export interface ClusterMaterial {
+  pki: ControlPlanePki;
+  bootstrapToken: string;
+  endpoint: ApiEndpoint;
+  credential: CloudCredential;
+  network: CloudNetwork;
+}
+
+/** Node names as the worker chooses them: `<shortName>-<role>-<suffix>`. */
+export function nodeName(spec: ClusterSpec, group: 'control-plane' | 'worker', suffix: string): string {
+  return `${spec.cluster.shortName}-${group}-${suffix}`;
+}
+
+export function renderCluster(spec: ClusterSpec, warnings: string[], m: ClusterMaterial): Record<string, string> {
+  const common = { endpoint: m.endpoint, bootstrapToken: m.bootstrapToken };
+  const userData = {
+    'user-data/control-plane-init.yaml': renderUserData(spec, { ...common, role: 'init', nodeName: nodeName(spec, 'control-plane', 'a0000'), pki: m.pki }),
+    'user-data/control-plane-join.yaml': renderUserData(spec, { ...common, role: 'control-plane', nodeName: nodeName(spec, 'control-plane', 'a0001'), pki: m.pki }),
+    'user-data/worker.yaml': renderUserData(spec, { ...common, role: 'worker', nodeName: nodeName(spec, 'worker', 'b0000'), caCert: m.pki.ca.cert }),
+  };
+  const cloud = renderCloudConfig(spec, m.credential, m.network);
+  const sizes = Object.fromEntries(Object.entries(userData).map(([k, v]) => [k, base64Size(v)]));
+  const files: Record<string, string> = {
+    'spec.json': `${JSON.stringify(spec, null, 2)}\n`,
+    'warnings.txt': warnings.map((w) => `${w}\n`).join(''),
+    'network-plan.yaml': stringify(networkPlan(spec), { lineWidth: 0 }),
+    'cloud-provider.yaml': stringify({ occm: cloud.occm, cinderCsi: cloud.cinderCsi, userDataBase64Sizes: sizes }, { lineWidth: 0 }),
+    ...userData,
+  };
+  for (const [k, v] of Object.entries(cloud.secretData)) files[`cloud-config/${k}`] = v;
+  return files;
+}

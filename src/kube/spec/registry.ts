@@ -1,0 +1,33 @@
+// The ordered module registry. Core modules fill the spec's sections (later ones may read earlier ones);
+// add-on feature modules (CNI manifests, CSI, ingress, …) append themselves to ADDON_MODULES.
+
+import { apiServerModule, octaviaModule } from '../modules/octavia.js';
+import { cloudProviderModule, nodesModule } from '../modules/cloud-provider.js';
+import { kubernetesModule } from '../modules/kubernetes.js';
+import { networkModule } from '../modules/network.js';
+import type { FeatureModule } from './module.js';
+
+export const CORE_MODULES: readonly FeatureModule[] = [
+  nodesModule,
+  kubernetesModule,
+  networkModule,
+  octaviaModule,
+  apiServerModule,
+  cloudProviderModule,
+] as unknown as readonly FeatureModule[];
+
+/** Add-on feature modules; the add-on pass registers them here. */
+export const ADDON_MODULES: readonly FeatureModule[] = [];
+
+/** label name → owning module; throws when two modules claim one label (a programming error). */
+export function labelOwners(modules: readonly FeatureModule[]): Map<string, FeatureModule> {
+  const owners = new Map<string, FeatureModule>();
+  for (const m of modules) {
+    for (const name of Object.keys(m.labels)) {
+      const prev = owners.get(name);
+      if (prev) throw new Error(`label ${name} is declared by both ${prev.key} and ${m.key}`);
+      owners.set(name, m);
+    }
+  }
+  return owners;
+}

@@ -1,0 +1,131 @@
+// The typed, versioned cluster spec: labels and fields parsed once; renderers and workers read only this.
+
+import type { KubeMinor, VersionRow } from '../versions.js';
+
+export const SPEC_VERSION = 1 as const;
+
+/** The template fields the spec reads (a ClusterTemplateRow fits). */
+export interface TemplateInput {
+  coe?: string;
+  network_driver?: string | null;
+  apiserver_port?: number | null;
+  master_lb_enabled?: boolean;
+  floating_ip_enabled?: boolean;
+  external_network_id?: string | null;
+  fixed_network?: string | null;
+  fixed_subnet?: string | null;
+  http_proxy?: string | null;
+  https_proxy?: string | null;
+  no_proxy?: string | null;
+  tls_disabled?: boolean;
+}
+
+/** The cluster fields the spec reads (after the API resolved CT inheritance). */
+export interface ClusterInput {
+  uuid: string;
+  name: string;
+  master_count?: number;
+  node_count?: number;
+  master_lb_enabled?: boolean | null;
+  floating_ip_enabled?: boolean | null;
+  fixed_network?: string | null;
+  fixed_subnet?: string | null;
+}
+
+export type LabelValue = string | number | boolean;
+
+export interface ParseInput {
+  template: TemplateInput;
+  cluster: ClusterInput;
+  /** Effective labels (CT labels merged with the cluster's as the API decided). */
+  labels: Record<string, LabelValue> | null | undefined;
+  /** CIDR of a user-supplied fixed_subnet, looked up in Neutron by the caller; else `fixed_subnet_cidr` applies. */
+  subnetCidr?: string;
+}
+
+export type NetworkDriver = 'calico' | 'flannel';
+export type CalicoIpip = 'Always' | 'CrossSubnet' | 'Never' | 'Off';
+export type FlannelBackend = 'vxlan' | 'host-gw' | 'wireguard';
+export type LbProvider = 'amphora' | 'amphorav2' | 'ovn';
+export type LbAlgorithm = 'ROUND_ROBIN' | 'LEAST_CONNECTIONS' | 'SOURCE_IP' | 'SOURCE_IP_PORT';
+
+export interface KubernetesSpec {
+  minor: KubeMinor;
+  /** Exact version given to kubeadm (`kubernetesVersion`). */
+  version: string;
+  components: VersionRow;
+  /** kubeadm `imageRepository` / pause image registry; '' = upstream registry.k8s.io. */
+  imageRepository: string;
+  cgroupDriver: 'systemd';
+}
+
+export interface NetworkSpec {
+  driver: NetworkDriver;
+  podCidr: string;
+  serviceCidr: string;
+  subnetCidr: string;
+  /** Magnum creates the network when the cluster names none; subnetCidr is then `fixed_subnet_cidr`. */
+  createNetwork: boolean;
+  dnsServiceIp: string;
+  clusterDomain: string;
+  calico?: { ipipMode: CalicoIpip };
+  flannel?: { backend: FlannelBackend; subnetLen: number };
+  /** false → pod traffic leaves nodes unencapsulated: ports need the pod CIDR as allowed address pair. */
+  encapsulated: boolean;
+  proxy: { http: string; https: string; noProxy: string[] } | null;
+}
+
+/** Octavia settings shared by the API load balancer and OCCM's Service load balancers. */
+export interface OctaviaSpec {
+  provider: LbProvider;
+  algorithm: LbAlgorithm;
+  healthCheck: boolean;
+}
+
+export interface ApiLoadBalancerSpec extends OctaviaSpec {
+  /** Empty = open to everyone; otherwise the listener's allowed_cidrs (subnet CIDR appended). */
+  allowedCidrs: string[];
+}
+
+export interface ApiServerSpec {
+  port: number;
+  loadBalancer: ApiLoadBalancerSpec | null;
+  floatingIp: boolean;
+}
+
+export interface CloudProviderSpec {
+  occmTag: string;
+  cinderCsiTag: string;
+  /** OCCM `--cluster-name` and Cinder CSI `--cluster`: the cluster UUID. */
+  clusterName: string;
+}
+
+export interface NodesSpec {
+  masterCount: number;
+  nodeCount: number;
+  availabilityZone: string;
+}
+
+export interface ClusterSpec {
+  specVersion: typeof SPEC_VERSION;
+  cluster: { uuid: string; name: string; shortName: string };
+  nodes: NodesSpec;
+  kubernetes: KubernetesSpec;
+  network: NetworkSpec;
+  octavia: OctaviaSpec;
+  apiServer: ApiServerSpec;
+  cloudProvider: CloudProviderSpec;
+  /** Add-on feature modules' resolved values, keyed by module key. */
+  features: Record<string, unknown>;
+  labels: {
+    /** Labels some module understood (normalised to strings). */
+    known: Record<string, string>;
+    /** Unknown, unsupported or not-yet-implemented labels: kept verbatim, reported as warnings, never change behaviour. */
+    ignored: Record<string, string>;
+  };
+}
+
+export interface ParseResult {
+  spec: ClusterSpec;
+  warnings: string[];
+}

@@ -1,0 +1,81 @@
+// The one table of pinned component versions per Kubernetes minor (spec k8s-bootstrap §8).
+// Everything version-coupled (OCCM, Cinder CSI, pause image, CNI, containerd expectation) is read from here.
+
+export const SUPPORTED_MINORS = ['1.34', '1.35', '1.36'] as const;
+export type KubeMinor = (typeof SUPPORTED_MINORS)[number];
+export const DEFAULT_MINOR: KubeMinor = '1.35';
+
+export interface VersionRow {
+  /** Patch release used when `kube_tag` is not given. */
+  kubernetes: string;
+  /** containerd the node image must provide (major 2 is checked on boot). */
+  containerd: string;
+  pause: string;
+  /** registry.k8s.io/provider-os/* tag: same release train as the Kubernetes minor. */
+  cloudProvider: string;
+  cinderCsi: string;
+  calico: string;
+  flannel: string;
+  flannelCniPlugin: string;
+}
+
+export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> = {
+  '1.34': {
+    kubernetes: 'v1.34.8',
+    containerd: 'v2.2.1',
+    pause: '3.10.1',
+    cloudProvider: 'v1.34.1',
+    cinderCsi: 'v1.34.1',
+    calico: 'v3.31.3',
+    flannel: 'v0.27.4',
+    flannelCniPlugin: 'v1.8.0-flannel1',
+  },
+  '1.35': {
+    kubernetes: 'v1.35.5',
+    containerd: 'v2.2.1',
+    pause: '3.10.1',
+    cloudProvider: 'v1.35.0',
+    cinderCsi: 'v1.35.0',
+    calico: 'v3.31.3',
+    flannel: 'v0.27.4',
+    flannelCniPlugin: 'v1.8.0-flannel1',
+  },
+  '1.36': {
+    kubernetes: 'v1.36.1',
+    containerd: 'v2.2.1',
+    pause: '3.10.1',
+    cloudProvider: 'v1.36.0',
+    cinderCsi: 'v1.36.0',
+    calico: 'v3.31.3',
+    flannel: 'v0.27.4',
+    flannelCniPlugin: 'v1.8.0-flannel1',
+  },
+};
+
+export interface ResolvedVersion {
+  minor: KubeMinor;
+  /** Exact `vMAJOR.MINOR.PATCH` given to kubeadm. */
+  kubernetes: string;
+  components: Readonly<VersionRow>;
+}
+
+const TAG = /^v1\.(\d{1,3})\.(\d{1,3})$/;
+
+/** `v1.35.2` → the 1.35 row with kubernetes=v1.35.2; undefined → the default minor. Throws a reason string otherwise. */
+export function resolveKubeTag(tag: string | undefined): ResolvedVersion {
+  if (tag === undefined) {
+    const row = VERSION_MATRIX[DEFAULT_MINOR];
+    return { minor: DEFAULT_MINOR, kubernetes: row.kubernetes, components: row };
+  }
+  const m = TAG.exec(tag);
+  if (!m) throw new Error(`Expected a Kubernetes release tag like ${VERSION_MATRIX[DEFAULT_MINOR].kubernetes}.`);
+  const minor = `1.${Number(m[1])}`;
+  if (!isSupportedMinor(minor)) {
+    throw new Error(`Kubernetes ${minor} is not supported; supported minors are ${SUPPORTED_MINORS.join(', ')}.`);
+  }
+  return { minor, kubernetes: `v1.${Number(m[1])}.${Number(m[2])}`, components: VERSION_MATRIX[minor] };
+}
+
+export function isSupportedMinor(minor: string): minor is KubeMinor {
+  return (SUPPORTED_MINORS as readonly string[]).includes(minor);
+}

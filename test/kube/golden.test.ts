@@ -1,0 +1,54 @@
+// Golden renderings of representative clusters with fixed (test-only) PKI and token.
+// Update after an intended change: UPDATE_GOLDEN=1 node --import tsx --test test/kube/golden.test.ts
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { renderCluster } from '../../src/kube/render-all.js';
+import { parseClusterSpec } from '../../src/kube/spec/parse.js';
+import { input, keystoneCa, pki, TOKEN } from './fixtures.js';
+
+const ROOT = fileURLToPath(new URL('./golden/', import.meta.url));
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+
+const CASES: Record<string, Parameters<typeof input>[0]> = {
+  'calico-1.35-ha': { labels: { master_lb_allowed_cidrs: '192.0.2.0/24', calico_ipv4pool_ipip: 'Always', some_custom_label: 'kept' } },
+  'flannel-1.34-single': { network_driver: 'flannel', template: { master_lb_enabled: false }, cluster: { name: 'small', master_count: 1, node_count: 1 }, labels: { kube_tag: 'v1.34.8' } },
+  'calico-1.36-ovn-proxy': {
+    labels: { kube_tag: 'v1.36.1', octavia_provider: 'ovn', container_infra_prefix: 'mirror.example.org/k8s', calico_ipv4pool: '172.20.0.0/16' },
+    template: { apiserver_port: 8443, http_proxy: 'http://proxy.example.org:3128', no_proxy: 'internal.example.org' },
+  },
+};
+
+function walk(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+}
+
+for (const [name, over] of Object.entries(CASES)) {
+  test(`golden: ${name}`, () => {
+    const { spec, warnings } = parseClusterSpec(input(over));
+    const files = renderCluster(spec, warnings, {
+      pki,
+      bootstrapToken: TOKEN,
+      endpoint: { address: '10.0.0.10', extraSans: ['203.0.113.25', 'k1.example.org'] },
+      credential: { authUrl: 'https://keystone.example.org:5000/v3', region: 'RegionOne', applicationCredentialId: 'app-cred-id', applicationCredentialSecret: 'app-cred-secret', caCertPem: keystoneCa },
+      network: { floatingNetworkId: 'ext-net-id', subnetId: 'subnet-id', networkName: 'k1-net' },
+    });
+    const dir = join(ROOT, name);
+    if (UPDATE) {
+      rmSync(dir, { recursive: true, force: true });
+      for (const [f, content] of Object.entries(files)) {
+        mkdirSync(dirname(join(dir, f)), { recursive: true });
+        writeFileSync(join(dir, f), content);
+      }
+    }
+    const onDisk = walk(dir).map((p) => relative(dir, p)).sort();
+    assert.deepEqual(onDisk, Object.keys(files).sort(), `golden files of ${name} (UPDATE_GOLDEN=1 to regenerate)`);
+    for (const [f, content] of Object.entries(files)) {
+      assert.equal(content, readFileSync(join(dir, f), 'utf8'), `${name}/${f} differs (UPDATE_GOLDEN=1 to regenerate)`);
+    }
+  });
+}

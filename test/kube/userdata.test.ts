@@ -1,0 +1,111 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { parseAllDocuments, parse } from 'yaml';
+import { base64Size, renderUserData } from '../../src/kube/cloudinit/userdata.js';
+import { NOVA_USER_DATA_LIMIT, type UserDataInput } from '../../src/kube/cloudinit/inputs.js';
+import { caCertHash } from '../../src/kube/pki.js';
+import { parseClusterSpec } from '../../src/kube/spec/parse.js';
+import { input, pki, TOKEN } from './fixtures.js';
+
+const { spec } = parseClusterSpec(input({ labels: { kube_tag: 'v1.36.1' } }));
+const endpoint = { address: '10.0.0.10', extraSans: ['203.0.113.25', 'k1.example.org'] };
+const common = { endpoint, bootstrapToken: TOKEN };
+
+type CloudConfig = { hostname: string; write_files: { path: string; content: string; permissions: string }[]; runcmd: string[][] };
+const render = (i: UserDataInput) => {
+  const text = renderUserData(spec, i);
+  assert.ok(text.startsWith('#cloud-config\n'));
+  return parse(text) as CloudConfig;
+};
+const fileOf = (cc: CloudConfig, path: string) => cc.write_files.find((f) => f.path === path);
+const kubeadmDocs = (cc: CloudConfig) =>
+  parseAllDocuments(fileOf(cc, '/etc/kubernetes/kubeadm/config.yaml')!.content).map((d) => d.toJS() as Record<string, any>);
+
+test('the CA hash equals what openssl computes from the certificate', () => {
+  const der = execFileSync('sh', ['-c', 'openssl x509 -pubkey -noout | openssl pkey -pubin -outform DER | openssl dgst -sha256 -hex'], { input: pki.ca.cert }).toString();
+  assert.equal(caCertHash(pki.ca.cert), `sha256:${der.trim().split(' ').pop()}`);
+});
+
+test('first control plane: kubeadm init with v1beta4 configs, shared PKI, SANs and endpoint', () => {
+  const cc = render({ ...common, role: 'init', nodeName: 'k1-5d12f-control-plane-a0000', pki });
+  assert.equal(cc.hostname, 'k1-5d12f-control-plane-a0000');
+  const [init, cluster, kubelet] = kubeadmDocs(cc);
+  assert.equal(init!.kind, 'InitConfiguration');
+  assert.equal(init!.apiVersion, 'kubeadm.k8s.io/v1beta4');
+  assert.equal(init!.nodeRegistration.name, 'k1-5d12f-control-plane-a0000');
+  assert.deepEqual(init!.nodeRegistration.kubeletExtraArgs[0], { name: 'cloud-provider', value: 'external' });
+  assert.deepEqual(init!.nodeRegistration.kubeletExtraArgs[1], { name: 'provider-id', value: 'openstack:///__INSTANCE_ID__' });
+  assert.equal(init!.bootstrapTokens[0].token, TOKEN);
+  assert.equal(cluster!.kind, 'ClusterConfiguration');
+  assert.equal(cluster!.kubernetesVersion, 'v1.36.1');
+  assert.equal(cluster!.controlPlaneEndpoint, '10.0.0.10:6443');
+  assert.deepEqual(cluster!.apiServer.certSANs, ['10.0.0.10', '203.0.113.25', 'k1.example.org']);
+  assert.equal(cluster!.apiServer.extraArgs, undefined, 'no --cloud-provider on the apiserver');
+  assert.deepEqual(cluster!.controllerManager.extraArgs, [
+    { name: 'cloud-provider', value: 'external' },
+    { name: 'cluster-name', value: spec.cluster.uuid },
+  ]);
+  assert.deepEqual(cluster!.networking, { podSubnet: '10.100.0.0/16', serviceSubnet: '10.254.0.0/16', dnsDomain: 'cluster.local' });
+  assert.equal(kubelet!.cgroupDriver, 'systemd');
+  assert.equal(fileOf(cc, '/etc/kubernetes/pki/ca.key')!.content, pki.ca.key);
+  assert.equal(fileOf(cc, '/etc/kubernetes/pki/ca.key')!.permissions, '0600');
+  assert.equal(fileOf(cc, '/etc/kubernetes/pki/etcd/ca.key')!.content, pki.etcdCa.key);
+  assert.equal(fileOf(cc, '/etc/kubernetes/pki/sa.pub')!.content, pki.serviceAccount.pub);
+  assert.match(fileOf(cc, '/etc/containerd/config.toml')!.content, /version = 3[\s\S]*SystemdCgroup = true/);
+  assert.match(fileOf(cc, '/usr/local/lib/magnum/bootstrap.sh')!.content, /kubeadm init --config/);
+  assert.deepEqual(cc.runcmd, [['/usr/local/lib/magnum/bootstrap.sh']]);
+});
+
+test('other control planes join with --control-plane config and the shared certificates', () => {
+  const cc = render({ ...common, role: 'control-plane', nodeName: 'k1-5d12f-control-plane-a0001', pki });
+  const docs = kubeadmDocs(cc);
+  assert.equal(docs.length, 1);
+  assert.equal(docs[0]!.kind, 'JoinConfiguration');
+  assert.deepEqual(docs[0]!.controlPlane, { localAPIEndpoint: { bindPort: 6443 } });
+  assert.deepEqual(docs[0]!.discovery.bootstrapToken, { apiServerEndpoint: '10.0.0.10:6443', token: TOKEN, caCertHashes: [caCertHash(pki.ca.cert)] });
+  for (const f of ['ca.key', 'etcd/ca.key', 'front-proxy-ca.key', 'sa.key']) assert.ok(fileOf(cc, `/etc/kubernetes/pki/${f}`), f);
+  assert.match(fileOf(cc, '/usr/local/lib/magnum/bootstrap.sh')!.content, /for attempt in[\s\S]*kubeadm join --config/);
+});
+
+test('workers get token + CA hash only: no CA key, no PKI files', () => {
+  const text = renderUserData(spec, { ...common, role: 'worker', nodeName: 'k1-5d12f-worker-b0000', caCert: pki.ca.cert });
+  for (const secret of [pki.ca.key, pki.etcdCa.key, pki.frontProxyCa.key, pki.serviceAccount.key]) {
+    assert.ok(!text.includes(secret.split('\n')[1]!), 'no key material on workers');
+  }
+  assert.ok(!text.includes('PRIVATE KEY'));
+  assert.ok(!text.includes('/etc/kubernetes/pki'));
+  const [join] = kubeadmDocs(parse(text) as CloudConfig);
+  assert.equal(join!.controlPlane, undefined);
+  assert.deepEqual(join!.discovery.bootstrapToken.caCertHashes, [caCertHash(pki.ca.cert)]);
+});
+
+test('inputs are validated before rendering', () => {
+  const w = { ...common, role: 'worker' as const, nodeName: 'ok', caCert: pki.ca.cert };
+  assert.throws(() => renderUserData(spec, { ...w, nodeName: 'Bad_Name' }), /RFC 1123/);
+  assert.throws(() => renderUserData(spec, { ...w, bootstrapToken: 'short.token' }), /bootstrap token/);
+  assert.throws(() => renderUserData(spec, { ...w, endpoint: { address: '10.0.0.10; rm -rf /' } }), /endpoint/);
+  assert.throws(() => renderUserData(spec, { ...w, caCert: 'garbage' }), /ca:/);
+  const mismatched = { ...pki, ca: { cert: pki.ca.cert, key: pki.etcdCa.key } };
+  assert.throws(() => renderUserData(spec, { ...common, role: 'init', nodeName: 'n', pki: mismatched }), /key does not match/);
+});
+
+test('largest user-data stays under Nova\'s base64 limit (measured)', () => {
+  const { spec: big } = parseClusterSpec(
+    input({
+      labels: { kube_tag: 'v1.36.1', container_infra_prefix: 'registry.mirror.example.org:5000/k8s/upstream/' },
+      template: { http_proxy: 'http://proxy.example.org:3128', https_proxy: 'http://proxy.example.org:3128', no_proxy: 'a.example.org,b.example.org,c.example.org' },
+      cluster: { name: 'a'.repeat(242) },
+    }),
+  );
+  const extraSans = [...Array.from({ length: 20 }, (_, i) => `api-${i}.a-long-dns-name-for-the-cluster.example.org`), '203.0.113.25'];
+  const sizes: Record<string, number> = {};
+  for (const role of ['init', 'control-plane', 'worker'] as const) {
+    const i = role === 'worker' ? { role, caCert: pki.ca.cert } : { role, pki };
+    const text = renderUserData(big, { ...i, endpoint: { address: '10.0.0.10', extraSans }, bootstrapToken: TOKEN, nodeName: `${big.cluster.shortName}-control-plane-a0000` } as UserDataInput);
+    sizes[role] = base64Size(text);
+    assert.equal(sizes[role], Buffer.from(text).toString('base64').length);
+    assert.ok(sizes[role]! < NOVA_USER_DATA_LIMIT);
+  }
+  console.log(`largest user-data (base64 bytes, limit ${NOVA_USER_DATA_LIMIT}): ${JSON.stringify(sizes)}`);
+});
