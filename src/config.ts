@@ -31,6 +31,8 @@ export interface Config {
   maxLimit: number;
   /** Check images, flavors and networks named by templates against Glance, Nova and Neutron. */
   cloudResourceChecks: boolean;
+  /** How the OpenStack clients pick endpoints from the caller's catalog, and their call timeout. */
+  openstack: { interface: 'public' | 'internal' | 'admin'; region: string | undefined; timeoutMs: number };
   /** Per-process read cache of templates (invalidated through PostgreSQL NOTIFY). */
   templateCache: { enabled: boolean; maxRows: number; maxListBytes: number };
   /** Operations one worker process runs at once. */
@@ -67,6 +69,12 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be a boolean, got "${raw}"`);
 }
 
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const v = str(env, name, fallback);
+  if (!(allowed as readonly string[]).includes(v)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${v}"`);
+  return v as T;
+}
+
 function url(env: Env, name: string, fallback?: string): string {
   const v = str(env, name, fallback);
   try {
@@ -100,6 +108,11 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
     },
     maxLimit: int(env, 'MAX_LIMIT', 1000, 1),
     cloudResourceChecks: bool(env, 'CLOUD_RESOURCE_CHECKS', false),
+    openstack: {
+      interface: oneOf(env, 'OPENSTACK_INTERFACE', ['public', 'internal', 'admin'] as const, 'public'),
+      region: env.OPENSTACK_REGION || undefined,
+      timeoutMs: int(env, 'OPENSTACK_TIMEOUT_MS', 10000, 1),
+    },
     templateCache: {
       enabled: bool(env, 'TEMPLATE_CACHE', true),
       maxRows: int(env, 'TEMPLATE_CACHE_ROWS', 10000, 1),

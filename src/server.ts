@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.js';
 import { loadConfig, loadWorkerConfig, type Config } from './config.js';
-import { startEmbeddedSim, SERVICE_USER, writeCloudsYaml } from './cloudsim/embedded.js';
+import { DEFAULT_SIM_PORTS, startEmbeddedSim, SERVICE_USER, writeCloudsYaml } from './cloudsim/embedded.js';
 import { startWorker } from '../workers/main.js';
 
 function onShutdown(close: () => Promise<void>): void {
@@ -59,14 +59,23 @@ export async function startAll(): Promise<void> {
       publicHost,
       keystonePort: Number(env.SIM_KEYSTONE_PORT ?? 5000),
       apiUrl: env.PUBLIC_API_URL ?? `http://${publicHost}:${apiPort}`,
+      ports: {
+        glance: Number(env.SIM_GLANCE_PORT ?? DEFAULT_SIM_PORTS.glance),
+        nova: Number(env.SIM_NOVA_PORT ?? DEFAULT_SIM_PORTS.nova),
+        neutron: Number(env.SIM_NEUTRON_PORT ?? DEFAULT_SIM_PORTS.neutron),
+      },
     });
     env.KEYSTONE_URL = sim.authUrl;
+    // The simulated cloud answers the image, flavor and network checks; an explicit setting wins.
+    if (!env.CLOUD_RESOURCE_CHECKS) env.CLOUD_RESOURCE_CHECKS = 'true';
     env.SERVICE_USERNAME = SERVICE_USER.username;
     env.SERVICE_PASSWORD = SERVICE_USER.password;
     env.SERVICE_PROJECT_NAME = SERVICE_USER.project;
     const clouds = resolve(env.CLOUDS_YAML ?? 'clouds.yaml');
     writeCloudsYaml(clouds, sim.authUrl);
-    console.log(JSON.stringify({ level: 'info', msg: 'embedded simulator started', keystone: sim.authUrl, clouds_yaml: clouds }));
+    console.log(
+      JSON.stringify({ level: 'info', msg: 'embedded simulator started', keystone: sim.authUrl, ...sim.cloud.urls, clouds_yaml: clouds }),
+    );
   }
   const worker = /^(0|false|no|off)$/i.test(env.RUN_WORKER ?? '') ? undefined : await startWorkerProcess(env);
   await startApi(loadConfig(env), async () => {

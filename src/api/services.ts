@@ -7,6 +7,7 @@ import { ChangeFeed } from '../db/change-feed.js';
 import { ClusterTemplateRepo } from '../db/repos/cluster-templates.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
+import { openstackTemplateCloud, type TemplateCloud } from '../openstack/template-checks.js';
 import { Metrics } from './metrics.js';
 import { TemplateCache } from './routes/v1/clustertemplates/cache.js';
 import type { TemplateDeps } from './routes/v1/clustertemplates/service.js';
@@ -25,6 +26,22 @@ declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
   }
+}
+
+/** Glance/Nova/Neutron checks with the caller's token; failed calls are logged with their request ids. */
+function templateCloud(config: Config): TemplateCloud {
+  return openstackTemplateCloud({
+    authUrl: config.keystone.authUrl,
+    interface: config.openstack.interface,
+    ...(config.openstack.region ? { region: config.openstack.region } : {}),
+    timeoutMs: config.openstack.timeoutMs,
+    onFailure: (e) => {
+      if (config.logLevel === 'silent') return;
+      console.warn(
+        JSON.stringify({ level: 'warn', msg: 'openstack call failed', service: e.service, status: e.status, kind: e.kind, request_id: e.requestId, detail: e.message }),
+      );
+    },
+  });
 }
 
 export async function createServices(config: Config, opts: { processMetrics?: boolean } = {}): Promise<Services> {
@@ -47,7 +64,11 @@ export async function createServices(config: Config, opts: { processMetrics?: bo
     redis,
     metrics,
     validator,
-    templates: { repo: new ClusterTemplateRepo(db, () => cache.invalidate()), cache, cloud: undefined },
+    templates: {
+      repo: new ClusterTemplateRepo(db, () => cache.invalidate()),
+      cache,
+      cloud: config.cloudResourceChecks ? templateCloud(config) : undefined,
+    },
     async close() {
       await feed.close();
       redis.disconnect();

@@ -1,7 +1,8 @@
 // The simulator as `npm start` embeds it: the Keystone emulator on a loopback port, with our
-// own API in its catalog, and a clouds.yaml for the built-in users.
+// own API in its catalog, Glance, Nova and Neutron beside it, and a clouds.yaml for the built-in users.
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
+import { startCloudSims, type CloudSims } from './cloud.js';
 import { createKeystoneSim, type KeystoneSim } from './keystone/index.js';
 
 export const BUILTIN_USERS = {
@@ -12,8 +13,12 @@ export const BUILTIN_USERS = {
 } as const;
 export const SERVICE_USER = { username: 'magnum', password: 'magnum-secret', project: 'service' } as const;
 
+/** The services' usual ports (Nova's catalog URL adds /v2.1). */
+export const DEFAULT_SIM_PORTS = { glance: 9292, nova: 8774, neutron: 9696 } as const;
+
 export interface EmbeddedSim {
   keystone: KeystoneSim;
+  cloud: CloudSims;
   authUrl: string;
   close(): Promise<void>;
 }
@@ -25,6 +30,8 @@ export async function startEmbeddedSim(opts: {
   keystonePort: number;
   apiUrl: string;
   region?: string;
+  /** Glance, Nova and Neutron ports; DEFAULT_SIM_PORTS for those absent. */
+  ports?: { glance?: number; nova?: number; neutron?: number };
 }): Promise<EmbeddedSim> {
   const base = `http://${opts.publicHost ?? opts.host}:${opts.keystonePort}`;
   const keystone = await createKeystoneSim({
@@ -43,7 +50,30 @@ export async function startEmbeddedSim(opts: {
   const port = new URL(address).port;
   const advertised = `http://${opts.publicHost ?? opts.host}:${port}`;
   keystone.setPublicUrl(advertised);
-  return { keystone, authUrl: `${advertised}/v3`, close: () => keystone.app.close() };
+  const authUrl = `${advertised}/v3`;
+  let cloud: CloudSims;
+  try {
+    cloud = await startCloudSims({
+      keystone,
+      authUrl,
+      credentials: { username: SERVICE_USER.username, password: SERVICE_USER.password, projectName: SERVICE_USER.project },
+      host: opts.host,
+      ...(opts.publicHost ? { publicHost: opts.publicHost } : {}),
+      ports: { ...DEFAULT_SIM_PORTS, ...opts.ports },
+    });
+  } catch (e) {
+    await keystone.app.close();
+    throw e;
+  }
+  return {
+    keystone,
+    cloud,
+    authUrl,
+    async close() {
+      await cloud.close();
+      await keystone.app.close();
+    },
+  };
 }
 
 /** clouds.yaml with one entry per built-in user, for `openstack --os-cloud <user> ...`. */

@@ -1,6 +1,13 @@
 // What the template API asks of Glance, Nova and Neutron (spec §3.1): the image's os_distro,
-// that flavors exist, that the external network is one. Failures are the API's 400/403/409.
+// that flavors exist, that the external network is one. Failures are the API's 400/403/409;
+// a service that is down or missing from the catalog is a 503, never a 500.
+import { errors, type ApiError } from '../domain/errors.js';
 import type { AuthContext } from '../keystone/context.js';
+import type { EndpointFilter } from './catalog.js';
+import { GlanceClient, type GlanceImage } from './glance.js';
+import { isNotFound, OpenStackError, sessionFor } from './http.js';
+import { NeutronClient } from './neutron.js';
+import { NovaClient } from './nova.js';
 
 export interface CloudCaller {
   ctx: AuthContext;
@@ -15,4 +22,109 @@ export interface TemplateCloud {
   checkFlavor(who: CloudCaller, flavor: string): Promise<void>;
   /** 400 when no external network matches (id or name), 409 when several do. */
   checkExternalNetwork(who: CloudCaller, network: string): Promise<void>;
+}
+
+export interface OpenStackTemplateCloudOptions extends EndpointFilter {
+  /** Timeout of one call to Glance, Nova or Neutron, in milliseconds. */
+  timeoutMs: number;
+  /** Keystone URL for the WWW-Authenticate header when a service rejects the caller's token. */
+  authUrl: string;
+  /** Told of every failed call before it becomes an API error (service, status, request id; no token). */
+  onFailure?: (e: OpenStackError) => void;
+}
+
+const SERVICE_NAMES: Record<string, string> = { image: 'Glance', compute: 'Nova', network: 'Neutron' };
+
+/** oslo's is_uuid_like: a UUID with or without dashes, braces or urn:uuid: prefix, any case. */
+export function isUuidLike(value: string): boolean {
+  const hex = value.toLowerCase().replace(/^urn:/, '').replace(/^uuid:/, '').replace(/[{}-]/g, '');
+  return /^[0-9a-f]{32}$/.test(hex);
+}
+
+/** The checks against the real services, with the caller's token and the catalog of that token. */
+export function openstackTemplateCloud(opts: OpenStackTemplateCloudOptions): TemplateCloud {
+  const session = (who: CloudCaller, type: string) =>
+    sessionFor(who.ctx.catalog, who.token, type, {
+      timeoutMs: opts.timeoutMs,
+      ...(opts.interface ? { interface: opts.interface } : {}),
+      ...(opts.region ? { region: opts.region } : {}),
+    });
+
+  /** Runs `fn`; turns what the service said into the API's errors: never a 500 for a cloud that is down. */
+  async function guarded<T>(type: string, fn: () => Promise<T>, forbidden?: () => ApiError): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!(e instanceof OpenStackError)) throw e;
+      opts.onFailure?.(e);
+      const name = SERVICE_NAMES[type] ?? type;
+      switch (e.kind) {
+        case 'unauthorized':
+          throw errors.unauthorized(opts.authUrl);
+        case 'forbidden':
+          throw forbidden?.() ?? errors.cloudForbidden(name);
+        case 'server':
+        case 'unreachable':
+        case 'timeout':
+        case 'no_endpoint':
+          throw errors.cloudUnavailable(name);
+        default:
+          throw e;
+      }
+    }
+  }
+
+  return {
+    imageDistro: (who, image) =>
+      guarded(
+        'image',
+        async () => {
+          const glance = new GlanceClient(session(who, 'image'));
+          let found: GlanceImage;
+          if (isUuidLike(image)) {
+            try {
+              found = await glance.getImage(image);
+            } catch (e) {
+              if (isNotFound(e)) throw errors.imageNotFound(image);
+              throw e;
+            }
+          } else {
+            const matches = await glance.listImages({ name: image });
+            if (matches.length === 0) throw errors.imageNotFound(image);
+            if (matches.length > 1) throw errors.multipleImages(image);
+            found = matches[0]!;
+          }
+          const distro = found.os_distro;
+          if (typeof distro !== 'string' || distro === '') throw errors.imageNoDistro(image);
+          return distro;
+        },
+        () => errors.notAuthorizedImage(image),
+      ),
+
+    checkFlavor: (who, flavor) =>
+      guarded('compute', async () => {
+        const nova = new NovaClient(session(who, 'compute'));
+        try {
+          await nova.getFlavor(flavor);
+          return;
+        } catch (e) {
+          if (!isNotFound(e)) throw e;
+        }
+        // Magnum matches a flavor by id or name over the whole list.
+        const flavors = await nova.listFlavors();
+        if (!flavors.some((f) => f.name === flavor || f.id === flavor)) throw errors.flavorNotFound(flavor);
+      }),
+
+    checkExternalNetwork: (who, network) =>
+      guarded('network', async () => {
+        const neutron = new NeutronClient(session(who, 'network'));
+        if (isUuidLike(network)) {
+          const byId = await neutron.listNetworks({ 'router:external': true, id: network });
+          if (byId.length === 1) return;
+        }
+        const byName = await neutron.listNetworks({ 'router:external': true, name: network });
+        if (byName.length === 0) throw errors.externalNetworkNotFound(network);
+        if (byName.length > 1) throw errors.multipleExternalNetworks(network);
+      }),
+  };
 }

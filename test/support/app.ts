@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
 import { createServices } from '../../src/api/services.js';
+import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
 import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
+import type { GlanceState } from '../../src/cloudsim/glance/index.js';
+import type { NeutronState } from '../../src/cloudsim/neutron/index.js';
+import type { NovaState } from '../../src/cloudsim/nova/index.js';
 import { createKeystoneSim, type KeystoneSim, type KeystoneSimOptions } from '../../src/cloudsim/keystone/index.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { freshDatabase } from './db.js';
@@ -17,6 +21,8 @@ export interface TestApp {
   keystone: KeystoneSim;
   /** http://127.0.0.1:<port> when started with `listen`. */
   apiUrl: string | undefined;
+  /** The simulated Glance, Nova and Neutron (their state, to add or break things) when started with `cloud`. */
+  cloud: { glance: GlanceState; nova: NovaState; neutron: NeutronState; sims: CloudSims } | undefined;
   /** A fresh project-scoped token for a built-in user. */
   token(user: User): Promise<string>;
   /** app.inject() as `user`, with Magnum's latest microversion unless headers say otherwise. */
@@ -30,6 +36,8 @@ export interface TestAppOptions {
   config?: (c: Config) => void;
   /** Listen on a loopback port and register it in the catalog as container-infra (for real clients). */
   listen?: boolean;
+  /** Start Glance, Nova and Neutron simulators on loopback, in the catalog, with cloudResourceChecks on. */
+  cloud?: boolean;
 }
 
 export async function startKeystone(opts: Partial<KeystoneSimOptions> = {}): Promise<KeystoneSim> {
@@ -61,14 +69,24 @@ export async function passwordToken(keystone: KeystoneSim, user: string, passwor
 
 export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const keystone = await startKeystone(opts.keystone);
+  const authUrl = `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`;
+  const sims = opts.cloud
+    ? await startCloudSims({
+        keystone,
+        authUrl,
+        credentials: { username: SERVICE_USER.username, password: SERVICE_USER.password, projectName: SERVICE_USER.project },
+        host: '127.0.0.1',
+      })
+    : undefined;
   const db = await freshDatabase();
   const config = loadConfig({
     DATABASE_URL: db.url,
     REDIS_URL: process.env.REDIS_URL,
-    KEYSTONE_URL: `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`,
+    KEYSTONE_URL: authUrl,
     SERVICE_PASSWORD: SERVICE_USER.password,
     LOG_LEVEL: 'silent',
   });
+  if (sims) config.cloudResourceChecks = true;
   opts.config?.(config);
   const services = await createServices(config);
   const app = await buildApp(config, { services, logger: false });
@@ -85,6 +103,7 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
     config,
     keystone,
     apiUrl,
+    cloud: sims ? { glance: sims.glance.state, nova: sims.nova.state, neutron: sims.neutron.state, sims } : undefined,
     token,
     async as(user, inject) {
       let t = tokens.get(user);
@@ -100,6 +119,7 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
     async close() {
       await app.close();
       await services.close();
+      await sims?.close();
       await keystone.app.close();
       await db.drop();
     },

@@ -52,11 +52,13 @@ function schemaCheck(flavor: Flavor, attrs: Body): void {
   if (!validate(attrs)) throw validationError(validate.errors![0]! as never, attrs);
 }
 
-async function cloudChecks(deps: TemplateDeps, who: Caller, t: ClusterTemplateRow, changed: Set<string> | 'all'): Promise<void> {
+/** Glance/Nova/Neutron checks of the attributes in `changed`; the image's os_distro fills cluster_distro. */
+async function cloudChecks(deps: TemplateDeps, who: Caller, t: ClusterTemplateRow, changed: Set<string> | 'all', distro?: string): Promise<void> {
   const cloud = deps.cloud;
   if (!cloud) return;
   const has = (k: string) => changed === 'all' || changed.has(k);
-  if (has('image_id')) t.cluster_distro = await cloud.imageDistro(who, t.image_id);
+  if (distro !== undefined) t.cluster_distro = distro;
+  else if (has('image_id')) t.cluster_distro = await cloud.imageDistro(who, t.image_id);
   for (const f of ['flavor_id', 'master_flavor_id'] as const) {
     const v = t[f];
     if (v !== null && has(f)) await cloud.checkFlavor(who, v);
@@ -92,11 +94,11 @@ export async function createTemplate(deps: TemplateDeps, flavor: Flavor, who: Ca
   t.coe = (body.coe as string | null) ?? '';
   checkDns(t.dns_nameserver, flavor);
   checkDrivers(t);
-  if (deps.cloud && flavor === 'template') {
-    checkDriverExists(t.server_type, await deps.cloud.imageDistro(who, t.image_id), t.coe);
-  }
+  // Magnum checks that a driver exists for the image's distro before the policy (spec §3.1).
+  const distro = deps.cloud && flavor === 'template' ? await deps.cloud.imageDistro(who, t.image_id) : undefined;
+  if (distro !== undefined) checkDriverExists(t.server_type, distro, t.coe);
   enforce(who.ctx, rule(flavor, 'create'));
-  await cloudChecks(deps, who, t, 'all');
+  await cloudChecks(deps, who, t, 'all', distro);
   checkPublish(flavor, who, { public: false, hidden: false }, t);
   return deps.repo.insert(t);
 }

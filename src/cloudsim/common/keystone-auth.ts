@@ -1,0 +1,106 @@
+// keystonemiddleware as the simulated services run it (spec openstack-apis §1.3): every incoming
+// X-Auth-Token is validated by Keystone's GET /v3/auth/tokens with the service's own token.
+// Unlike the real middleware nothing is cached, so a revocation takes effect on the next call.
+
+export interface ServiceCredentials {
+  username: string;
+  password: string;
+  projectName: string;
+  /** Default 'Default'. */
+  userDomainName?: string;
+  /** Default 'Default'. */
+  projectDomainName?: string;
+}
+
+export interface KeystoneAuthOptions {
+  /** Keystone v3 URL, ending in /v3. */
+  authUrl: string;
+  credentials: ServiceCredentials;
+  /** Per call to Keystone; default 10 s. */
+  timeoutMs?: number;
+}
+
+/** The caller of a simulated service, as Keystone describes the token now. */
+export interface SimCaller {
+  userId: string;
+  /** Undefined for domain-, system- or unscoped tokens. */
+  projectId: string | undefined;
+  roles: string[];
+  isAdmin: boolean;
+}
+
+export class KeystoneUnavailable extends Error {}
+
+interface TokenBody {
+  token: { user: { id: string }; project?: { id: string }; roles?: { name: string }[] };
+}
+
+export class KeystoneAuth {
+  private serviceToken: Promise<string> | undefined;
+  readonly authUrl: string;
+
+  constructor(private readonly opts: KeystoneAuthOptions) {
+    this.authUrl = opts.authUrl.replace(/\/+$/, '');
+  }
+
+  /** The caller behind `token`, or undefined when Keystone says the token is not valid. */
+  async validate(token: string): Promise<SimCaller | undefined> {
+    if (token === '') return undefined;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const service = await this.token();
+      const res = await this.call('GET', '/auth/tokens?nocatalog', { 'x-auth-token': service, 'x-subject-token': token });
+      if (res.status === 200) {
+        const t = ((await res.json()) as TokenBody).token;
+        const roles = (t.roles ?? []).map((r) => r.name.toLowerCase());
+        return { userId: t.user.id, projectId: t.project?.id, roles, isAdmin: roles.includes('admin') };
+      }
+      await res.body?.cancel();
+      if (res.status === 404) return undefined;
+      if (res.status === 401 && attempt === 0) {
+        this.serviceToken = undefined; // our own token expired or was revoked: log in again once
+        continue;
+      }
+      throw new KeystoneUnavailable(`token validation answered HTTP ${res.status}`);
+    }
+    throw new KeystoneUnavailable('the service credentials are refused');
+  }
+
+  private token(): Promise<string> {
+    this.serviceToken ??= this.login().catch((e: unknown) => {
+      this.serviceToken = undefined;
+      throw e;
+    });
+    return this.serviceToken;
+  }
+
+  private async login(): Promise<string> {
+    const c = this.opts.credentials;
+    const body = {
+      auth: {
+        identity: {
+          methods: ['password'],
+          password: { user: { name: c.username, domain: { name: c.userDomainName ?? 'Default' }, password: c.password } },
+        },
+        scope: { project: { name: c.projectName, domain: { name: c.projectDomainName ?? 'Default' } } },
+      },
+    };
+    const res = await this.call('POST', '/auth/tokens?nocatalog', { 'content-type': 'application/json' }, JSON.stringify(body));
+    await res.body?.cancel();
+    const value = res.headers.get('x-subject-token');
+    if (res.status !== 201 || !value) throw new KeystoneUnavailable(`service login refused (HTTP ${res.status})`);
+    return value;
+  }
+
+  private async call(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Response> {
+    try {
+      return await fetch(`${this.authUrl}${path}`, {
+        method,
+        headers: { accept: 'application/json', ...headers },
+        body,
+        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 10_000),
+      });
+    } catch (e) {
+      throw new KeystoneUnavailable(`Keystone unreachable: ${(e as Error).message}`);
+    }
+  }
+}

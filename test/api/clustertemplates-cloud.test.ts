@@ -1,0 +1,210 @@
+// Cluster templates with the Glance, Nova and Neutron checks on (spec magnum-api §3.1), against the
+// simulated cloud: what each failure looks like to the user, and that nothing is stored when one fails.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { closedPort } from '../support/net.js';
+import { testApp, type TestApp, type User } from '../support/app.js';
+
+let t: TestApp;
+before(async () => {
+  t = await testApp({ cloud: true });
+});
+after(() => t.close());
+
+const cloud = () => t.cloud!;
+const base = { coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public' };
+
+async function create(user: User, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const r = await t.as(user, { method: 'POST', url: '/v1/clustertemplates', payload: { ...base, ...body }, headers });
+  return { status: r.statusCode, body: r.json(), headers: r.headers };
+}
+
+const patch = (user: User, ident: string, ops: unknown) =>
+  t.as(user, { method: 'PATCH', url: `/v1/clustertemplates/${ident}`, payload: ops as object });
+
+const detail = (body: unknown) => (body as { errors: { detail: string }[] }).errors[0]!.detail;
+
+async function count(): Promise<number> {
+  const r = await t.as('admin', { method: 'GET', url: '/v1/clustertemplates' });
+  return (r.json() as { clustertemplates: unknown[] }).clustertemplates.length;
+}
+
+/** Expects a 4xx/5xx with exactly this detail, and no new template. */
+async function refused(user: User, body: Record<string, unknown>, status: number, message: string) {
+  const before = await count();
+  const r = await create(user, body);
+  assert.equal(r.status, status, JSON.stringify(r.body));
+  assert.equal(detail(r.body), message);
+  assert.equal(await count(), before, 'nothing stored');
+}
+
+describe('create', () => {
+  test('fills cluster_distro from the image; images, flavors and networks by name or id', async () => {
+    const r = await create('demo', { name: 'by-name', flavor_id: 'm1.small', master_flavor_id: 'm1.medium', cluster_distro: 'ignored' });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.cluster_distro, 'fedora-coreos');
+    const shown = await t.as('demo', { method: 'GET', url: `/v1/clustertemplates/${r.body.uuid}` });
+    assert.equal(shown.json().cluster_distro, 'fedora-coreos');
+
+    const image = cloud().glance.byName('fedora-coreos-40')!;
+    const network = [...cloud().neutron.networks.values()].find((n) => n.name === 'public')!;
+    const byId = await create('demo', { name: 'by-id', image_id: image.id, flavor_id: '2', master_flavor_id: '5', external_network_id: network.id });
+    assert.equal(byId.status, 201, JSON.stringify(byId.body));
+    assert.equal(byId.body.image_id, image.id);
+    assert.equal(byId.body.cluster_distro, 'fedora-coreos');
+  });
+
+  test('an image that does not exist, by name or id', async () => {
+    await refused('demo', { image_id: 'no-such-image' }, 400, 'Image no-such-image could not be found.');
+    const id = 'e2d1c3a4-0000-4000-8000-000000000000';
+    await refused('demo', { image_id: id }, 400, `Image ${id} could not be found.`);
+  });
+
+  test('an image without os_distro', async () => {
+    await refused('demo', { image_id: 'cirros' }, 400, "Image cirros doesn't contain os_distro field.");
+  });
+
+  test("another project's private image is not found (Glance hides it); its owner may use it", async () => {
+    const priv = cloud().glance.byName('demo-private-coreos')!;
+    await refused('other', { image_id: 'demo-private-coreos' }, 400, 'Image demo-private-coreos could not be found.');
+    await refused('other', { image_id: priv.id }, 400, `Image ${priv.id} could not be found.`);
+    const mine = await create('demo', { image_id: 'demo-private-coreos' });
+    assert.equal(mine.status, 201, JSON.stringify(mine.body));
+  });
+
+  test('an image whose os_distro has no driver', async () => {
+    await refused('demo', { image_id: 'ubuntu-24.04' }, 400, 'Cluster type (vm, ubuntu, kubernetes) not supported.');
+  });
+
+  test('two images with the same name: 409, the id still works', async () => {
+    const a = cloud().glance.addImage({ name: 'twin', properties: { os_distro: 'fedora-coreos' } });
+    const b = cloud().glance.addImage({ name: 'twin', properties: { os_distro: 'fedora-coreos' } });
+    try {
+      await refused('demo', { image_id: 'twin' }, 409, "Multiple 'images' exist with same name 'twin'. Please use the resource id instead.");
+      assert.equal((await create('demo', { image_id: a.id })).status, 201);
+    } finally {
+      cloud().glance.removeImage(a.id);
+      cloud().glance.removeImage(b.id);
+    }
+  });
+
+  test('an unknown flavor or master flavor', async () => {
+    await refused('demo', { flavor_id: 'm9.huge' }, 400, 'Unable to find flavor m9.huge.');
+    await refused('demo', { flavor_id: 'm1.small', master_flavor_id: '42' }, 400, 'Unable to find flavor 42.');
+  });
+
+  test('no external network of that name or id; a network that is not external does not count', async () => {
+    await refused('demo', { external_network_id: 'nowhere' }, 400, 'Unable to find external network nowhere.');
+    const internal = cloud().neutron.addNetwork({ name: 'private', projectId: t.keystone.state.projectId('demo') });
+    try {
+      await refused('demo', { external_network_id: 'private' }, 400, 'Unable to find external network private.');
+      await refused('demo', { external_network_id: internal.id }, 400, `Unable to find external network ${internal.id}.`);
+    } finally {
+      cloud().neutron.removeNetwork(internal.id);
+    }
+  });
+
+  test('two external networks named public: 409, the id still works', async () => {
+    const second = cloud().neutron.addNetwork({ name: 'public', external: true, shared: true, projectId: t.keystone.state.projectId('admin') });
+    try {
+      await refused('demo', {}, 409, "Multiple external networks exist with same name 'public'. Please use the external network ID instead.");
+      assert.equal((await create('demo', { external_network_id: second.id })).status, 201);
+    } finally {
+      cloud().neutron.removeNetwork(second.id);
+    }
+  });
+});
+
+describe('a cloud that fails', () => {
+  test('Glance, Nova or Neutron answering 503: 503 and nothing stored', async () => {
+    for (const [state, name, body] of [
+      [cloud().glance, 'Glance', {}],
+      [cloud().nova, 'Nova', { flavor_id: 'm1.small' }],
+      [cloud().neutron, 'Neutron', {}],
+    ] as const) {
+      const clear = state.faults.inject({ status: 503 });
+      try {
+        await refused('demo', body, 503, `The ${name} service is temporarily unavailable.`);
+      } finally {
+        clear();
+      }
+    }
+  });
+
+  test('Glance unreachable or missing from the catalog: 503', async () => {
+    const catalog = t.keystone.state.catalog;
+    const url = cloud().sims.urls.image;
+    // A fresh token for each case: the API caches a token's catalog with its validation.
+    const fresh = async () => ({ 'x-auth-token': await t.token('demo') });
+    try {
+      catalog.upsert({ type: 'image', name: 'glance', url: `http://127.0.0.1:${await closedPort()}` });
+      let r = await create('demo', {}, await fresh());
+      assert.equal(r.status, 503);
+      assert.equal(detail(r.body), 'The Glance service is temporarily unavailable.');
+      catalog.remove('image');
+      r = await create('demo', {}, await fresh());
+      assert.equal(r.status, 503);
+    } finally {
+      catalog.upsert({ type: 'image', name: 'glance', url });
+    }
+    assert.equal((await create('demo', {}, await fresh())).status, 201);
+  });
+
+  test('Glance refusing the image (403): Not authorized for image', async () => {
+    const clear = cloud().glance.faults.inject({ status: 403, path: '/v2/images' });
+    try {
+      await refused('demo', {}, 403, 'Not authorized for image fedora-coreos-40.');
+    } finally {
+      clear();
+    }
+  });
+
+  test('a token revoked after the API cached it: the cloud says 401, so does the API', async () => {
+    const token = await t.token('demo');
+    const headers = { 'x-auth-token': token };
+    assert.equal((await create('demo', {}, headers)).status, 201);
+    const del = await t.keystone.app.inject({ method: 'DELETE', url: '/v3/auth/tokens', headers: { 'x-auth-token': token, 'x-subject-token': token } });
+    assert.equal(del.statusCode, 204);
+    const r = await create('demo', {}, headers);
+    assert.equal(r.status, 401);
+    assert.match(String(r.headers['www-authenticate']), /^Keystone uri="http:\/\/127\.0\.0\.1:\d+\/v3"$/);
+  });
+});
+
+describe('PATCH re-validates what changed', () => {
+  test('image, flavors and network; other fields do not ask the cloud', async () => {
+    const ct = (await create('demo', { name: 'patched', flavor_id: 'm1.small' })).body;
+    const op = (path: string, value: string) => [{ op: 'replace', path, value }];
+    const expectDetail = async (ops: unknown, status: number, message: string) => {
+      const r = await patch('demo', ct.uuid, ops);
+      assert.equal(r.statusCode, status, r.body);
+      assert.equal(detail(r.json()), message);
+    };
+
+    await expectDetail(op('/image_id', 'missing'), 400, 'Image missing could not be found.');
+    await expectDetail(op('/image_id', 'cirros'), 400, "Image cirros doesn't contain os_distro field.");
+    await expectDetail(op('/flavor_id', 'm9.huge'), 400, 'Unable to find flavor m9.huge.');
+    await expectDetail(op('/master_flavor_id', 'm9.huge'), 400, 'Unable to find flavor m9.huge.');
+    await expectDetail(op('/external_network_id', 'nowhere'), 400, 'Unable to find external network nowhere.');
+
+    const moved = await patch('demo', ct.uuid, [
+      { op: 'replace', path: '/image_id', value: 'ubuntu-24.04' },
+      { op: 'replace', path: '/flavor_id', value: 'm1.large' },
+    ]);
+    assert.equal(moved.statusCode, 200, moved.body);
+    assert.equal(moved.json().cluster_distro, 'ubuntu');
+    assert.equal(moved.json().flavor_id, 'm1.large');
+
+    // With every service down, a change that names no cloud resource still goes through.
+    const clears = [cloud().glance, cloud().nova, cloud().neutron].map((s) => s.faults.inject({ status: 503 }));
+    try {
+      const renamed = await patch('demo', ct.uuid, op('/name', 'renamed'));
+      assert.equal(renamed.statusCode, 200, renamed.body);
+      await expectDetail(op('/image_id', 'fedora-coreos-40'), 503, 'The Glance service is temporarily unavailable.');
+    } finally {
+      for (const clear of clears) clear();
+    }
+    const shown = await t.as('demo', { method: 'GET', url: `/v1/clustertemplates/${ct.uuid}` });
+    assert.equal(shown.json().image_id, 'ubuntu-24.04', 'the refused patches changed nothing');
+  });
+});

@@ -1,0 +1,251 @@
+// The Glance, Nova and Neutron clients against the simulators over loopback: lookups, filters,
+// pagination followed to the end, and every failure mapped into OpenStackError.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
+import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
+import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import { contextFromToken, type CatalogEntry } from '../../src/keystone/context.js';
+import { GlanceClient } from '../../src/openstack/glance.js';
+import { OpenStackError, requestJson, sessionFor, type CallRecord, type Session } from '../../src/openstack/http.js';
+import { NeutronClient } from '../../src/openstack/neutron.js';
+import { NovaClient } from '../../src/openstack/nova.js';
+import { startKeystone, type User } from '../support/app.js';
+
+let keystone: KeystoneSim;
+let sims: CloudSims;
+before(async () => {
+  keystone = await startKeystone();
+  sims = await startCloudSims({
+    keystone,
+    authUrl: `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`,
+    credentials: { username: SERVICE_USER.username, password: SERVICE_USER.password, projectName: SERVICE_USER.project },
+    host: '127.0.0.1',
+  });
+});
+after(async () => {
+  await sims.close();
+  await keystone.app.close();
+});
+
+/** A project-scoped token of a built-in user and the catalog Keystone returns with it. */
+async function login(user: User): Promise<{ token: string; catalog: CatalogEntry[] }> {
+  const res = await keystone.app.inject({
+    method: 'POST',
+    url: '/v3/auth/tokens',
+    payload: {
+      auth: {
+        identity: { methods: ['password'], password: { user: { name: user, domain: { id: 'default' }, password: BUILTIN_USERS[user].password } } },
+        scope: { project: { name: BUILTIN_USERS[user].project, domain: { id: 'default' } } },
+      },
+    },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return { token: res.headers['x-subject-token'] as string, catalog: contextFromToken(res.json()).catalog };
+}
+
+/** A session of `type` for `user`, recording every call it makes. */
+async function session(user: User, type: string, calls: CallRecord[] = []): Promise<Session> {
+  const { token, catalog } = await login(user);
+  return sessionFor(catalog, token, type, { timeoutMs: 5000, log: (c) => calls.push(c) });
+}
+
+/** Runs `fn`, expecting an OpenStackError; returns it. */
+async function failure(fn: () => Promise<unknown>): Promise<OpenStackError> {
+  try {
+    await fn();
+  } catch (e) {
+    assert.ok(e instanceof OpenStackError, `expected OpenStackError, got ${String(e)}`);
+    return e;
+  }
+  assert.fail('expected a failure');
+}
+
+describe('glance', () => {
+  test('image by id: unwrapped, custom properties flat, unset fields omitted', async () => {
+    const fcos = sims.glance.state.byName('fedora-coreos-40')!;
+    const image = await new GlanceClient(await session('demo', 'image')).getImage(fcos.id);
+    assert.equal(image.id, fcos.id);
+    assert.equal(image.name, 'fedora-coreos-40');
+    assert.equal(image.os_distro, 'fedora-coreos');
+    assert.equal(image.status, 'active');
+    assert.equal(image.visibility, 'public');
+    assert.equal(image.self, `/v2/images/${fcos.id}`);
+    assert.ok(!Object.values(image).includes(null));
+    assert.equal((await new GlanceClient(await session('demo', 'image')).getImage(sims.glance.state.byName('cirros')!.id)).os_distro, undefined);
+  });
+
+  test('an unknown image is a 404 with the request id of the answer', async () => {
+    const e = await failure(async () => new GlanceClient(await session('demo', 'image')).getImage('5f2b4b3e-0000-4000-8000-000000000000'));
+    assert.deepEqual([e.status, e.kind, e.service, e.retryable], [404, 'not_found', 'image', false]);
+    assert.match(e.requestId ?? '', /^req-[0-9a-f-]{36}$/);
+    assert.match((e.body as { message: string }).message, /No image found with ID 5f2b4b3e/);
+  });
+
+  test('private images: the owner sees them, other projects get 404, admin sees all', async () => {
+    const priv = sims.glance.state.byName('demo-private-coreos')!;
+    assert.equal((await new GlanceClient(await session('demo', 'image')).getImage(priv.id)).owner, keystone.state.projectId('demo'));
+    assert.equal((await new GlanceClient(await session('admin', 'image')).getImage(priv.id)).id, priv.id);
+    const other = new GlanceClient(await session('other', 'image'));
+    assert.equal((await failure(() => other.getImage(priv.id))).status, 404);
+    assert.deepEqual(await other.listImages({ name: 'demo-private-coreos' }), []);
+    const demo = new GlanceClient(await session('demo', 'image'));
+    assert.deepEqual((await demo.listImages({ name: 'demo-private-coreos' })).map((i) => i.id), [priv.id]);
+  });
+
+  test('name is an exact filter; custom properties filter too', async () => {
+    const glance = new GlanceClient(await session('demo', 'image'));
+    assert.deepEqual((await glance.listImages({ name: 'cirros' })).map((i) => i.name), ['cirros']);
+    assert.deepEqual(await glance.listImages({ name: 'cirr' }), []);
+    assert.deepEqual((await glance.listImages({ properties: { os_distro: 'ubuntu' } })).map((i) => i.name), ['ubuntu-24.04']);
+  });
+
+  test('lists follow `next` to the end: a full last page links to an empty one', async () => {
+    const extra = [1, 2, 3].map((n) => sims.glance.state.addImage({ name: `paged-${n}`, properties: { purpose: 'paging' } }));
+    try {
+      const calls: CallRecord[] = [];
+      const glance = new GlanceClient(await session('demo', 'image', calls));
+      const paged = await glance.listImages({ limit: 1, properties: { purpose: 'paging' } });
+      assert.deepEqual(paged.map((i) => i.name), ['paged-3', 'paged-2', 'paged-1'], 'newest first');
+      assert.equal(calls.length, 4, 'three full pages, then the empty one');
+      const everything = await glance.listImages({ limit: 2 });
+      assert.equal(new Set(everything.map((i) => i.id)).size, everything.length);
+      assert.equal(everything.length, (await glance.listImages()).length);
+    } finally {
+      for (const i of extra) sims.glance.state.removeImage(i.id);
+    }
+  });
+
+  test('a 503 from the service, a slow service, a revoked token', async () => {
+    const glance = new GlanceClient(await session('demo', 'image'));
+    sims.glance.state.faults.inject({ status: 503, times: 1 });
+    const down = await failure(() => glance.listImages({ name: 'cirros' }));
+    assert.deepEqual([down.status, down.kind, down.retryable], [503, 'server', true]);
+    assert.equal((await glance.listImages({ name: 'cirros' })).length, 1, 'the fault hit once');
+
+    const slow = new GlanceClient({ ...(await session('demo', 'image')), timeoutMs: 100 });
+    const clear = sims.glance.state.faults.inject({ delayMs: 1000, path: '/v2/images' });
+    try {
+      const e = await failure(() => slow.listImages());
+      assert.deepEqual([e.status, e.kind], [0, 'timeout']);
+    } finally {
+      clear();
+    }
+
+    const { token, catalog } = await login('demo');
+    const revoked = new GlanceClient(sessionFor(catalog, token, 'image', { timeoutMs: 5000 }));
+    assert.equal((await revoked.listImages({ name: 'cirros' })).length, 1);
+    const del = await keystone.app.inject({ method: 'DELETE', url: '/v3/auth/tokens', headers: { 'x-auth-token': token, 'x-subject-token': token } });
+    assert.equal(del.statusCode, 204);
+    const e = await failure(() => revoked.listImages({ name: 'cirros' }));
+    assert.deepEqual([e.status, e.kind], [401, 'unauthorized']);
+    assert.deepEqual(e.body, { error: { code: 401, title: 'Unauthorized', message: 'The request you have made requires authentication.' } });
+  });
+});
+
+describe('nova', () => {
+  test('flavor by id; a name is not an id (404 in Nova\'s fault shape)', async () => {
+    const nova = new NovaClient(await session('demo', 'compute'));
+    const medium = await nova.getFlavor('3');
+    assert.deepEqual([medium.name, medium.vcpus, medium.ram, medium.disk, medium.swap], ['m1.medium', 2, 4096, 40, '']);
+    assert.match(medium.links[0]!.href, /\/v2\.1\/flavors\/3$/);
+    const e = await failure(() => nova.getFlavor('m1.medium'));
+    assert.deepEqual([e.status, e.kind], [404, 'not_found']);
+    assert.deepEqual(e.body, { itemNotFound: { code: 404, message: 'Flavor m1.medium could not be found.' } });
+  });
+
+  test('detail list in flavorid order, filters, pages followed to the end', async () => {
+    const calls: CallRecord[] = [];
+    const nova = new NovaClient(await session('demo', 'compute', calls));
+    assert.deepEqual((await nova.listFlavors()).map((f) => f.name), ['m1.small', 'm1.medium', 'm1.large', 'm1.xlarge']);
+    assert.equal(calls.length, 1);
+    assert.deepEqual((await nova.listFlavors({ minRam: 8192 })).map((f) => f.id), ['4', '5']);
+    calls.length = 0;
+    assert.deepEqual((await nova.listFlavors({ limit: 2 })).map((f) => f.id), ['2', '3', '4', '5']);
+    assert.equal(calls.length, 3, 'two full pages, then the empty one');
+  });
+
+  test('without a limit Nova pages at max_limit, and the client follows', async () => {
+    sims.nova.state.maxLimit = 3;
+    try {
+      const calls: CallRecord[] = [];
+      const nova = new NovaClient(await session('demo', 'compute', calls));
+      assert.equal((await nova.listFlavors()).length, 4);
+      assert.equal(calls.length, 2);
+    } finally {
+      sims.nova.state.maxLimit = 1000;
+    }
+  });
+
+  test('a private flavor is seen only by projects given access (and admins by id)', async () => {
+    sims.nova.state.addFlavor({ id: 'gpu-1', name: 'g1.large', vcpus: 8, ram: 32768, disk: 100, isPublic: false, projects: [keystone.state.projectId('demo')] });
+    try {
+      const demo = new NovaClient(await session('demo', 'compute'));
+      assert.ok((await demo.listFlavors()).some((f) => f.name === 'g1.large'));
+      assert.equal((await demo.getFlavor('gpu-1'))['os-flavor-access:is_public'], false);
+      const other = new NovaClient(await session('other', 'compute'));
+      assert.ok(!(await other.listFlavors()).some((f) => f.name === 'g1.large'));
+      assert.equal((await failure(() => other.getFlavor('gpu-1'))).status, 404);
+      assert.equal((await new NovaClient(await session('admin', 'compute')).getFlavor('gpu-1')).name, 'g1.large');
+    } finally {
+      sims.nova.state.removeFlavor('gpu-1');
+    }
+  });
+
+  test('a 503 fault maps to OpenStackError 503', async () => {
+    const nova = new NovaClient(await session('demo', 'compute'));
+    sims.nova.state.faults.inject({ status: 503, path: '/flavors', times: 1 });
+    const e = await failure(() => nova.getFlavor('2'));
+    assert.deepEqual([e.status, e.kind], [503, 'server']);
+    assert.deepEqual(Object.keys(e.body as object), ['serviceUnavailable']);
+  });
+});
+
+describe('neutron', () => {
+  test('external networks by name and by id; visibility of other projects\' networks', async () => {
+    const neutron = new NeutronClient(await session('demo', 'network'));
+    const [pub] = await neutron.listNetworks({ 'router:external': true, name: 'public' });
+    assert.ok(pub);
+    assert.equal(pub['router:external'], true);
+    assert.deepEqual((await neutron.listNetworks({ 'router:external': true, id: pub.id })).map((n) => n.name), ['public']);
+    assert.equal((await neutron.getNetwork(pub.id)).id, pub.id);
+
+    const priv = sims.neutron.state.addNetwork({ name: 'other-net', projectId: keystone.state.projectId('other') });
+    try {
+      assert.deepEqual(await neutron.listNetworks({ name: 'other-net' }), []);
+      const e = await failure(() => neutron.getNetwork(priv.id));
+      assert.deepEqual(e.body, { NeutronError: { type: 'NetworkNotFound', message: `Network ${priv.id} could not be found.`, detail: '' } });
+      const other = new NeutronClient(await session('other', 'network'));
+      assert.deepEqual((await other.listNetworks({ name: 'other-net' })).map((n) => n.id), [priv.id]);
+      assert.deepEqual(await other.listNetworks({ name: 'other-net', 'router:external': true }), []);
+    } finally {
+      sims.neutron.state.removeNetwork(priv.id);
+    }
+  });
+
+  test('a repeated filter is an OR; pages are followed to the end', async () => {
+    const extra = ['a', 'b', 'c'].map((n) => sims.neutron.state.addNetwork({ name: `net-${n}`, projectId: keystone.state.projectId('demo') }));
+    try {
+      const calls: CallRecord[] = [];
+      const neutron = new NeutronClient(await session('demo', 'network', calls));
+      assert.equal((await neutron.listNetworks({ name: ['net-a', 'net-c'] })).length, 2);
+      calls.length = 0;
+      const all = await neutron.listNetworks({ limit: 1 });
+      assert.deepEqual(all.map((n) => n.name).sort(), ['net-a', 'net-b', 'net-c', 'public']);
+      assert.equal(calls.length, 5, 'four full pages, then the empty one');
+    } finally {
+      for (const n of extra) sims.neutron.state.removeNetwork(n.id);
+    }
+  });
+
+  test('an unknown filter is a 400; a 503 fault is a 503', async () => {
+    const s = await session('demo', 'network');
+    const bad = await failure(() => requestJson(s, { path: '/v2.0/networks', query: { colour: 'blue' } }));
+    assert.deepEqual([bad.status, bad.kind], [400, 'bad_request']);
+    assert.deepEqual(bad.body, { NeutronError: { type: 'HTTPBadRequest', message: "['colour'] is invalid attribute for filtering", detail: '' } });
+    sims.neutron.state.faults.inject({ status: 503, times: 1 });
+    const e = await failure(() => new NeutronClient(s).listNetworks({ name: 'public' }));
+    assert.deepEqual([e.status, e.kind], [503, 'server']);
+  });
+});
