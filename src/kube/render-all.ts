@@ -1,6 +1,8 @@
 // Renders every artefact of one cluster into a file map (used by scripts/render.ts and the golden tests).
 
 import { stringify } from 'yaml';
+import { renderAddons, type K8sObject } from './addons/framework.js';
+import { ADDONS } from './addons/index.js';
 import { renderCloudConfig, type CloudCredential, type CloudNetwork } from './cloudconf.js';
 import type { ApiEndpoint } from './cloudinit/inputs.js';
 import { base64Size, renderUserData } from './cloudinit/userdata.js';
@@ -38,5 +40,11 @@ export function renderCluster(spec: ClusterSpec, warnings: string[], m: ClusterM
     ...userData,
   };
   for (const [k, v] of Object.entries(cloud.secretData)) files[`cloud-config/${k}`] = v;
+  for (const a of renderAddons(ADDONS, spec, { cloud })) files[`addons/${a.order}-${a.name}.yaml`] = manifest(a.objects);
   return files;
+}
+
+/** One multi-document YAML per add-on, objects in apply order. */
+export function manifest(objects: readonly K8sObject[]): string {
+  return objects.map((o) => stringify(o, { lineWidth: 0 })).map((d) => `---\n${d}`).join('');
 }

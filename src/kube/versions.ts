@@ -17,6 +17,16 @@ export interface VersionRow {
   calico: string;
   flannel: string;
   flannelCniPlugin: string;
+  /** quay.io/tigera/operator release that deploys `calico` (the operator pins the Calico version). */
+  tigeraOperator: string;
+  /** CSI sidecars (registry.k8s.io/sig-storage), from the CPO release of the row. */
+  csiAttacher: string;
+  csiProvisioner: string;
+  csiSnapshotter: string;
+  csiResizer: string;
+  csiLivenessProbe: string;
+  csiNodeDriverRegistrar: string;
+  metricsServer: string;
 }
 
 export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> = {
@@ -29,6 +39,14 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     calico: 'v3.31.3',
     flannel: 'v0.27.4',
     flannelCniPlugin: 'v1.8.0-flannel1',
+    tigeraOperator: 'v1.40.3',
+    csiAttacher: 'v4.10.0',
+    csiProvisioner: 'v5.3.0',
+    csiSnapshotter: 'v8.4.0',
+    csiResizer: 'v1.14.0',
+    csiLivenessProbe: 'v2.17.0',
+    csiNodeDriverRegistrar: 'v2.15.0',
+    metricsServer: 'v0.8.0',
   },
   '1.35': {
     kubernetes: 'v1.35.5',
@@ -39,6 +57,14 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     calico: 'v3.31.3',
     flannel: 'v0.27.4',
     flannelCniPlugin: 'v1.8.0-flannel1',
+    tigeraOperator: 'v1.40.3',
+    csiAttacher: 'v4.10.0',
+    csiProvisioner: 'v5.3.0',
+    csiSnapshotter: 'v8.4.0',
+    csiResizer: 'v1.14.0',
+    csiLivenessProbe: 'v2.17.0',
+    csiNodeDriverRegistrar: 'v2.15.0',
+    metricsServer: 'v0.8.0',
   },
   '1.36': {
     kubernetes: 'v1.36.1',
@@ -49,6 +75,14 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     calico: 'v3.31.3',
     flannel: 'v0.27.4',
     flannelCniPlugin: 'v1.8.0-flannel1',
+    tigeraOperator: 'v1.40.3',
+    csiAttacher: 'v4.10.0',
+    csiProvisioner: 'v5.3.0',
+    csiSnapshotter: 'v8.4.0',
+    csiResizer: 'v1.14.0',
+    csiLivenessProbe: 'v2.17.0',
+    csiNodeDriverRegistrar: 'v2.15.0',
+    metricsServer: 'v0.8.0',
   },
 };
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LABEL_CATALOG } from '../../src/kube/labels/catalog.js';
-import { CORE_MODULES, labelOwners } from '../../src/kube/spec/registry.js';
+import { ADDON_MODULES, CORE_MODULES, labelOwners } from '../../src/kube/spec/registry.js';
 import { parseClusterSpec } from '../../src/kube/spec/parse.js';
 import { input } from './fixtures.js';
 
@@ -31,7 +31,7 @@ draino_tag npd_enabled node_problem_detector_tag auto_scaling_enabled autoscaler
   .filter(Boolean);
 
 test('every §7 label is implemented by exactly one module or catalogued, never both', () => {
-  const owners = labelOwners(CORE_MODULES);
+  const owners = labelOwners([...CORE_MODULES, ...ADDON_MODULES]);
   for (const name of SECTION_7_LABELS) {
     const implemented = owners.has(name);
     const catalogued = name in LABEL_CATALOG;

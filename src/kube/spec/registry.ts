@@ -1,6 +1,7 @@
 // The ordered module registry. Core modules fill the spec's sections (later ones may read earlier ones);
 // add-on feature modules (CNI manifests, CSI, ingress, …) append themselves to ADDON_MODULES.
 
+import { ADDONS } from '../addons/index.js';
 import { apiServerModule, octaviaModule } from '../modules/octavia.js';
 import { cloudProviderModule, nodesModule } from '../modules/cloud-provider.js';
 import { kubernetesModule } from '../modules/kubernetes.js';
@@ -16,8 +17,8 @@ export const CORE_MODULES: readonly FeatureModule[] = [
   cloudProviderModule,
 ] as unknown as readonly FeatureModule[];
 
-/** Add-on feature modules; the add-on pass registers them here. */
-export const ADDON_MODULES: readonly FeatureModule[] = [];
+/** Add-on feature modules (src/kube/addons): they run after the core modules and may read their sections. */
+export const ADDON_MODULES: readonly FeatureModule[] = ADDONS as unknown as readonly FeatureModule[];
 
 /** label name → owning module; throws when two modules claim one label (a programming error). */
 export function labelOwners(modules: readonly FeatureModule[]): Map<string, FeatureModule> {

@@ -1,0 +1,18 @@
+// The registered add-ons, in apply order (spec k8s-bootstrap §1.7). ADDON_MODULES in spec/registry.ts is this list.
+
+import { calicoAddon } from './cni-calico/index.js';
+import { cinderCsiAddon } from './cinder-csi/index.js';
+import { cloudConfigAddon } from './cloud-config/index.js';
+import { flannelAddon } from './cni-flannel/index.js';
+import type { AddonModule } from './framework.js';
+import { metricsServerAddon } from './metrics-server/index.js';
+import { occmAddon } from './occm/index.js';
+
+export const ADDONS: readonly AddonModule[] = [
+  cloudConfigAddon,
+  occmAddon,
+  calicoAddon,
+  flannelAddon,
+  cinderCsiAddon,
+  metricsServerAddon,
+] as unknown as readonly AddonModule[];

@@ -1,0 +1,71 @@
+// Every object of every add-on validates, over 3 Kubernetes minors × 2 CNIs × optional add-ons on/off.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SUPPORTED_MINORS, VERSION_MATRIX } from '../../src/kube/versions.js';
+import { isCustomResource, podTemplates, validateObject } from './k8s-validate.js';
+import { rendered } from './addon-support.js';
+
+/** The ServiceAccount each workload must run as (upstream names). */
+const EXPECTED_SA: Record<string, string> = {
+  'DaemonSet/openstack-cloud-controller-manager': 'cloud-controller-manager',
+  'Deployment/tigera-operator': 'tigera-operator',
+  'DaemonSet/kube-flannel-ds': 'flannel',
+  'Deployment/csi-cinder-controllerplugin': 'csi-cinder-controller-sa',
+  'DaemonSet/csi-cinder-nodeplugin': 'csi-cinder-node-sa',
+  'Deployment/metrics-server': 'metrics-server',
+};
+const OPTIONAL_OFF = { cinder_csi_enabled: 'false', metrics_server_enabled: 'false' };
+
+for (const minor of SUPPORTED_MINORS) {
+  for (const cni of ['calico', 'flannel'] as const) {
+    for (const optional of ['on', 'off'] as const) {
+      const over = {
+        network_driver: cni,
+        labels: { kube_tag: VERSION_MATRIX[minor].kubernetes, ...(optional === 'off' ? OPTIONAL_OFF : {}) },
+      };
+      test(`add-ons ${minor} ${cni} optional=${optional}: core/apps/rbac/storage/apiregistration objects validate with kubernetes-models; the Calico Installation CR gets a structural check (its CRD is installed by the operator)`, () => {
+        const { addons } = rendered(over);
+        const names = addons.map((a) => a.name);
+        assert.deepEqual(names, ['cloud-config', 'occm', `cni-${cni}`, ...(optional === 'on' ? ['cinder-csi', 'metrics-server'] : [])]);
+        let objects = 0;
+        for (const a of addons) {
+          assert.ok(a.objects.length > 0, `${a.name} renders objects`);
+          for (const o of a.objects) {
+            assert.doesNotThrow(() => validateObject(o), `${a.name}: ${o.kind}/${o.metadata.name}`);
+            objects++;
+          }
+        }
+        const custom = addons.flatMap((a) => a.objects).filter(isCustomResource);
+        assert.equal(custom.length, cni === 'calico' ? 1 : 0);
+        assert.ok(objects > 10);
+      });
+
+      test(`add-ons ${minor} ${cni} optional=${optional}: workloads have pinned images, resource requests and their own ServiceAccount`, () => {
+        const { addons } = rendered(over);
+        const all = addons.flatMap((a) => a.objects);
+        const accounts = new Set(all.filter((o) => o.kind === 'ServiceAccount').map((o) => `${o.metadata.namespace}/${o.metadata.name}`));
+        const bound = new Set(
+          all
+            .filter((o) => o.kind === 'ClusterRoleBinding' || o.kind === 'RoleBinding')
+            .flatMap((o) => (o.subjects as { name: string; namespace: string }[]).map((s) => `${s.namespace}/${s.name}`)),
+        );
+        const pods = podTemplates(all);
+        assert.equal(pods.length, optional === 'on' ? 5 : 2);
+        for (const p of pods) {
+          assert.equal(p.serviceAccountName, EXPECTED_SA[p.owner], `${p.owner} runs as its own ServiceAccount`);
+          const ns = all.find((o) => `${o.kind}/${o.metadata.name}` === p.owner)!.metadata.namespace;
+          assert.ok(p.serviceAccountName, `${p.owner} sets serviceAccountName`);
+          const ref = `${ns}/${p.serviceAccountName}`;
+          assert.ok(accounts.has(ref), `${p.owner}: ServiceAccount ${ref} is rendered`);
+          assert.ok(bound.has(ref), `${p.owner}: ServiceAccount ${ref} is bound to a role`);
+          for (const c of p.containers) {
+            assert.match(c.image, /^[a-z0-9.\-/:]+:v?\d+\.\d+\.\d+[\w.-]*$/, `${p.owner}/${c.name} pins its image: ${c.image}`);
+            assert.doesNotMatch(c.image, /:latest$/);
+            assert.ok(c.resources?.requests?.cpu && c.resources.requests.memory, `${p.owner}/${c.name} requests cpu and memory`);
+          }
+        }
+      });
+    }
+  }
+}

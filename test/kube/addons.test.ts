@@ -1,0 +1,127 @@
+// The add-on framework: §1.7 order, disabled add-ons render nothing, labels land where they should.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseAllDocuments } from 'yaml';
+import { InvalidLabelError } from '../../src/domain/errors.js';
+import { ORDER, renderAddons } from '../../src/kube/addons/framework.js';
+import { ADDONS } from '../../src/kube/addons/index.js';
+import { manifest } from '../../src/kube/render-all.js';
+import { ADDON_MODULES } from '../../src/kube/spec/registry.js';
+import { parseClusterSpec } from '../../src/kube/spec/parse.js';
+import { addon, contextFor, rendered } from './addon-support.js';
+import { input, keystoneCa, UUID } from './fixtures.js';
+import { validateObject } from './k8s-validate.js';
+
+test('add-ons are registered as feature modules and applied in spec §1.7 order', () => {
+  assert.deepEqual(ADDON_MODULES, ADDONS);
+  assert.ok(ORDER.cloudConfig < ORDER.occm && ORDER.occm < ORDER.cni && ORDER.cni < ORDER.cinderCsi && ORDER.cinderCsi < ORDER.metricsServer);
+  const { spec } = parseClusterSpec(input());
+  const order = renderAddons([...ADDONS].reverse(), spec, contextFor(spec)).map((a) => a.name);
+  assert.deepEqual(order, ['cloud-config', 'occm', 'cni-calico', 'cinder-csi', 'metrics-server']);
+});
+
+test('a disabled add-on renders nothing', () => {
+  const { addons } = rendered({ labels: { cinder_csi_enabled: 'false', metrics_server_enabled: 'no' } });
+  assert.deepEqual(addons.map((a) => a.name), ['cloud-config', 'occm', 'cni-calico']);
+  const all = JSON.stringify(addons);
+  assert.doesNotMatch(all, /cinder\.csi\.openstack\.org|metrics-server|flannel/);
+  assert.throws(() => parseClusterSpec(input({ labels: { cinder_csi_enabled: 'sometimes' } })), (e: unknown) => e instanceof InvalidLabelError && e.label === 'cinder_csi_enabled');
+});
+
+test('cloud-config: Secret kube-system/cloud-config holds cloud.conf and the Keystone CA', () => {
+  const { addons } = rendered();
+  const [secret] = addon(addons, 'cloud-config').objects as unknown as [{ metadata: { namespace: string }; data: Record<string, string> }];
+  assert.equal(secret.metadata.namespace, 'kube-system');
+  const conf = Buffer.from(secret.data['cloud.conf']!, 'base64').toString();
+  assert.match(conf, /^\[Global\]\nauth-url=https:\/\/keystone\.example\.org:5000\/v3\n/);
+  assert.equal(Buffer.from(secret.data['ca.crt']!, 'base64').toString(), keystoneCa);
+});
+
+test('occm: control-plane DaemonSet with the cluster UUID as cluster name, SA credentials and the mounted cloud.conf', () => {
+  const { spec, addons } = rendered({ labels: { cloud_provider_tag: 'v1.35.9' } });
+  const occm = addon(addons, 'occm');
+  assert.deepEqual(occm.objects.map((o) => o.kind), ['ServiceAccount', 'ClusterRole', 'ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'DaemonSet']);
+  const pod = (occm.objects.at(-1)!.spec as any).template.spec;
+  const c = pod.containers[0];
+  assert.equal(c.image, 'registry.k8s.io/provider-os/openstack-cloud-controller-manager:v1.35.9');
+  assert.equal(c.image, contextFor(spec).cloud.occm.image);
+  for (const a of [`--cluster-name=${UUID}`, '--cloud-provider=openstack', '--use-service-account-credentials=true', '--cloud-config=/etc/config/cloud.conf']) assert.ok(c.args.includes(a), a);
+  assert.deepEqual(pod.nodeSelector, { 'node-role.kubernetes.io/control-plane': '' });
+  assert.ok(pod.tolerations.some((t: { key: string }) => t.key === 'node.cloudprovider.kubernetes.io/uninitialized'));
+  assert.equal(pod.hostNetwork, true);
+  assert.deepEqual(pod.volumes.find((v: { name: string }) => v.name === 'cloud-config-volume').secret, { secretName: 'cloud-config' });
+});
+
+test('cni-flannel: net-conf from the network spec; tags from labels; calico labels ignored', () => {
+  const { addons, warnings } = rendered({ network_driver: 'flannel', labels: { flannel_network_cidr: '10.50.0.0/16', flannel_backend: 'wireguard', flannel_network_subnetlen: '26', flannel_tag: 'v0.27.9', calico_tag: 'v3.31.3' } });
+  const f = addon(addons, 'cni-flannel');
+  const cm = f.objects.find((o) => o.kind === 'ConfigMap') as unknown as { data: Record<string, string> };
+  assert.deepEqual(JSON.parse(cm.data['net-conf.json']!), { Network: '10.50.0.0/16', SubnetLen: 26, EnableNFTables: false, Backend: { Type: 'wireguard' } });
+  assert.match(JSON.stringify(f.objects), /ghcr\.io\/flannel-io\/flannel:v0\.27\.9/);
+  assert.match(warnings.join('\n'), /calico_tag is ignored with network_driver=flannel/);
+  const hostGw = addon(rendered({ network_driver: 'flannel', labels: { flannel_backend: 'host-gw' } }).addons, 'cni-flannel');
+  assert.match(JSON.stringify(hostGw.objects), /\\"Type\\": \\"host-gw\\"/);
+});
+
+test('cni-calico: tigera-operator + Installation with the pod CIDR and IP-in-IP mode; mirror and calico_tag', () => {
+  const enc = (labels: Record<string, string>) => {
+    const inst = addon(rendered({ labels }).addons, 'cni-calico').objects.find((o) => o.kind === 'Installation')!;
+    return (inst.spec as any).calicoNetwork.ipPools[0];
+  };
+  assert.deepEqual([enc({}).encapsulation, enc({ calico_ipv4pool_ipip: 'Always' }).encapsulation, enc({ calico_ipv4pool_ipip: 'CrossSubnet' }).encapsulation], ['None', 'IPIP', 'IPIPCrossSubnet']);
+  assert.equal(enc({ calico_ipv4pool: '172.20.0.0/16' }).cidr, '172.20.0.0/16');
+  const mirrored = addon(rendered({ labels: { container_infra_prefix: 'mirror.example.org/k8s' } }).addons, 'cni-calico');
+  const inst = mirrored.objects.find((o) => o.kind === 'Installation')!.spec as { registry: string; imagePath: string };
+  assert.deepEqual([inst.registry, inst.imagePath], ['mirror.example.org/', 'k8s']);
+  assert.match(JSON.stringify(mirrored.objects), /"mirror\.example\.org\/k8s\/operator:v1\.40\.3"/);
+  const op = mirrored.objects.find((o) => o.kind === 'Deployment')!;
+  assert.ok((op.spec as any).template.spec.containers[0].args.includes('-manage-crds=true'));
+  assert.throws(() => parseClusterSpec(input({ labels: { calico_tag: 'v3.21.2' } })), (e: unknown) => e instanceof InvalidLabelError && e.label === 'calico_tag');
+});
+
+test('cinder-csi: --cluster=<uuid>, default StorageClass, CSIDriver, sidecar tags from labels and mirror', () => {
+  const { spec, addons } = rendered({ labels: { csi_provisioner_tag: 'v5.3.1', container_infra_prefix: 'mirror.example.org/k8s' } });
+  const csi = addon(addons, 'cinder-csi');
+  const text = JSON.stringify(csi.objects);
+  assert.ok(text.includes(`"--cluster=${UUID}"`));
+  assert.ok(text.includes('"mirror.example.org/k8s/csi-provisioner:v5.3.1"'));
+  assert.ok(text.includes(`"${contextFor(spec).cloud.cinderCsi.image}"`));
+  const sc = csi.objects.find((o) => o.kind === 'StorageClass')!;
+  assert.equal(sc.metadata.annotations?.['storageclass.kubernetes.io/is-default-class'], 'true');
+  assert.equal(sc.provisioner, 'cinder.csi.openstack.org');
+  assert.ok(csi.objects.some((o) => o.kind === 'CSIDriver' && o.metadata.name === 'cinder.csi.openstack.org'));
+  assert.ok(csi.objects.findIndex((o) => o.kind === 'StorageClass') > csi.objects.findIndex((o) => o.kind === 'CSIDriver'));
+});
+
+test('metrics-server: APIService + Deployment trusting kubeadm self-signed kubelet certs', () => {
+  const ms = addon(rendered().addons, 'metrics-server');
+  assert.ok(ms.objects.some((o) => o.kind === 'APIService' && o.metadata.name === 'v1beta1.metrics.k8s.io'));
+  const d = ms.objects.find((o) => o.kind === 'Deployment')!;
+  assert.ok((d.spec as any).template.spec.containers[0].args.includes('--kubelet-insecure-tls'));
+});
+
+test('render-all manifests are multi-document YAML that round-trips to the objects', () => {
+  const { addons } = rendered();
+  for (const a of addons) {
+    const docs = parseAllDocuments(manifest(a.objects)).map((d) => d.toJS());
+    assert.deepEqual(docs, a.objects);
+  }
+});
+
+test('the validator really rejects malformed objects', () => {
+  const ds = structuredClone(addon(rendered().addons, 'occm').objects.at(-1)!);
+  (ds.spec as any).template.spec.containers[0].ports = [{ containerPort: 'http' }];
+  assert.throws(() => validateObject(ds), /containerPort must be integer/);
+  assert.throws(() => validateObject({ apiVersion: 'example.org/v1', kind: 'Thing', metadata: { name: 'x' } }), /no validator/);
+});
+
+test('version table: every minor pins add-on images, and its Calico release is one the operator table knows', async () => {
+  const { CALICO_RELEASES } = await import('../../src/kube/addons/cni-calico/index.js');
+  const { SUPPORTED_MINORS, VERSION_MATRIX } = await import('../../src/kube/versions.js');
+  for (const minor of SUPPORTED_MINORS) {
+    const row = VERSION_MATRIX[minor];
+    assert.equal(CALICO_RELEASES[row.calico], row.tigeraOperator, `${minor}: calico ${row.calico}`);
+    for (const [k, v] of Object.entries(row)) assert.match(v, /^v?\d+\.\d+\.\d+/, `${minor}.${k}`);
+  }
+});
