@@ -3,23 +3,17 @@
 // pagination links of each service (spec openstack-apis §7.1, §7.2, §7.6).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
+import type { CloudSims } from '../../src/cloudsim/cloud.js';
+import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
 import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
-import { passwordToken, startKeystone } from '../support/app.js';
+import { passwordToken, startKeystone, startSims } from '../support/app.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
 let demo: string;
 before(async () => {
   keystone = await startKeystone();
-  sims = await startCloudSims({
-    keystone,
-    authUrl: `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`,
-    credentials: { username: SERVICE_USER.username, password: SERVICE_USER.password, projectName: SERVICE_USER.project },
-    host: '127.0.0.1',
-  });
+  sims = await startSims(keystone);
   demo = await passwordToken(keystone, 'demo', BUILTIN_USERS.demo.password, 'demo');
 });
 after(async () => {

@@ -2,27 +2,22 @@
 // pagination followed to the end, and every failure mapped into OpenStackError.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
+import type { CloudSims } from '../../src/cloudsim/cloud.js';
+import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
 import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
 import { contextFromToken, type CatalogEntry } from '../../src/keystone/context.js';
 import { GlanceClient } from '../../src/openstack/glance.js';
 import { OpenStackError, requestJson, sessionFor, type CallRecord, type Session } from '../../src/openstack/http.js';
 import { NeutronClient } from '../../src/openstack/neutron.js';
 import { NovaClient } from '../../src/openstack/nova.js';
-import { startKeystone, type User } from '../support/app.js';
+import { startKeystone, startSims, type User } from '../support/app.js';
+import { failure } from '../support/openstack.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
 before(async () => {
   keystone = await startKeystone();
-  sims = await startCloudSims({
-    keystone,
-    authUrl: `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`,
-    credentials: { username: SERVICE_USER.username, password: SERVICE_USER.password, projectName: SERVICE_USER.project },
-    host: '127.0.0.1',
-  });
+  sims = await startSims(keystone);
 });
 after(async () => {
   await sims.close();
@@ -51,16 +46,6 @@ async function session(user: User, type: string, calls: CallRecord[] = []): Prom
   return sessionFor(catalog, token, type, { timeoutMs: 5000, log: (c) => calls.push(c) });
 }
 
-/** Runs `fn`, expecting an OpenStackError; returns it. */
-async function failure(fn: () => Promise<unknown>): Promise<OpenStackError> {
-  try {
-    await fn();
-  } catch (e) {
-    assert.ok(e instanceof OpenStackError, `expected OpenStackError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('expected a failure');
-}
 
 describe('glance', () => {
   test('image by id: unwrapped, custom properties flat, unset fields omitted', async () => {

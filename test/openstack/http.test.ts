@@ -8,17 +8,8 @@ import type { CatalogEntry } from '../../src/keystone/context.js';
 import { findEndpoint } from '../../src/openstack/catalog.js';
 import { OpenStackError, requestJson, sessionFor, type Session } from '../../src/openstack/http.js';
 import { closedPort } from '../support/net.js';
+import { failure } from '../support/openstack.js';
 
-/** Runs `fn`, expecting an OpenStackError; returns it. */
-async function failure(fn: () => Promise<unknown>): Promise<OpenStackError> {
-  try {
-    await fn();
-  } catch (e) {
-    assert.ok(e instanceof OpenStackError, `expected OpenStackError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('expected a failure');
-}
 
 describe('catalog and http', () => {
   test('endpoints: public by default, interface and region filters, aliases, trailing slash', () => {

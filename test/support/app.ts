@@ -51,6 +51,16 @@ export async function startKeystone(opts: Partial<KeystoneSimOptions> = {}): Pro
   return ks;
 }
 
+/** The simulated OpenStack services on loopback, registered in the emulator's catalog. */
+export async function startSims(keystone: KeystoneSim): Promise<CloudSims> {
+  return startCloudSims({
+    keystone,
+    authUrl: `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`,
+    credentials: { username: SERVICE_USER.username, password: SERVICE_USER.password, projectName: SERVICE_USER.project },
+    host: '127.0.0.1',
+  });
+}
+
 export async function passwordToken(keystone: KeystoneSim, user: string, password: string, project: string): Promise<string> {
   const res = await keystone.app.inject({
     method: 'POST',
@@ -71,12 +81,7 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const keystone = await startKeystone(opts.keystone);
   const authUrl = `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`;
   const sims = opts.cloud
-    ? await startCloudSims({
-        keystone,
-        authUrl,
-        credentials: { username: SERVICE_USER.username, password: SERVICE_USER.password, projectName: SERVICE_USER.project },
-        host: '127.0.0.1',
-      })
+    ? await startSims(keystone)
     : undefined;
   const db = await freshDatabase();
   const config = loadConfig({
