@@ -26,6 +26,9 @@ export interface CloudConfigOutput {
   secretData: Record<string, string>;
   occm: { clusterName: string; image: string };
   cinderCsi: { cluster: string; image: string };
+  /** The same credential and network as structured values, for add-ons whose config is not cloud.conf. */
+  credential: CloudCredential;
+  network: CloudNetwork;
 }
 
 export const CLOUD_CONFIG_DIR = '/etc/config';
@@ -84,5 +87,7 @@ export function renderCloudConfig(spec: ClusterSpec, cred: CloudCredential, net:
     secretData,
     occm: { clusterName: spec.cloudProvider.clusterName, image: `${repo}/openstack-cloud-controller-manager:${spec.cloudProvider.occmTag}` },
     cinderCsi: { cluster: spec.cloudProvider.clusterName, image: `${repo}/cinder-csi-plugin:${spec.cloudProvider.cinderCsiTag}` },
+    credential: { ...cred },
+    network: { ...net },
   };
 }

@@ -27,6 +27,10 @@ export interface VersionRow {
   csiLivenessProbe: string;
   csiNodeDriverRegistrar: string;
   metricsServer: string;
+  /** registry.k8s.io/provider-os/k8s-keystone-auth: CPO release train of the minor (same tag as OCCM). */
+  k8sKeystoneAuth: string;
+  /** registry.k8s.io/provider-os/octavia-ingress-controller: CPO release train of the minor. */
+  octaviaIngressController: string;
 }
 
 export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> = {
@@ -47,6 +51,8 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     csiLivenessProbe: 'v2.17.0',
     csiNodeDriverRegistrar: 'v2.15.0',
     metricsServer: 'v0.8.0',
+    k8sKeystoneAuth: 'v1.34.1',
+    octaviaIngressController: 'v1.34.1',
   },
   '1.35': {
     kubernetes: 'v1.35.5',
@@ -65,6 +71,8 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     csiLivenessProbe: 'v2.17.0',
     csiNodeDriverRegistrar: 'v2.15.0',
     metricsServer: 'v0.8.0',
+    k8sKeystoneAuth: 'v1.35.0',
+    octaviaIngressController: 'v1.35.0',
   },
   '1.36': {
     kubernetes: 'v1.36.1',
@@ -83,6 +91,8 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     csiLivenessProbe: 'v2.17.0',
     csiNodeDriverRegistrar: 'v2.15.0',
     metricsServer: 'v0.8.0',
+    k8sKeystoneAuth: 'v1.36.0',
+    octaviaIngressController: 'v1.36.0',
   },
 };
 

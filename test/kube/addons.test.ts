@@ -16,16 +16,17 @@ import { validateObject } from './k8s-validate.js';
 test('add-ons are registered as feature modules and applied in spec §1.7 order', () => {
   assert.deepEqual(ADDON_MODULES, ADDONS);
   assert.ok(ORDER.cloudConfig < ORDER.occm && ORDER.occm < ORDER.cni && ORDER.cni < ORDER.cinderCsi && ORDER.cinderCsi < ORDER.metricsServer);
-  const { spec } = parseClusterSpec(input());
+  assert.ok(ORDER.metricsServer < ORDER.keystoneAuth && ORDER.keystoneAuth < ORDER.ingress);
+  const { spec } = parseClusterSpec(input({ labels: { ingress_controller: 'octavia' } }));
   const order = renderAddons([...ADDONS].reverse(), spec, contextFor(spec)).map((a) => a.name);
-  assert.deepEqual(order, ['cloud-config', 'occm', 'cni-calico', 'cinder-csi', 'metrics-server']);
+  assert.deepEqual(order, ['cloud-config', 'occm', 'cni-calico', 'cinder-csi', 'metrics-server', 'keystone-auth', 'ingress']);
 });
 
 test('a disabled add-on renders nothing', () => {
-  const { addons } = rendered({ labels: { cinder_csi_enabled: 'false', metrics_server_enabled: 'no' } });
+  const { addons } = rendered({ labels: { cinder_csi_enabled: 'false', metrics_server_enabled: 'no', keystone_auth_enabled: 'false' } });
   assert.deepEqual(addons.map((a) => a.name), ['cloud-config', 'occm', 'cni-calico']);
   const all = JSON.stringify(addons);
-  assert.doesNotMatch(all, /cinder\.csi\.openstack\.org|metrics-server|flannel/);
+  assert.doesNotMatch(all, /cinder\.csi\.openstack\.org|metrics-server|flannel|keystone-auth|ingress/);
   assert.throws(() => parseClusterSpec(input({ labels: { cinder_csi_enabled: 'sometimes' } })), (e: unknown) => e instanceof InvalidLabelError && e.label === 'cinder_csi_enabled');
 });
 

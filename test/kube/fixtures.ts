@@ -17,11 +17,12 @@ export const keystoneCa = read('keystone-ca.crt');
 
 export const TOKEN = 'abcdef.0123456789abcdef';
 export const UUID = '5d12f6fd-a196-4bf0-ae4c-1f639a523a52';
+export const PROJECT = '4c2a3b1e9f8d47a6b5c4d3e2f1a09b8c';
 
 export function input(over: { labels?: ParseInput['labels']; network_driver?: string; cluster?: Partial<ParseInput['cluster']>; template?: Partial<ParseInput['template']> } = {}): ParseInput {
   return {
     template: { coe: 'kubernetes', network_driver: over.network_driver ?? 'calico', master_lb_enabled: true, floating_ip_enabled: true, ...over.template },
-    cluster: { uuid: UUID, name: 'k1', master_count: 3, node_count: 2, ...over.cluster },
+    cluster: { uuid: UUID, name: 'k1', project_id: PROJECT, master_count: 3, node_count: 2, ...over.cluster },
     labels: over.labels ?? {},
   };
 }

@@ -3,8 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { APIService } from 'kubernetes-models/apiregistration.k8s.io/v1';
-import { DaemonSet, Deployment } from 'kubernetes-models/apps/v1';
-import { ClusterRole, ClusterRoleBinding, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
+import { DaemonSet, Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
+import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { CSIDriver, StorageClass } from 'kubernetes-models/storage.k8s.io/v1';
 import { ConfigMap, Namespace, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
 import type { K8sObject } from '../../src/kube/addons/framework.js';
@@ -18,6 +18,8 @@ const MODELS: Record<string, Model> = {
   'v1/ServiceAccount': ServiceAccount,
   'apps/v1/Deployment': Deployment,
   'apps/v1/DaemonSet': DaemonSet,
+  'apps/v1/StatefulSet': StatefulSet,
+  'rbac.authorization.k8s.io/v1/Role': Role,
   'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole,
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ClusterRoleBinding,
   'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
@@ -61,10 +63,10 @@ interface Container {
   resources?: { requests?: { cpu?: string; memory?: string } };
 }
 
-/** Pod templates of Deployments/DaemonSets: pinned images, resource requests, explicit service account. */
+/** Pod templates of Deployments/DaemonSets/StatefulSets: pinned images, resource requests, explicit service account. */
 export function podTemplates(objects: readonly K8sObject[]): { owner: string; serviceAccountName?: string; containers: Container[] }[] {
   return objects
-    .filter((o) => o.kind === 'Deployment' || o.kind === 'DaemonSet')
+    .filter((o) => o.kind === 'Deployment' || o.kind === 'DaemonSet' || o.kind === 'StatefulSet')
     .map((o) => {
       const pod = (o.spec as { template: { spec: { serviceAccountName?: string; containers: Container[]; initContainers?: Container[] } } }).template.spec;
       return { owner: `${o.kind}/${o.metadata.name}`, serviceAccountName: pod.serviceAccountName, containers: [...(pod.initContainers ?? []), ...pod.containers] };

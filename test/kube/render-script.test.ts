@@ -18,9 +18,9 @@ test('scripts/render.ts renders a template + cluster (file and inline JSON) into
   const ct = join(dir, 'ct.json');
   writeFileSync(ct, JSON.stringify({ coe: 'kubernetes', network_driver: 'flannel', master_lb_enabled: true, labels: { kube_tag: 'v1.36.1', mystery: '1' } }));
   const out = join(dir, 'out');
-  const cluster = JSON.stringify({ uuid: '5d12f6fd-a196-4bf0-ae4c-1f639a523a52', name: 'demo', master_count: 3, node_count: 2 });
+  const cluster = JSON.stringify({ uuid: '5d12f6fd-a196-4bf0-ae4c-1f639a523a52', name: 'demo', project_id: '4c2a3b1e9f8d47a6b5c4d3e2f1a09b8c', master_count: 3, node_count: 2 });
   const { stdout, stderr } = await run(process.execPath, [...tsx, '--template', ct, '--cluster', cluster, '--out', out, '--pki-dir', fixtures, '--san', '203.0.113.9'], { cwd: root });
-  assert.match(stdout, /rendered 13 files/);
+  assert.match(stdout, /rendered 14 files/);
   assert.match(stderr, /mystery is unknown/);
   for (const f of ['spec.json', 'network-plan.yaml', 'cloud-provider.yaml', 'cloud-config/cloud.conf', 'user-data/control-plane-init.yaml', 'user-data/control-plane-join.yaml', 'user-data/worker.yaml', 'addons/30-cni-flannel.yaml', 'addons/40-cinder-csi.yaml']) {
     assert.ok(existsSync(join(out, f)), f);

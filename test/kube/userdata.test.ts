@@ -41,7 +41,7 @@ test('first control plane: kubeadm init with v1beta4 configs, shared PKI, SANs a
   assert.equal(cluster!.kubernetesVersion, 'v1.36.1');
   assert.equal(cluster!.controlPlaneEndpoint, '10.0.0.10:6443');
   assert.deepEqual(cluster!.apiServer.certSANs, ['10.0.0.10', '203.0.113.25', 'k1.example.org']);
-  assert.equal(cluster!.apiServer.extraArgs, undefined, 'no --cloud-provider on the apiserver');
+  assert.ok(!cluster!.apiServer.extraArgs.some((a: { name: string }) => a.name === 'cloud-provider'), 'no --cloud-provider on the apiserver');
   assert.deepEqual(cluster!.controllerManager.extraArgs, [
     { name: 'cloud-provider', value: 'external' },
     { name: 'cluster-name', value: spec.cluster.uuid },
@@ -108,4 +108,38 @@ test('largest user-data stays under Nova\'s base64 limit (measured)', () => {
     assert.ok(sizes[role]! < NOVA_USER_DATA_LIMIT);
   }
   console.log(`largest user-data (base64 bytes, limit ${NOVA_USER_DATA_LIMIT}): ${JSON.stringify(sizes)}`);
+});
+
+test('add-on apiserver hook: keystone-auth contributes flags, the Webhook authorizer and a file on every control plane only', () => {
+  const WEBHOOK = '/etc/kubernetes/webhooks/webhookconfig.yaml';
+  const init = render({ ...common, role: 'init', nodeName: 'k1-5d12f-control-plane-a0000', pki });
+  const api = kubeadmDocs(init)[1]!.apiServer;
+  assert.deepEqual(api.extraArgs, [
+    { name: 'authentication-token-webhook-config-file', value: WEBHOOK },
+    { name: 'authorization-webhook-config-file', value: WEBHOOK },
+    { name: 'authorization-mode', value: 'Node,RBAC,Webhook' },
+  ]);
+  assert.deepEqual(api.extraVolumes, [{ name: 'addon-webhooks', hostPath: '/etc/kubernetes/webhooks', mountPath: '/etc/kubernetes/webhooks', readOnly: true, pathType: 'DirectoryOrCreate' }]);
+  const kubeconfig = parse(fileOf(init, WEBHOOK)!.content);
+  assert.equal(kubeconfig.clusters[0].cluster.server, 'https://127.0.0.1:8443/webhook');
+  assert.equal(fileOf(init, WEBHOOK)!.permissions, '0600');
+  assert.ok(fileOf(render({ ...common, role: 'control-plane', nodeName: 'k1-5d12f-control-plane-a0001', pki }), WEBHOOK));
+  assert.equal(fileOf(render({ ...common, role: 'worker', nodeName: 'k1-5d12f-worker-b0000', caCert: pki.ca.cert }), WEBHOOK), undefined);
+
+  const off = parseClusterSpec(input({ labels: { keystone_auth_enabled: 'false' } })).spec;
+  const cc = parse(renderUserData(off, { ...common, role: 'init', nodeName: 'k1-5d12f-control-plane-a0000', pki })) as CloudConfig;
+  const offApi = kubeadmDocs(cc)[1]!.apiServer;
+  assert.deepEqual([offApi.extraArgs, offApi.extraVolumes, fileOf(cc, WEBHOOK)], [undefined, undefined, undefined]);
+});
+
+test('add-on apiserver hook: conflicting contributions are a programming error', async () => {
+  const { apiServerExtensions } = await import('../../src/kube/addons/framework.js');
+  const { ADDONS } = await import('../../src/kube/addons/index.js');
+  const ka = ADDONS.find((m) => m.name === 'keystone-auth')!;
+  const twin = { ...ka, name: 'twin' };
+  assert.throws(() => apiServerExtensions([ka, twin], spec), /authentication-token-webhook-config-file is contributed by both add-ons keystone-auth and twin/);
+  const sneaky = { ...ka, name: 'sneaky', apiServer: () => ({ extraArgs: [{ name: 'authorization-mode', value: 'AlwaysAllow' }] }) };
+  assert.throws(() => apiServerExtensions([sneaky], spec), /contribute authorizationModes/);
+  const pkiWriter = { ...ka, name: 'pki', apiServer: () => ({ files: [{ path: '/etc/kubernetes/pki/ca.key', content: 'x' }] }) };
+  assert.throws(() => apiServerExtensions([pkiWriter], spec), /own directory under \/etc\/kubernetes/);
 });

@@ -5,6 +5,8 @@ import { cinderCsiAddon } from './cinder-csi/index.js';
 import { cloudConfigAddon } from './cloud-config/index.js';
 import { flannelAddon } from './cni-flannel/index.js';
 import type { AddonModule } from './framework.js';
+import { ingressAddon } from './ingress/index.js';
+import { keystoneAuthAddon } from './keystone-auth/index.js';
 import { metricsServerAddon } from './metrics-server/index.js';
 import { occmAddon } from './occm/index.js';
 
@@ -15,4 +17,6 @@ export const ADDONS: readonly AddonModule[] = [
   flannelAddon,
   cinderCsiAddon,
   metricsServerAddon,
+  keystoneAuthAddon,
+  ingressAddon,
 ] as unknown as readonly AddonModule[];

@@ -27,6 +27,10 @@ export function clusterRole(name: string, rules: Rule[], labels: Record<string, 
   return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(name, undefined, labels), rules };
 }
 
+export function role(name: string, namespace: string, rules: Rule[]): K8sObject {
+  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(name, namespace), rules };
+}
+
 type Subject = { kind: 'ServiceAccount'; name: string; namespace: string };
 export const sa = (name: string, namespace = KUBE_SYSTEM): Subject => ({ kind: 'ServiceAccount', name, namespace });
 

@@ -1,5 +1,7 @@
 // kubeadm v1beta4 documents (InitConfiguration, ClusterConfiguration, JoinConfiguration, KubeletConfiguration).
 
+import { apiServerExtensions } from '../addons/framework.js';
+import { ADDONS } from '../addons/index.js';
 import { caCertHash } from '../pki.js';
 import type { ClusterSpec } from '../spec/types.js';
 import type { ApiEndpoint, UserDataInput } from './inputs.js';
@@ -50,8 +52,18 @@ function clusterConfiguration(spec: ClusterSpec, ep: ApiEndpoint): Record<string
       serviceSubnet: spec.network.serviceCidr,
       dnsDomain: spec.network.clusterDomain,
     },
-    apiServer: { certSANs: certSans(ep) },
+    apiServer: apiServer(spec, ep),
     controllerManager: { extraArgs: controllerManagerArgs },
+  };
+}
+
+/** certSANs plus whatever enabled add-ons contribute (flags, authorizers, mounted config files). */
+function apiServer(spec: ClusterSpec, ep: ApiEndpoint): Record<string, unknown> {
+  const ext = apiServerExtensions(ADDONS, spec);
+  return {
+    certSANs: certSans(ep),
+    ...(ext.extraArgs.length ? { extraArgs: ext.extraArgs } : {}),
+    ...(ext.volumes.length ? { extraVolumes: ext.volumes } : {}),
   };
 }
 

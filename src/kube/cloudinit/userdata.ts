@@ -1,6 +1,8 @@
 // Assembles one node's #cloud-config user-data and checks it against Nova's size limit.
 
 import { stringify } from 'yaml';
+import { apiServerExtensions } from '../addons/framework.js';
+import { ADDONS } from '../addons/index.js';
 import { assertBootstrapToken, assertCertificate, assertControlPlanePki, type ControlPlanePki } from '../pki.js';
 import type { ClusterSpec } from '../spec/types.js';
 import {
@@ -72,7 +74,11 @@ export function renderUserData(spec: ClusterSpec, input: UserDataInput): string 
   ];
   const proxy = containerdProxy(spec, input.endpoint.address);
   if (proxy) files.push(file('/etc/systemd/system/containerd.service.d/http-proxy.conf', proxy));
-  if (input.role !== 'worker') files.push(...pkiFiles(input.pki));
+  if (input.role !== 'worker') {
+    files.push(...pkiFiles(input.pki));
+    // every control plane runs an apiserver from the same ClusterConfiguration: each needs the add-ons' files
+    for (const f of apiServerExtensions(ADDONS, spec).files) files.push(file(f.path, f.content, f.permissions ?? '0600'));
+  }
   files.push(file(KUBEADM_CONFIG_PATH, kubeadmConfigYaml(spec, input), '0600'));
   files.push(file(BOOTSTRAP_SCRIPT_PATH, bootstrapScript(spec, input.role, input.nodeName), '0700'));
 

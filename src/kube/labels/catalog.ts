@@ -12,6 +12,11 @@ const FROM_IMAGE = no('containerd 2.x comes from the prebuilt node image; its ve
 const NODE_IMAGE = no('Node images are immutable; upgrades replace nodes (kube_tag).');
 const FREE_FLAGS = no('Free-form component flags could break kubeadm-managed components; a validated name/value form may follow.');
 const MONITORING = no('The Prometheus/Grafana stack is not bundled; install kube-prometheus-stack in the cluster.');
+const NO_NGINX = no('ingress-nginx is retired upstream (ingress_controller=nginx is rejected); use ingress_controller=octavia or a Gateway API implementation.');
+const HEAT_AUTOSCALER =
+  'cluster-autoscaler\'s magnum provider maps nodes to node groups through Heat stacks (stack_id, kube_minions resources), which this service does not have; planned: its externalgrpc provider served by this service';
+const HEAT_HEALER =
+  'magnum-auto-healer needs a Heat endpoint and repairs control planes by marking Heat resources unhealthy; planned: node replacement by this service\'s worker';
 const HELM = no('Add-ons are applied by the service over the Kubernetes API; no Helm client or Tiller runs in the cluster.');
 
 export const LABEL_CATALOG: Readonly<Record<string, CatalogEntry>> = {
@@ -28,19 +33,15 @@ export const LABEL_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   containerd_tarball_url: FROM_IMAGE,
   containerd_tarball_sha256: FROM_IMAGE,
   calico_kube_controllers_tag: no('The tigera-operator deploys calico-kube-controllers at the Calico release chosen by calico_tag.'),
-  ingress_controller: planned('ingress', 'octavia-ingress-controller; nginx is retired upstream, a Gateway API implementation replaces it'),
-  ingress_controller_role: planned('ingress'),
-  nginx_ingress_controller_tag: planned('ingress'),
-  nginx_ingress_controller_chart_tag: planned('ingress'),
-  traefik_ingress_controller_tag: planned('ingress'),
-  octavia_ingress_controller_tag: planned('ingress'),
+  ingress_controller_role: no('octavia-ingress-controller balances to NodePorts on every node: there are no ingress-role nodes.'),
+  nginx_ingress_controller_tag: NO_NGINX,
+  nginx_ingress_controller_chart_tag: NO_NGINX,
+  traefik_ingress_controller_tag: no('The Traefik v1.7 ingress is not provided (ingress_controller=traefik is rejected); install Traefik v3 in the cluster.'),
   docker_volume_type: no('No Docker: containerd stores images on the root disk.'),
   etcd_volume_size: planned('node-volumes', 'worker server step (block device mapping)'),
   etcd_volume_type: planned('node-volumes', 'worker server step (block device mapping)'),
   boot_volume_size: planned('node-volumes', 'worker server step (block device mapping)'),
   boot_volume_type: planned('node-volumes', 'worker server step (block device mapping)'),
-  keystone_auth_enabled: planned('keystone-auth'),
-  k8s_keystone_auth_tag: planned('keystone-auth'),
   cert_manager_api: no('Not needed: kube-controller-manager already signs CSRs with the cluster CA (kubeadm).'),
   admission_control_list: FREE_FLAGS,
   kubelet_options: FREE_FLAGS,
@@ -78,20 +79,20 @@ export const LABEL_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   helm_client_tag: HELM,
   system_pods_initial_delay: no('Readiness is tracked by the service\'s control-plane and add-on conditions.'),
   system_pods_timeout: no('Readiness is tracked by the service\'s control-plane and add-on conditions.'),
-  auto_healing_enabled: planned('auto-healing'),
-  auto_healing_controller: planned('auto-healing'),
-  magnum_auto_healer_tag: planned('auto-healing'),
-  draino_tag: planned('auto-healing'),
-  npd_enabled: planned('auto-healing', 'node-problem-detector'),
-  node_problem_detector_tag: planned('auto-healing'),
-  auto_scaling_enabled: planned('autoscaler'),
-  autoscaler_tag: planned('autoscaler'),
+  auto_healing_enabled: planned('auto-healing', HEAT_HEALER),
+  auto_healing_controller: planned('auto-healing', HEAT_HEALER),
+  magnum_auto_healer_tag: planned('auto-healing', HEAT_HEALER),
+  draino_tag: no('draino is archived upstream; it only cordons and drains, nothing replaces the node.'),
+  npd_enabled: planned('auto-healing', 'node-problem-detector, together with the service-side node replacement'),
+  node_problem_detector_tag: planned('auto-healing', 'node-problem-detector, together with the service-side node replacement'),
+  auto_scaling_enabled: planned('autoscaler', HEAT_AUTOSCALER),
+  autoscaler_tag: planned('autoscaler', HEAT_AUTOSCALER),
   min_node_count: planned('autoscaler', 'the API already seeds the default worker nodegroup from it'),
-  max_node_count: planned('autoscaler'),
+  max_node_count: planned('autoscaler', HEAT_AUTOSCALER),
 };
 
 export function catalogWarning(name: string, entry: CatalogEntry): string {
   return entry.status === 'planned'
-    ? `Label ${name} is recognised but not applied yet (planned: add-on module ${entry.module}); it is kept and ignored.`
+    ? `Label ${name} is recognised but not applied yet (planned: add-on module ${entry.module}${entry.note ? `; ${entry.note}` : ''}); it is kept and ignored.`
     : `Label ${name} is not supported and is ignored: ${entry.reason}`;
 }

@@ -24,6 +24,8 @@ export interface TemplateInput {
 export interface ClusterInput {
   uuid: string;
   name: string;
+  /** Owning Keystone project (keystone-auth scopes its default policy to it). */
+  project_id?: string | null;
   master_count?: number;
   node_count?: number;
   master_lb_enabled?: boolean | null;
