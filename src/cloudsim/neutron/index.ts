@@ -1,16 +1,24 @@
-// Neutron v2.0 simulator: version document, extensions and the network read API over in-memory
-// state. The catalog URL to register is the bare listen address (clients append /v2.0).
+// Neutron v2.0 simulator: version document, extensions, networks, subnets, ports, routers,
+// security groups and rules, floating IPs, tags and quotas over in-memory state. The catalog URL to register is the bare listen address (clients append /v2.0).
 import type { FastifyInstance } from 'fastify';
 import { KeystoneAuth, type KeystoneAuthOptions } from '../common/keystone-auth.js';
 import { createServiceApp } from '../common/service-app.js';
 import { renderNeutronError } from './errors.js';
+import { registerFloatingIpRoutes } from './routes-floatingips.js';
 import { registerNetworkRoutes } from './routes-networks.js';
+import { registerPortRoutes } from './routes-ports.js';
+import { registerQuotaRoutes } from './routes-quotas.js';
+import { registerRouterRoutes } from './routes-routers.js';
+import { registerSecurityGroupRoutes } from './routes-security-groups.js';
+import { registerSubnetRoutes } from './routes-subnets.js';
+import { registerTagRoutes } from './routes-tags.js';
 import { registerExtensionRoutes, registerVersionRoutes } from './routes-versions.js';
 import { seedNeutron, type ProjectIds } from './seed.js';
 import { NeutronState } from './state.js';
 
 export { NeutronState } from './state.js';
-export type { Network, NewNetwork } from './state.js';
+export { NeutronVipAllocator, type NeutronVipPort, type NeutronVipRequest } from './vip.js';
+export type { FloatingIp, Network, NewNetwork, NewSubnet, Port, Router, SecurityGroup, SecurityGroupRule, Subnet } from './state.js';
 
 export interface NeutronSimOptions {
   /** How the simulator validates tokens (a service user of the Keystone it trusts). */
@@ -37,6 +45,13 @@ export function createNeutronSim(opts: NeutronSimOptions): NeutronSim {
     routes: (scope) => {
       registerExtensionRoutes(scope);
       registerNetworkRoutes(scope, state);
+      registerSubnetRoutes(scope, state);
+      registerPortRoutes(scope, state);
+      registerRouterRoutes(scope, state);
+      registerSecurityGroupRoutes(scope, state);
+      registerFloatingIpRoutes(scope, state);
+      registerTagRoutes(scope, state);
+      registerQuotaRoutes(scope, state);
     },
   });
   return { app, state };

@@ -1,4 +1,5 @@
-// GET /v2.0/networks and /v2.0/networks/{id}: own, shared and external networks (admins: all).
+// /v2.0/networks: list and show own, shared and external networks (admins: all); create, update
+// and delete (409 NetworkInUse while ports other than DHCP-like ones remain).
 import type { FastifyInstance } from 'fastify';
 import { SimError } from '../common/errors.js';
 import type { SimCaller } from '../common/keystone-auth.js';
@@ -6,8 +7,7 @@ import type { RawQuery } from '../common/query.js';
 import { callerOf } from '../common/service-app.js';
 import { listCollection, selectFields, type Attribute } from './collection.js';
 import type { Network, NeutronState } from './state.js';
-
-const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+import { AUTO_DELETE_OWNERS, applyNames, bodyOf, bool, checkQuota, checkRevision, conflict, int, iso, list, owns, policy, projectFor, str, touch, type Body, type Caller } from './writes.js';
 
 export function renderNetwork(n: Network, caller: SimCaller): Record<string, unknown> {
   return {
@@ -65,9 +65,9 @@ const ATTRIBUTES: Record<string, Attribute<Network>> = {
 };
 
 /** get_network policy: admin, owner, shared, or external. */
-const visible = (n: Network, c: SimCaller) => c.isAdmin || n.projectId === c.projectId || n.shared || n.external;
+export const visibleNetwork = (n: Network, c: SimCaller) => c.isAdmin || n.projectId === c.projectId || n.shared || n.external;
 
-const notFound = (id: string) => new SimError(404, `Network ${id} could not be found.`, 'NetworkNotFound');
+export const networkNotFound = (id: string) => new SimError(404, `Network ${id} could not be found.`, 'NetworkNotFound');
 
 export function registerNetworkRoutes(scope: FastifyInstance, state: NeutronState): void {
   scope.get('/v2.0/networks', async (request) => {
@@ -78,9 +78,9 @@ export function registerNetworkRoutes(scope: FastifyInstance, state: NeutronStat
         name: 'networks',
         attributes: ATTRIBUTES,
         id: (n) => n.id,
-        visible: [...state.networks.values()].filter((n) => visible(n, caller)),
+        visible: [...state.networks.values()].filter((n) => visibleNetwork(n, caller)),
         render: (n) => renderNetwork(n, caller),
-        notFound,
+        notFound: networkNotFound,
       },
       (n) => n.tags,
     );
@@ -89,7 +89,96 @@ export function registerNetworkRoutes(scope: FastifyInstance, state: NeutronStat
   scope.get<{ Params: { id: string } }>('/v2.0/networks/:id', async (request) => {
     const caller = callerOf(request);
     const network = state.networks.get(request.params.id);
-    if (!network || !visible(network, caller)) throw notFound(request.params.id);
+    if (!network || !visibleNetwork(network, caller)) throw networkNotFound(request.params.id);
     return { network: selectFields(renderNetwork(network, caller), request.query as RawQuery) };
   });
+
+  scope.post('/v2.0/networks', async (request, reply) => {
+    const caller = callerOf(request);
+    const b = bodyOf(request, 'network', [...UPDATABLE, 'project_id', 'tenant_id', 'provider:network_type', 'provider:physical_network', 'provider:segmentation_id', 'availability_zone_hints'], READ_ONLY);
+    const projectId = projectFor(caller, b);
+    for (const k of ['provider:network_type', 'provider:physical_network', 'provider:segmentation_id']) if (b[k] !== undefined && !caller.isAdmin) throw policy(`create_network:${k}`);
+    const network = state.addNetwork({ ...state.newStandard(projectId), name: '', mtu: 1450 });
+    try {
+      checkQuota(state, projectId, 'network', 0);
+      const type = str(b, 'provider:network_type');
+      if (type !== undefined) network.providerNetworkType = type;
+      const physnet = str(b, 'provider:physical_network');
+      if (physnet !== undefined) network.providerPhysicalNetwork = physnet;
+      network.providerSegmentationId = int(b, 'provider:segmentation_id', 1, 16777215) ?? (network.providerNetworkType === 'vxlan' ? 1000 + state.networks.size : null);
+      const hints = list(b, 'availability_zone_hints');
+      if (hints) network.availabilityZoneHints = hints.map(String);
+      update(network, b, caller, 'create');
+    } catch (e) {
+      state.networks.delete(network.id);
+      throw e;
+    }
+    return reply.code(201).send({ network: renderNetwork(network, caller) });
+  });
+
+  scope.put<{ Params: { id: string } }>('/v2.0/networks/:id', async (request) => {
+    const caller = callerOf(request);
+    const network = owned(request.params.id, caller, 'update_network');
+    checkRevision(request, network);
+    const b = bodyOf(request, 'network', UPDATABLE, [...READ_ONLY, 'project_id', 'tenant_id', 'provider:network_type', 'provider:physical_network', 'provider:segmentation_id', 'availability_zone_hints']);
+    if (b.shared === false && network.shared) {
+      const others = [...state.ports.values()].some((p) => p.networkId === network.id && p.projectId !== network.projectId && p.projectId !== '');
+      if (others) throw conflict('InvalidSharedSetting', `Unable to reconfigure sharing settings for network ${network.id}. Multiple tenants are using it.`);
+    }
+    update(network, b, caller, 'update');
+    touch(network);
+    return { network: renderNetwork(network, caller) };
+  });
+
+  scope.delete<{ Params: { id: string } }>('/v2.0/networks/:id', async (request, reply) => {
+    const caller = callerOf(request);
+    const network = owned(request.params.id, caller, 'delete_network');
+    checkRevision(request, network);
+    const inUse = [...state.ports.values()].filter((p) => p.networkId === network.id && !AUTO_DELETE_OWNERS.includes(p.deviceOwner));
+    if (inUse.length > 0) {
+      throw conflict(
+        'NetworkInUse',
+        `Unable to complete operation on network ${network.id}. There are one or more ports still in use on the network, id for these ports is: ${inUse.map((p) => p.id).join(', ')}.`,
+      );
+    }
+    state.removeNetwork(network.id);
+    return reply.code(204).send();
+  });
+
+  /** A network the caller may change: 404 when invisible, 403 when only visible (shared, external). */
+  function owned(id: string, caller: Caller, rule: string): Network {
+    const network = state.networks.get(id);
+    if (!network || !visibleNetwork(network, caller)) throw networkNotFound(id);
+    if (!owns(caller, network)) throw policy(rule);
+    return network;
+  }
+}
+
+const UPDATABLE = ['name', 'description', 'admin_state_up', 'shared', 'port_security_enabled', 'mtu', 'router:external', 'is_default'];
+const READ_ONLY = ['subnets', 'availability_zones', 'status', 'ipv4_address_scope', 'ipv6_address_scope', 'l2_adjacency'];
+
+/** The attributes of a create or update body (admins only: router:external, is_default; shared on create). */
+function update(network: Network, b: Body, caller: Caller, action: 'create' | 'update'): void {
+  applyNames(network, b);
+  const admin = bool(b, 'admin_state_up');
+  if (admin !== undefined) network.adminStateUp = admin;
+  const shared = bool(b, 'shared');
+  if (shared !== undefined && shared !== network.shared) {
+    if (!caller.isAdmin) throw policy(`${action}_network:shared`);
+    network.shared = shared;
+  }
+  const external = bool(b, 'router:external');
+  if (external !== undefined && external !== network.external) {
+    if (!caller.isAdmin) throw policy(`${action}_network:router:external`);
+    network.external = external;
+  }
+  const isDefault = bool(b, 'is_default');
+  if (isDefault !== undefined && isDefault !== network.isDefault) {
+    if (!caller.isAdmin) throw policy(`${action}_network:is_default`);
+    network.isDefault = isDefault;
+  }
+  const portSecurity = bool(b, 'port_security_enabled');
+  if (portSecurity !== undefined) network.portSecurityEnabled = portSecurity;
+  const mtu = int(b, 'mtu', 68, 9000);
+  if (mtu !== undefined && mtu !== null) network.mtu = mtu;
 }

@@ -1,12 +1,24 @@
-// Neutron's networks, in memory. Read-only through the API for now; tests and the seed add networks here.
+// Neutron's resources, in memory: networks, subnets, ports, routers, security groups and their
+// rules, floating IPs, and per-project quotas. The routes enforce the API rules; tests and the
+// seed may also add networks and subnets here directly.
 import { randomUUID } from 'node:crypto';
 import { Faults } from '../common/faults.js';
 
-export interface Network {
+/** The standard attributes every Neutron resource carries. */
+export interface Standard {
   id: string;
-  name: string;
-  /** Owning project id. */
+  /** Owning project id ('' for service-owned ports such as router gateways). */
   projectId: string;
+  name: string;
+  description: string;
+  tags: string[];
+  /** Epoch ms. */
+  createdAt: number;
+  updatedAt: number;
+  revisionNumber: number;
+}
+
+export interface Network extends Standard {
   adminStateUp: boolean;
   status: string;
   shared: boolean;
@@ -14,8 +26,6 @@ export interface Network {
   external: boolean;
   mtu: number;
   subnets: string[];
-  description: string;
-  tags: string[];
   portSecurityEnabled: boolean;
   availabilityZoneHints: string[];
   availabilityZones: string[];
@@ -23,31 +33,133 @@ export interface Network {
   providerNetworkType: string;
   providerPhysicalNetwork: string | null;
   providerSegmentationId: number | null;
-  /** Epoch ms. */
+}
+
+export type NewNetwork = Partial<Network> & Pick<Network, 'name'>;
+
+export interface Pool {
+  start: string;
+  end: string;
+}
+
+export interface Subnet extends Standard {
+  networkId: string;
+  ipVersion: 4;
+  /** Normalised, e.g. 10.0.0.0/24. */
+  cidr: string;
+  gatewayIp: string | null;
+  enableDhcp: boolean;
+  dnsNameservers: string[];
+  allocationPools: Pool[];
+  hostRoutes: { destination: string; nexthop: string }[];
+}
+
+export type NewSubnet = Partial<Subnet> & Pick<Subnet, 'networkId' | 'cidr'>;
+
+export interface FixedIp {
+  subnetId: string;
+  ipAddress: string;
+}
+
+export interface Port extends Standard {
+  networkId: string;
+  macAddress: string;
+  adminStateUp: boolean;
+  status: string;
+  fixedIps: FixedIp[];
+  deviceId: string;
+  deviceOwner: string;
+  securityGroups: string[];
+  portSecurityEnabled: boolean;
+  allowedAddressPairs: { ip_address: string; mac_address: string }[];
+  bindingHostId: string;
+  bindingVnicType: string;
+}
+
+export interface GatewayInfo {
+  networkId: string;
+  enableSnat: boolean;
+  /** The gateway port (device_owner network:router_gateway). */
+  portId: string;
+}
+
+export interface Router extends Standard {
+  adminStateUp: boolean;
+  status: string;
+  gateway: GatewayInfo | null;
+}
+
+export interface SecurityGroup extends Standard {
+  stateful: boolean;
+}
+
+export interface SecurityGroupRule {
+  id: string;
+  projectId: string;
+  securityGroupId: string;
+  direction: 'ingress' | 'egress';
+  ethertype: 'IPv4' | 'IPv6';
+  protocol: string | null;
+  portRangeMin: number | null;
+  portRangeMax: number | null;
+  remoteIpPrefix: string | null;
+  remoteGroupId: string | null;
+  description: string;
   createdAt: number;
   updatedAt: number;
   revisionNumber: number;
 }
 
-export type NewNetwork = Partial<Network> & Pick<Network, 'name'>;
+export interface FloatingIp extends Standard {
+  floatingNetworkId: string;
+  floatingIpAddress: string;
+  /** The port holding the address (device_owner network:floatingip). */
+  fipPortId: string;
+  portId: string | null;
+  fixedIpAddress: string | null;
+  routerId: string | null;
+}
+
+export const QUOTA_RESOURCES = ['network', 'subnet', 'port', 'router', 'floatingip', 'security_group', 'security_group_rule'] as const;
+export type QuotaResource = (typeof QUOTA_RESOURCES)[number];
+
+/** Neutron's default quotas (neutron.conf [quotas]); -1 is unlimited. */
+export const DEFAULT_QUOTAS: Record<QuotaResource, number> = {
+  network: 100,
+  subnet: 100,
+  port: 500,
+  router: 10,
+  floatingip: 50,
+  security_group: 10,
+  security_group_rule: 100,
+};
+
+const standard = (input: { id?: string; projectId?: string }): Standard => {
+  const now = Date.now();
+  return { id: input.id ?? randomUUID(), projectId: '', name: '', description: '', tags: [], createdAt: now, updatedAt: now, revisionNumber: 1 };
+};
 
 export class NeutronState {
   readonly networks = new Map<string, Network>();
+  readonly subnets = new Map<string, Subnet>();
+  readonly ports = new Map<string, Port>();
+  readonly routers = new Map<string, Router>();
+  readonly securityGroups = new Map<string, SecurityGroup>();
+  readonly securityGroupRules = new Map<string, SecurityGroupRule>();
+  readonly floatingIps = new Map<string, FloatingIp>();
+  /** Per-project overrides of DEFAULT_QUOTAS. */
+  readonly quotas = new Map<string, Partial<Record<QuotaResource, number>>>();
   readonly faults = new Faults();
 
   addNetwork(input: NewNetwork): Network {
-    const now = Date.now();
     const network: Network = {
-      id: randomUUID(),
-      projectId: '',
+      ...standard(input),
       adminStateUp: true,
       status: 'ACTIVE',
       shared: false,
       external: false,
       mtu: 1500,
       subnets: [],
-      description: '',
-      tags: [],
       portSecurityEnabled: true,
       availabilityZoneHints: [],
       availabilityZones: ['nova'],
@@ -55,9 +167,6 @@ export class NeutronState {
       providerNetworkType: 'vxlan',
       providerPhysicalNetwork: null,
       providerSegmentationId: null,
-      createdAt: now,
-      updatedAt: now,
-      revisionNumber: 1,
       ...input,
     };
     if (this.networks.has(network.id)) throw new Error(`neutron sim: network ${network.id} exists`);
@@ -65,7 +174,73 @@ export class NeutronState {
     return network;
   }
 
+  /** Adds a subnet as given (no validation: the API route validates); pools default to nothing. */
+  addSubnet(input: NewSubnet): Subnet {
+    const network = this.networks.get(input.networkId);
+    if (!network) throw new Error(`neutron sim: no network ${input.networkId}`);
+    const subnet: Subnet = {
+      ...standard(input),
+      projectId: network.projectId,
+      ipVersion: 4,
+      gatewayIp: null,
+      enableDhcp: true,
+      dnsNameservers: [],
+      allocationPools: [],
+      hostRoutes: [],
+      ...input,
+    };
+    this.subnets.set(subnet.id, subnet);
+    network.subnets.push(subnet.id);
+    return subnet;
+  }
+
+  addPort(input: Partial<Port> & Pick<Port, 'networkId' | 'macAddress'>): Port {
+    const port: Port = {
+      ...standard(input),
+      adminStateUp: true,
+      status: 'DOWN',
+      fixedIps: [],
+      deviceId: '',
+      deviceOwner: '',
+      securityGroups: [],
+      portSecurityEnabled: true,
+      allowedAddressPairs: [],
+      bindingHostId: '',
+      bindingVnicType: 'normal',
+      ...input,
+    };
+    this.ports.set(port.id, port);
+    return port;
+  }
+
+  newStandard(projectId: string): Standard {
+    return { ...standard({}), projectId };
+  }
+
+  /** Removes a network with its subnets and ports (test clean-up; the API refuses networks in use). */
   removeNetwork(id: string): void {
+    for (const p of [...this.ports.values()]) if (p.networkId === id) this.ports.delete(p.id);
+    for (const s of [...this.subnets.values()]) if (s.networkId === id) this.subnets.delete(s.id);
     this.networks.delete(id);
+  }
+
+  quota(projectId: string, resource: QuotaResource): number {
+    return this.quotas.get(projectId)?.[resource] ?? DEFAULT_QUOTAS[resource];
+  }
+
+  /** How many `resource`s the project holds now. */
+  usage(projectId: string, resource: QuotaResource): number {
+    const maps: Record<QuotaResource, Map<string, { projectId: string }>> = {
+      network: this.networks,
+      subnet: this.subnets,
+      port: this.ports,
+      router: this.routers,
+      floatingip: this.floatingIps,
+      security_group: this.securityGroups,
+      security_group_rule: this.securityGroupRules,
+    };
+    let n = 0;
+    for (const item of maps[resource].values()) if (item.projectId === projectId) n++;
+    return n;
   }
 }

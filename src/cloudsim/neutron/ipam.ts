@@ -1,0 +1,96 @@
+// The simulated IPAM: allocation pools, the lowest free address of a subnet, explicit addresses
+// (409 IpAddressAlreadyAllocated) and exhaustion (409 IpAddressGenerationFailure).
+import { SimError } from '../common/errors.js';
+import { contains, formatIp, hostRange, parseCidr, parseIp } from './ip.js';
+import type { FixedIp, Network, NeutronState, Pool, Subnet } from './state.js';
+import { badRequest, conflict } from './writes.js';
+
+/** The default pools: every host address but the gateway. */
+export function defaultPools(cidr: string, gateway: string | null): Pool[] {
+  const c = parseCidr(cidr)!;
+  const [first, last] = hostRange(c);
+  const gw = gateway === null ? undefined : parseIp(gateway);
+  const ranges: [number, number][] = gw !== undefined && gw >= first && gw <= last ? [[first, gw - 1], [gw + 1, last]] : [[first, last]];
+  return ranges.filter(([a, b]) => a <= b).map(([a, b]) => ({ start: formatIp(a), end: formatIp(b) }));
+}
+
+/** The addresses of the subnet held by ports (every port, whoever owns it). */
+export function usedIps(state: NeutronState, subnetId: string, except?: string): Set<string> {
+  const used = new Set<string>();
+  for (const p of state.ports.values()) {
+    if (p.id === except) continue;
+    for (const f of p.fixedIps) if (f.subnetId === subnetId) used.add(f.ipAddress);
+  }
+  return used;
+}
+
+function lowestFree(state: NeutronState, subnet: Subnet, taken: Set<string>): string | undefined {
+  for (const pool of subnet.allocationPools) {
+    for (let ip = parseIp(pool.start)!; ip <= parseIp(pool.end)!; ip++) {
+      const s = formatIp(ip);
+      if (!taken.has(s)) return s;
+    }
+  }
+  return undefined;
+}
+
+const exhausted = (networkId: string) => conflict('IpAddressGenerationFailure', `No more IP addresses available on network ${networkId}.`);
+
+/**
+ * The fixed IPs of a new or updated port on `network`. No request: one address from the first
+ * IPv4 subnet with room. Each request names a subnet, an address, or both.
+ */
+export function allocateFixedIps(
+  state: NeutronState,
+  network: Network,
+  requested: unknown[] | undefined,
+  portId?: string,
+  keep: FixedIp[] = [],
+): FixedIp[] {
+  const subnets = network.subnets.map((id) => state.subnets.get(id)!).filter(Boolean);
+  if (requested === undefined) {
+    if (subnets.length === 0) return [];
+    for (const s of subnets) {
+      const ip = lowestFree(state, s, usedIps(state, s.id, portId));
+      if (ip) return [{ subnetId: s.id, ipAddress: ip }];
+    }
+    throw exhausted(network.id);
+  }
+  const out: FixedIp[] = [];
+  for (const r of requested) {
+    if (!r || typeof r !== 'object') throw badRequest(`Invalid input for fixed_ips. Reason: Invalid data format for fixed IP: '${JSON.stringify(r)}'.`);
+    const { subnet_id: subnetId, ip_address: ipAddress } = r as { subnet_id?: unknown; ip_address?: unknown };
+    let subnet: Subnet | undefined;
+    if (subnetId !== undefined) {
+      subnet = typeof subnetId === 'string' ? state.subnets.get(subnetId) : undefined;
+      if (!subnet) throw new SimError(404, `Subnet ${String(subnetId)} could not be found.`, 'SubnetNotFound');
+      if (subnet.networkId !== network.id) {
+        throw badRequest(`Invalid input for operation: Failed to create port on network ${network.id}, because fixed_ips included invalid subnet ${subnet.id}.`, 'InvalidInput');
+      }
+    }
+    if (ipAddress !== undefined) {
+      const ip = parseIp(ipAddress);
+      if (ip === undefined) throw badRequest(`Invalid input for fixed_ips. Reason: '${String(ipAddress)}' is not a valid IP address.`);
+      if (subnet && !contains(parseCidr(subnet.cidr)!, ip)) {
+        throw badRequest(`IP address ${String(ipAddress)} is not a valid IP for the specified subnet.`, 'InvalidIpForSubnet');
+      }
+      subnet ??= subnets.find((s) => contains(parseCidr(s.cidr)!, ip));
+      if (!subnet) throw badRequest(`IP address ${String(ipAddress)} is not a valid IP for any of the subnets on the specified network.`, 'InvalidIpForNetwork');
+      const addr = formatIp(ip);
+      const mine = keep.some((k) => k.subnetId === subnet!.id && k.ipAddress === addr);
+      if (!mine && (usedIps(state, subnet.id, portId).has(addr) || out.some((o) => o.ipAddress === addr))) {
+        throw conflict('IpAddressAlreadyAllocated', `IP address ${addr} already allocated in subnet ${subnet.id}`);
+      }
+      out.push({ subnetId: subnet.id, ipAddress: addr });
+    } else if (subnet) {
+      const taken = usedIps(state, subnet.id, portId);
+      for (const o of out) taken.add(o.ipAddress);
+      const ip = lowestFree(state, subnet, taken);
+      if (!ip) throw exhausted(network.id);
+      out.push({ subnetId: subnet.id, ipAddress: ip });
+    } else {
+      throw badRequest('Invalid input for fixed_ips. Reason: Exactly one of subnet_id or ip_address is required.');
+    }
+  }
+  return out;
+}
