@@ -63,6 +63,8 @@ export async function startAll(): Promise<void> {
         glance: Number(env.SIM_GLANCE_PORT ?? DEFAULT_SIM_PORTS.glance),
         nova: Number(env.SIM_NOVA_PORT ?? DEFAULT_SIM_PORTS.nova),
         neutron: Number(env.SIM_NEUTRON_PORT ?? DEFAULT_SIM_PORTS.neutron),
+        octavia: Number(env.SIM_OCTAVIA_PORT ?? DEFAULT_SIM_PORTS.octavia),
+        cinder: Number(env.SIM_CINDER_PORT ?? DEFAULT_SIM_PORTS.cinder),
       },
     });
     env.KEYSTONE_URL = sim.authUrl;

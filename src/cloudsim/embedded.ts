@@ -1,8 +1,9 @@
 // The simulator as `npm start` embeds it: the Keystone emulator on a loopback port, with our
-// own API in its catalog, Glance, Nova and Neutron beside it, and a clouds.yaml for the built-in users.
+// own API in its catalog, Glance, Nova, Neutron, Octavia and Cinder beside it, and a clouds.yaml for the built-in users.
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { startCloudSims, type CloudSims } from './cloud.js';
+import type { SimClockOptions } from './common/clock.js';
 import { createKeystoneSim, type KeystoneSim } from './keystone/index.js';
 
 export const BUILTIN_USERS = {
@@ -13,8 +14,22 @@ export const BUILTIN_USERS = {
 } as const;
 export const SERVICE_USER = { username: 'magnum', password: 'magnum-secret', project: 'service' } as const;
 
-/** The services' usual ports (Nova's catalog URL adds /v2.1). */
-export const DEFAULT_SIM_PORTS = { glance: 9292, nova: 8774, neutron: 9696 } as const;
+/** The services' usual ports (Nova's catalog URL adds /v2.1, Cinder's /v3/%(project_id)s). */
+export const DEFAULT_SIM_PORTS = { glance: 9292, nova: 8774, neutron: 9696, octavia: 9876, cinder: 8776 } as const;
+
+/**
+ * The demo's clock: a hundred times faster than a real cloud (an amphora LB takes ~1 s), seeded from
+ * CLOUDSIM_SEED when set, and the seed logged so a run can be replayed.
+ */
+export function demoClockOptions(env: NodeJS.ProcessEnv = process.env): SimClockOptions {
+  const scale = Number(env.CLOUDSIM_TIME_SCALE ?? '0.01');
+  const seed = env.CLOUDSIM_SEED !== undefined ? Number(env.CLOUDSIM_SEED) : undefined;
+  return {
+    timeScale: Number.isFinite(scale) && scale >= 0 ? scale : 0.01,
+    ...(seed !== undefined && Number.isFinite(seed) ? { seed } : {}),
+    log: (m) => console.error(m),
+  };
+}
 
 export interface EmbeddedSim {
   keystone: KeystoneSim;
@@ -30,8 +45,10 @@ export async function startEmbeddedSim(opts: {
   keystonePort: number;
   apiUrl: string;
   region?: string;
-  /** Glance, Nova and Neutron ports; DEFAULT_SIM_PORTS for those absent. */
-  ports?: { glance?: number; nova?: number; neutron?: number };
+  /** The services' ports; DEFAULT_SIM_PORTS for those absent. */
+  ports?: { glance?: number; nova?: number; neutron?: number; octavia?: number; cinder?: number };
+  /** Timing of the simulated transitions; demoClockOptions() when absent. */
+  clock?: SimClockOptions;
 }): Promise<EmbeddedSim> {
   const base = `http://${opts.publicHost ?? opts.host}:${opts.keystonePort}`;
   const keystone = await createKeystoneSim({
@@ -60,6 +77,7 @@ export async function startEmbeddedSim(opts: {
       host: opts.host,
       ...(opts.publicHost ? { publicHost: opts.publicHost } : {}),
       ports: { ...DEFAULT_SIM_PORTS, ...opts.ports },
+      clock: opts.clock ?? demoClockOptions(),
     });
   } catch (e) {
     await keystone.app.close();

@@ -58,6 +58,8 @@ export async function startSims(keystone: KeystoneSim): Promise<CloudSims> {
     authUrl: `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`,
     credentials: { username: SERVICE_USER.username, password: SERVICE_USER.password, projectName: SERVICE_USER.project },
     host: '127.0.0.1',
+    // Cloud transitions (load balancers ~90 s, volumes ~5 s) in milliseconds.
+    clock: { timeScale: 0.001 },
   });
 }
 

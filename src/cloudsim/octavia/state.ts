@@ -1,0 +1,334 @@
+// Octavia's load balancers and their children, in memory, with the provisioning state machine
+// of spec openstack-apis §4.1: every mutation test-and-sets the LB (ACTIVE → PENDING_*), and a
+// clock timer settles it (→ ACTIVE, ERROR or gone). Objects are kept in their API (snake_case) shape.
+import { randomUUID } from 'node:crypto';
+import { SimClock, type DelayName, type SimTimer } from '../common/clock.js';
+import { SimError } from '../common/errors.js';
+import { Faults } from '../common/faults.js';
+import { LocalVipAllocator, type VipAllocator } from './vip.js';
+
+export type ProvisioningStatus = 'PENDING_CREATE' | 'PENDING_UPDATE' | 'PENDING_DELETE' | 'ACTIVE' | 'ERROR' | 'DELETED';
+export type OperatingStatus = 'ONLINE' | 'OFFLINE' | 'DEGRADED' | 'ERROR' | 'DRAINING' | 'NO_MONITOR';
+export type Kind = 'loadbalancer' | 'listener' | 'pool' | 'member' | 'healthmonitor';
+
+interface Common {
+  id: string;
+  name: string;
+  project_id: string;
+  provisioning_status: ProvisioningStatus;
+  operating_status: OperatingStatus;
+  admin_state_up: boolean;
+  tags: string[];
+  created_at: string;
+  updated_at: string | null;
+  /** Creation order (list tie-break); not rendered. */
+  _seq: number;
+}
+
+export interface LoadBalancer extends Common {
+  description: string;
+  vip_address: string;
+  vip_port_id: string;
+  vip_subnet_id: string;
+  vip_network_id: string;
+  vip_qos_policy_id: string | null;
+  provider: string;
+  flavor_id: string | null;
+  availability_zone: string | null;
+}
+
+export interface Listener extends Common {
+  description: string;
+  loadbalancer_id: string;
+  protocol: string;
+  protocol_port: number;
+  connection_limit: number;
+  default_pool_id: string | null;
+  default_tls_container_ref: string | null;
+  sni_container_refs: string[];
+  insert_headers: Record<string, string>;
+  timeout_client_data: number;
+  timeout_member_connect: number;
+  timeout_member_data: number;
+  timeout_tcp_inspect: number;
+  allowed_cidrs: string[] | null;
+}
+
+export interface Pool extends Common {
+  description: string;
+  loadbalancer_id: string;
+  protocol: string;
+  lb_algorithm: string;
+  session_persistence: Record<string, unknown> | null;
+  healthmonitor_id: string | null;
+  tls_enabled: boolean;
+}
+
+export interface Member extends Common {
+  pool_id: string;
+  loadbalancer_id: string;
+  address: string;
+  protocol_port: number;
+  weight: number;
+  backup: boolean;
+  subnet_id: string | null;
+  monitor_address: string | null;
+  monitor_port: number | null;
+}
+
+export interface HealthMonitor extends Common {
+  pool_id: string;
+  loadbalancer_id: string;
+  type: string;
+  delay: number;
+  timeout: number;
+  max_retries: number;
+  max_retries_down: number;
+  http_method: string | null;
+  url_path: string | null;
+  expected_codes: string | null;
+  http_version: number | null;
+  domain_name: string | null;
+}
+
+export type AnyObject = LoadBalancer | Listener | Pool | Member | HealthMonitor;
+
+export const QUOTA_KEYS = ['load_balancer', 'listener', 'pool', 'member', 'health_monitor'] as const;
+export type QuotaKey = (typeof QUOTA_KEYS)[number];
+/** -1 = unlimited (Octavia's default). */
+export type Quota = Record<QuotaKey, number>;
+
+const QUOTA_OF: Record<Kind, QuotaKey> = {
+  loadbalancer: 'load_balancer',
+  listener: 'listener',
+  pool: 'pool',
+  member: 'member',
+  healthmonitor: 'health_monitor',
+};
+const QUOTA_NAMES: Record<QuotaKey, string> = {
+  load_balancer: 'Load Balancer',
+  listener: 'Listener',
+  pool: 'Pool',
+  member: 'Member',
+  health_monitor: 'Health Monitor',
+};
+export const KIND_NAMES: Record<Kind, string> = {
+  loadbalancer: 'Load Balancer',
+  listener: 'Listener',
+  pool: 'Pool',
+  member: 'Member',
+  healthmonitor: 'Health Monitor',
+};
+
+export interface OctaviaBehaviour {
+  /** Fraction of LB creates that end in provisioning_status ERROR (drawn from the seeded PRNG). */
+  createErrorFraction: number;
+  /** Never settle: every PENDING_* stays forever (a stuck controller). */
+  stuck: boolean;
+}
+
+export interface OctaviaStateOptions {
+  clock?: SimClock;
+  vip?: VipAllocator;
+  defaultQuota?: Partial<Quota>;
+  behaviour?: Partial<OctaviaBehaviour>;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '');
+
+export class OctaviaState {
+  readonly loadbalancers = new Map<string, LoadBalancer>();
+  readonly listeners = new Map<string, Listener>();
+  readonly pools = new Map<string, Pool>();
+  readonly members = new Map<string, Member>();
+  readonly healthmonitors = new Map<string, HealthMonitor>();
+  readonly faults = new Faults();
+  readonly clock: SimClock;
+  readonly vip: VipAllocator;
+  readonly behaviour: OctaviaBehaviour;
+  defaultQuota: Quota;
+  readonly quotas = new Map<string, Partial<Quota>>();
+  /** pagination_max_limit. */
+  maxLimit = 1000;
+  enabledProviders = ['amphora', 'octavia'];
+  private seq = 0;
+  private readonly timers = new Map<string, SimTimer>();
+
+  constructor(opts: OctaviaStateOptions = {}) {
+    this.clock = opts.clock ?? new SimClock();
+    this.vip = opts.vip ?? new LocalVipAllocator();
+    this.behaviour = { createErrorFraction: 0, stuck: false, ...opts.behaviour };
+    this.defaultQuota = { load_balancer: -1, listener: -1, pool: -1, member: -1, health_monitor: -1, ...opts.defaultQuota };
+  }
+
+  close(): void {
+    for (const t of this.timers.values()) t.cancel();
+    this.timers.clear();
+    this.clock.close();
+  }
+
+  // ---- helpers ---------------------------------------------------------------------------
+
+  map(kind: Kind): Map<string, AnyObject> {
+    return {
+      loadbalancer: this.loadbalancers,
+      listener: this.listeners,
+      pool: this.pools,
+      member: this.members,
+      healthmonitor: this.healthmonitors,
+    }[kind] as Map<string, AnyObject>;
+  }
+
+  common(projectId: string, body: { name?: unknown; admin_state_up?: unknown; tags?: unknown }): Common {
+    return {
+      id: randomUUID(),
+      name: typeof body.name === 'string' ? body.name : '',
+      project_id: projectId,
+      provisioning_status: 'PENDING_CREATE',
+      operating_status: 'OFFLINE',
+      admin_state_up: typeof body.admin_state_up === 'boolean' ? body.admin_state_up : true,
+      tags: Array.isArray(body.tags) ? (body.tags as string[]) : [],
+      created_at: iso(this.clock.now()),
+      updated_at: null,
+      _seq: ++this.seq,
+    };
+  }
+
+  touch(o: AnyObject): void {
+    o.updated_at = iso(this.clock.now());
+  }
+
+  quotaOf(projectId: string): Quota {
+    return { ...this.defaultQuota, ...this.quotas.get(projectId) };
+  }
+
+  setQuota(projectId: string, quota: Partial<Quota>): void {
+    this.quotas.set(projectId, { ...this.quotas.get(projectId), ...quota });
+  }
+
+  /** 403 when adding `wanted` objects would exceed the project's quota. */
+  checkQuota(projectId: string, wanted: Partial<Record<Kind, number>>): void {
+    const quota = this.quotaOf(projectId);
+    const over: string[] = [];
+    for (const [kind, n] of Object.entries(wanted) as [Kind, number][]) {
+      const key = QUOTA_OF[kind];
+      const limit = quota[key];
+      if (limit < 0 || n === 0) continue;
+      const used = [...this.map(kind).values()].filter((o) => o.project_id === projectId).length;
+      if (used + n > limit) over.push(QUOTA_NAMES[key]);
+    }
+    if (over.length > 0) throw new SimError(403, `Quota has been met for resources: ${over.join(', ')}`);
+  }
+
+  listenersOf(lbId: string): Listener[] {
+    return [...this.listeners.values()].filter((l) => l.loadbalancer_id === lbId);
+  }
+  poolsOf(lbId: string): Pool[] {
+    return [...this.pools.values()].filter((p) => p.loadbalancer_id === lbId);
+  }
+  membersOf(poolId: string): Member[] {
+    return [...this.members.values()].filter((m) => m.pool_id === poolId);
+  }
+  listenersOfPool(poolId: string): Listener[] {
+    return [...this.listeners.values()].filter((l) => l.default_pool_id === poolId);
+  }
+
+  // ---- the state machine -----------------------------------------------------------------
+
+  /**
+   * The atomic test-and-set every mutation starts with (spec §4.1). Child operations and LB
+   * updates need ACTIVE; an LB delete also accepts ERROR.
+   */
+  lock(lb: LoadBalancer, op: 'child' | 'update' | 'delete'): void {
+    const ok = lb.provisioning_status === 'ACTIVE' || (op === 'delete' && lb.provisioning_status === 'ERROR');
+    if (!ok) {
+      throw new SimError(
+        409,
+        op === 'child'
+          ? `Load Balancer ${lb.id} is immutable and cannot be updated.`
+          : `Invalid state ${lb.provisioning_status} of loadbalancer resource ${lb.id}`,
+      );
+    }
+    lb.provisioning_status = op === 'delete' ? 'PENDING_DELETE' : 'PENDING_UPDATE';
+    this.touch(lb);
+  }
+
+  /** Child of a pool: the pool must be ACTIVE too. */
+  checkPool(pool: Pool): void {
+    if (pool.provisioning_status !== 'ACTIVE') throw new SimError(409, `Pool ${pool.id} is immutable and cannot be updated.`);
+  }
+
+  /** After the named delay, runs `apply` (the provider's work) and settles the LB. */
+  settle(lb: LoadBalancer, delay: DelayName, apply: () => void): void {
+    if (this.behaviour.stuck) return;
+    this.timers.get(lb.id)?.cancel();
+    const timer = this.clock.after(delay, () => {
+      this.timers.delete(lb.id);
+      apply();
+      if (this.loadbalancers.has(lb.id) && lb.provisioning_status.startsWith('PENDING_')) {
+        lb.provisioning_status = 'ACTIVE';
+        this.touch(lb);
+      }
+      this.refreshOperating(lb);
+    });
+    this.timers.set(lb.id, timer);
+  }
+
+  /** The provider finished: PENDING_DELETE children go, PENDING_CREATE/UPDATE ones become `to`. */
+  finishTree(lbId: string, to: 'ACTIVE' | 'ERROR' = 'ACTIVE'): void {
+    for (const h of [...this.healthmonitors.values()]) {
+      if (h.loadbalancer_id === lbId && h.provisioning_status === 'PENDING_DELETE') {
+        this.healthmonitors.delete(h.id);
+        const pool = this.pools.get(h.pool_id);
+        if (pool?.healthmonitor_id === h.id) pool.healthmonitor_id = null;
+      }
+    }
+    for (const m of [...this.members.values()]) if (m.loadbalancer_id === lbId && m.provisioning_status === 'PENDING_DELETE') this.members.delete(m.id);
+    for (const p of [...this.pools.values()]) if (p.loadbalancer_id === lbId && p.provisioning_status === 'PENDING_DELETE') this.removePool(p);
+    for (const l of [...this.listeners.values()]) if (l.loadbalancer_id === lbId && l.provisioning_status === 'PENDING_DELETE') this.listeners.delete(l.id);
+    this.activateTree(lbId, to);
+  }
+
+  /** Marks every PENDING_CREATE/PENDING_UPDATE object of the LB's tree `to`. */
+  activateTree(lbId: string, to: 'ACTIVE' | 'ERROR' = 'ACTIVE'): void {
+    for (const kind of ['listener', 'pool', 'member', 'healthmonitor'] as const) {
+      for (const o of this.map(kind).values()) {
+        if ((o as Listener).loadbalancer_id === lbId && (o.provisioning_status === 'PENDING_CREATE' || o.provisioning_status === 'PENDING_UPDATE')) {
+          o.provisioning_status = to;
+        }
+      }
+    }
+  }
+
+  /** Operating statuses as a healthy amphora reports them (spec §4.1). */
+  refreshOperating(lb: LoadBalancer): void {
+    if (!this.loadbalancers.has(lb.id)) return;
+    const up = (o: Common, online: OperatingStatus = 'ONLINE'): OperatingStatus =>
+      o.provisioning_status === 'ERROR' ? 'ERROR' : o.provisioning_status === 'PENDING_CREATE' || !o.admin_state_up ? 'OFFLINE' : online;
+    lb.operating_status = up(lb);
+    for (const l of this.listenersOf(lb.id)) l.operating_status = up(l);
+    for (const p of this.poolsOf(lb.id)) {
+      const hm = p.healthmonitor_id ? this.healthmonitors.get(p.healthmonitor_id) : undefined;
+      if (hm) hm.operating_status = up(hm);
+      for (const m of this.membersOf(p.id)) m.operating_status = up(m, hm ? 'ONLINE' : 'NO_MONITOR');
+      p.operating_status = up(p);
+    }
+  }
+
+  /** Removes an LB and everything under it, releasing the VIP port. */
+  removeLb(lb: LoadBalancer): void {
+    for (const p of this.poolsOf(lb.id)) this.removePool(p);
+    for (const l of this.listenersOf(lb.id)) this.listeners.delete(l.id);
+    this.loadbalancers.delete(lb.id);
+    this.timers.get(lb.id)?.cancel();
+    this.timers.delete(lb.id);
+    this.vip.release(lb.vip_port_id);
+  }
+
+  removePool(p: Pool): void {
+    for (const m of this.membersOf(p.id)) this.members.delete(m.id);
+    if (p.healthmonitor_id) this.healthmonitors.delete(p.healthmonitor_id);
+    for (const l of this.listenersOfPool(p.id)) l.default_pool_id = null;
+    this.pools.delete(p.id);
+  }
+}
