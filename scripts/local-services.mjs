@@ -140,15 +140,21 @@ export async function ensureRedis(localDir, port) {
   return url;
 }
 
-/** npm dependencies: installed when node_modules is missing or older than the lock file. */
+/**
+ * npm dependencies: installed when node_modules was not installed from this package.json and
+ * lock file (a content hash, not mtimes: a clone's mtimes mean nothing). `npm install`, not
+ * `npm ci`: npm 11's ci refuses locks whose optional platform packages the registry lacks.
+ */
 export function ensureNpmDeps(root) {
-  const lock = join(root, 'package-lock.json');
-  const marker = join(root, 'node_modules', '.package-lock.json');
-  const stale = !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs + 1000);
-  if (!stale) return;
+  const hash = createHash('sha256');
+  for (const f of ['package.json', 'package-lock.json']) if (existsSync(join(root, f))) hash.update(readFileSync(join(root, f)));
+  const want = hash.digest('hex');
+  const stamp = join(root, 'node_modules', '.magnum-install-stamp');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want) return;
   console.log('[setup] installing npm dependencies');
-  const r = spawnSync('npm', [existsSync(lock) ? 'ci' : 'install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) throw new SetupError('npm could not install the dependencies (see above)');
+  writeFileSync(stamp, want);
 }
 
 export function readPidFile(path) {
