@@ -17,7 +17,7 @@ import { seedNeutron, type ProjectIds } from './seed.js';
 import { NeutronState } from './state.js';
 
 export { NeutronState } from './state.js';
-export { NeutronVipAllocator, type NeutronVipPort, type NeutronVipRequest } from './vip.js';
+export { NeutronVipAllocator } from './vip.js';
 export type { FloatingIp, Network, NewNetwork, NewSubnet, Port, Router, SecurityGroup, SecurityGroupRule, Subnet } from './state.js';
 
 export interface NeutronSimOptions {

@@ -1,39 +1,19 @@
 // Octavia's VIP ports as real Neutron ports (device_owner Octavia), so that they hold an address
 // of the subnet and block NetworkInUse / SubnetInUse like on a real cloud. Structurally the
-// octavia simulator's VipAllocator; cloud.ts may pass `new NeutronVipAllocator(neutron.state)`.
+// octavia simulator's VipAllocator; cloud.ts passes `new NeutronVipAllocator(neutron.state)`.
 import { SimError } from '../common/errors.js';
 import { allocateFixedIps } from './ipam.js';
 import { newMac } from './routes-ports.js';
 import type { NeutronState } from './state.js';
+import type { VipAllocator, VipPort, VipRequest } from '../octavia/vip.js';
 
-export interface NeutronVipRequest {
-  projectId: string;
-  lbId: string;
-  subnetId?: string | undefined;
-  networkId?: string | undefined;
-  portId?: string | undefined;
-  address?: string | undefined;
-}
-
-export interface NeutronVipPort {
-  id: string;
-  name: string;
-  projectId: string;
-  networkId: string;
-  subnetId: string;
-  address: string;
-  deviceOwner: 'Octavia';
-  deviceId: string;
-  adminStateUp: false;
-}
-
-export class NeutronVipAllocator {
+export class NeutronVipAllocator implements VipAllocator {
   /** Ports this allocator created (a port the user passed in is not deleted on release). */
   private readonly created = new Set<string>();
 
   constructor(private readonly state: NeutronState) {}
 
-  allocate(req: NeutronVipRequest): NeutronVipPort {
+  allocate(req: VipRequest): VipPort {
     const s = this.state;
     if (req.portId !== undefined) {
       const port = s.ports.get(req.portId);
@@ -73,7 +53,7 @@ export class NeutronVipAllocator {
     if (this.created.delete(portId)) this.state.ports.delete(portId);
   }
 
-  private view(id: string, subnetId: string, address: string, req: NeutronVipRequest): NeutronVipPort {
+  private view(id: string, subnetId: string, address: string, req: VipRequest): VipPort {
     const port = this.state.ports.get(id)!;
     return { id, name: port.name, projectId: port.projectId, networkId: port.networkId, subnetId, address, deviceOwner: 'Octavia', deviceId: `lb-${req.lbId}`, adminStateUp: false };
   }

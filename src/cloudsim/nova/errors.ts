@@ -1,4 +1,5 @@
 // Nova's fault envelope (spec openstack-apis §2.9): {"<faultName>": {"code": N, "message": "..."}}.
+// Cinder answers in the same shape.
 import type { RenderedError, SimError } from '../common/errors.js';
 
 const FAULT_NAMES: Record<number, string> = {
@@ -15,7 +16,18 @@ const FAULT_NAMES: Record<number, string> = {
   503: 'serviceUnavailable',
 };
 
-export function renderNovaError(e: SimError): RenderedError {
-  const name = FAULT_NAMES[e.status] ?? 'computeFault';
-  return { contentType: 'application/json', body: { [name]: { code: e.status, message: e.message } } };
+/**
+ * The renderer of a Nova-shaped service, with its own extra fault names; 413/429 copy
+ * Retry-After into `retryAfter`, as Nova and Cinder do (spec §7.4).
+ */
+export function novaStyleErrors(extraNames: Record<number, string> = {}): (e: SimError) => RenderedError {
+  const names = { ...FAULT_NAMES, ...extraNames };
+  return (e) => {
+    const fault: Record<string, unknown> = { code: e.status, message: e.message };
+    const retry = e.headers['retry-after'];
+    if ((e.status === 413 || e.status === 429) && retry !== undefined) fault.retryAfter = retry;
+    return { contentType: 'application/json', body: { [names[e.status] ?? 'computeFault']: fault } };
+  };
 }
+
+export const renderNovaError = novaStyleErrors();
