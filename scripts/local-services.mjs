@@ -2,7 +2,7 @@
 // DATABASE_URL / REDIS_URL are not set. Plain Node (no dependencies): it runs before npm install.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, chownSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, chownSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 
@@ -155,16 +155,4 @@ export function ensureNpmDeps(root) {
   const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) throw new SetupError('npm could not install the dependencies (see above)');
   writeFileSync(stamp, want);
-}
-
-export function readPidFile(path) {
-  try {
-    return Number(readFileSync(path, 'utf8').trim());
-  } catch {
-    return undefined;
-  }
-}
-
-export function writeText(path, text) {
-  writeFileSync(path, text, { mode: 0o600 });
 }

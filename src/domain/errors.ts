@@ -60,8 +60,6 @@ export const errors = {
     new ApiError('patch_add_existing', 400, `The attribute ${path} has existed, please use 'replace' operation instead.`),
   unsupportedCoe: (coe: unknown) =>
     new ApiError('unsupported_coe', 400, `Requested COE type ${coe ?? 'None'} is not supported.`),
-  unsupportedServerType: (st: unknown) =>
-    new ApiError('unsupported_server_type', 400, `Requested server type ${st} is not supported.`),
   unsupportedNetworkDriver: (driver: string, coe: string, allowed: string[]) =>
     new ApiError(
       'unsupported_network_driver',

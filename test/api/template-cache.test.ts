@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { ReadCache } from '../../src/api/read-cache.js';
 import { testApp, type TestApp } from '../support/app.js';
+import { waitFor } from '../support/http.js';
 
 let t: TestApp;
 let sql: pg.Client;
@@ -23,13 +24,10 @@ const cache = () => t.app.services.templates.cache;
 const show = async (ident: string) => (await t.as('demo', { method: 'GET', url: `/v1/clustertemplates/${ident}` })).json();
 const list = async () => (await t.as('demo', { method: 'GET', url: '/v1/clustertemplates' })).json().clustertemplates as { name: string }[];
 
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`not within 5 s: ${what}`);
-}
+/** Polls `check` until it holds (at most 5 s). */
+const eventually = async (check: () => Promise<boolean>, what: string): Promise<void> => {
+  await waitFor(check, (ok) => ok, 5000).catch(() => assert.fail(`not within 5 s: ${what}`));
+};
 
 describe('template read cache', () => {
   test('repeated reads are served from the cache', async () => {

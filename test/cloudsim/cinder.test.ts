@@ -8,6 +8,7 @@ import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
 import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
 import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
 import { passwordToken, startKeystone } from '../support/app.js';
+import { call, waitFor } from '../support/http.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
@@ -37,25 +38,6 @@ after(async () => {
   await keystone.app.close();
 });
 
-async function call(method: string, target: string, token: string | undefined, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(target, {
-    method,
-    headers: { accept: 'application/json', ...(token ? { 'x-auth-token': token } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  // JSON of many shapes: the asserts check it.
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as any };
-}
-async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 3000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 const create = async (volume: Record<string, unknown>, token = demo, base = url) => call('POST', `${base}/volumes`, token, { volume });
 const show = (id: string) => call('GET', `${url}/volumes/${id}`, demo);
 const settled = (id: string, status: string) => waitFor(() => show(id), (r) => r.body?.volume?.status === status);

@@ -9,6 +9,7 @@ import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
 import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
 import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
 import { passwordToken, startKeystone } from '../support/app.js';
+import { call, waitFor } from '../support/http.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
@@ -42,32 +43,13 @@ after(async () => {
   await keystone.app.close();
 });
 
-async function call(method: string, url: string, token: string | undefined, body?: unknown) {
-  const res = await fetch(url, {
-    method,
-    headers: { accept: 'application/json', ...(token ? { 'x-auth-token': token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  // JSON of many shapes: the asserts check it.
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as any };
-}
-
-/** A subnet the VIP can live on: the Neutron simulator's first one when it has subnets. */
+/** A subnet the VIP can live on: the Neutron simulator's first one. */
 function subnetId(cloud: CloudSims = sims): string {
-  const subnets = (cloud.neutron.state as unknown as { subnets?: Map<string, { id: string }> }).subnets;
-  return subnets instanceof Map && subnets.size > 0 ? [...subnets.values()][0]!.id : 'any-subnet';
+  const first = cloud.neutron.state.subnets.values().next().value;
+  assert.ok(first, 'the Neutron simulator seeds a subnet');
+  return first.id;
 }
 
-async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 3000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 const getLb = (id: string, token = demo) => call('GET', `${lbUrl}/loadbalancers/${id}`, token);
 const active = (id: string, token = demo) => waitFor(() => getLb(id, token), (r) => r.body?.loadbalancer?.provisioning_status === 'ACTIVE');
 const newLb = async (extra: Record<string, unknown> = {}, token = demo) => {

@@ -40,7 +40,8 @@ export class ClusterTemplateRepo {
 
   /** By UUID when the string is UUID-shaped, else by name; several rows with that name → 'ambiguous'. */
   async find(ident: string, vis: Visibility): Promise<ClusterTemplateRow | 'ambiguous' | null> {
-    const qb = this.scoped({ ...vis, ...(vis.all ? {} : { hiddenPublic: true }) } as Visibility);
+    // By id or name, hidden public templates are visible too (spec §3.1).
+    const qb = this.scoped(vis.all ? vis : { ...vis, hiddenPublic: true });
     if (UUID_SHAPE.test(ident)) return qb.andWhere('t.uuid = :u', { u: ident.toLowerCase() }).getOne();
     const rows = await qb.andWhere('t.name = :n', { n: ident }).take(2).getMany();
     if (rows.length > 1) return 'ambiguous';
