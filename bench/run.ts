@@ -11,6 +11,7 @@
 //   --quiet-wait=30   before each measured run, wait up to this many seconds for other processes
 //                     on the machine to use < 25 % of a core (0: don't wait)
 //   --json=<file>     also write the results as JSON
+import { randomBytes } from 'node:crypto';
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -443,6 +444,7 @@ async function main(): Promise<void> {
       SERVICE_USERNAME: SERVICE_USER.username,
       SERVICE_PASSWORD: SERVICE_USER.password,
       SERVICE_PROJECT_NAME: SERVICE_USER.project,
+      SECRET_KEYS: randomBytes(32).toString('base64'),
       LOG_LEVEL: 'warn',
       API_HOST: '127.0.0.1',
       API_PORT: '0',

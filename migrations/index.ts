@@ -1,5 +1,6 @@
 // Every migration, oldest first. Landed migrations are never edited: add a new one.
 import { Initial1763780000000 } from './1763780000000-initial.js';
 import { TemplateChangeNotify1763790000000 } from './1763790000000-template-change-notify.js';
+import { Clusters1763800000000 } from './1763800000000-clusters.js';
 
-export const migrations = [Initial1763780000000, TemplateChangeNotify1763790000000];
+export const migrations = [Initial1763780000000, TemplateChangeNotify1763790000000, Clusters1763800000000];

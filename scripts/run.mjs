@@ -2,7 +2,8 @@
 // and Redis when DATABASE_URL / REDIS_URL are not set), then runs the service, the tests,
 // the migrations, the benchmark, the OpenAPI generator or the bootstrap renderer.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureNpmDeps, ensurePostgres, ensureRedis, SetupError } from './local-services.mjs';
@@ -34,6 +35,17 @@ async function infra(dbName) {
   return { adminUrl, databaseUrl, redisUrl };
 }
 
+/** SECRET_KEYS from the environment, or a key made once for this clone (.local/secret-keys, mode 0600). */
+function secretKeys() {
+  if (process.env.SECRET_KEYS) return process.env.SECRET_KEYS;
+  const file = join(localDir, 'secret-keys');
+  if (!existsSync(file)) {
+    mkdirSync(localDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600 });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
 function exec(cmd, args, env) {
   const child = spawn(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
@@ -47,12 +59,12 @@ try {
   switch (mode) {
     case 'start': {
       const { adminUrl, databaseUrl, redisUrl } = await infra('magnum');
-      exec(tsx, ['src/main.ts', 'all', ...extra], { DATABASE_URL: databaseUrl, DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl });
+      exec(tsx, ['src/main.ts', 'all', ...extra], { DATABASE_URL: databaseUrl, DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl, SECRET_KEYS: secretKeys() });
       break;
     }
     case 'migrate': {
       const { adminUrl, databaseUrl, redisUrl } = await infra('magnum');
-      exec(tsx, ['src/main.ts', 'migrate'], { DATABASE_URL: databaseUrl, DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl });
+      exec(tsx, ['src/main.ts', 'migrate'], { DATABASE_URL: databaseUrl, DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl, SECRET_KEYS: secretKeys() });
       break;
     }
     case 'test': {

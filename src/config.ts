@@ -1,6 +1,7 @@
 // Typed configuration, read once from the environment and validated at boot.
 // Behaviour never branches on NODE_ENV: every switch here is explicit.
 import { readFileSync } from 'node:fs';
+import { parseSecretKeys } from './security/secret-box.js';
 
 export interface ServiceCredentials {
   username: string;
@@ -38,6 +39,14 @@ export interface Config {
   /** Operations one worker process runs at once. */
   workerConcurrency: number;
   logLevel: string;
+  /** BullMQ key prefix of the operations queue (QUEUE_PREFIX). */
+  queuePrefix: string;
+  /** Seconds after which a worker without a heartbeat is shown `down` (SERVICE_DOWN_TIME). */
+  serviceDownTime: number;
+  /** Clusters per project when no quota row says otherwise ([quotas] max_clusters_per_project). */
+  maxClustersPerProject: number;
+  /** Keys sealing secrets at rest (SECRET_KEYS): the first seals, all open. */
+  secretKeys: Buffer[];
 }
 
 export class ConfigError extends Error {}
@@ -120,7 +129,19 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
     },
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 256),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
+    queuePrefix: str(env, 'QUEUE_PREFIX', 'bull'),
+    serviceDownTime: int(env, 'SERVICE_DOWN_TIME', 180, 1),
+    maxClustersPerProject: int(env, 'MAX_CLUSTERS_PER_PROJECT', 20, 0),
+    secretKeys: secretKeys(env),
   };
+}
+
+function secretKeys(env: Env): Buffer[] {
+  try {
+    return parseSecretKeys(str(env, 'SECRET_KEYS'));
+  } catch (e) {
+    throw new ConfigError(`SECRET_KEYS: ${(e as Error).message}`);
+  }
 }
 
 /** What a worker process needs (a subset: workers do not validate user tokens). */

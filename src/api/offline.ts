@@ -5,6 +5,8 @@ import { Redis } from 'ioredis';
 import { loadConfig } from '../config.js';
 import { createDataSource } from '../db/data-source.js';
 import { ClusterTemplateRepo } from '../db/repos/cluster-templates.js';
+import { ClusterRepo } from '../db/repos/clusters.js';
+import { SecretBox } from '../security/secret-box.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
 import { buildApp } from './app.js';
@@ -17,6 +19,7 @@ export async function buildOfflineApp(): Promise<FastifyInstance> {
     REDIS_URL: 'redis://127.0.0.1:1',
     KEYSTONE_URL: 'http://127.0.0.1:1/v3',
     SERVICE_PASSWORD: 'unused',
+    SECRET_KEYS: Buffer.alloc(32).toString('base64'),
   });
   const db = createDataSource(config.databaseUrl);
   const redis = new Redis(config.redisUrl, { lazyConnect: true });
@@ -30,6 +33,11 @@ export async function buildOfflineApp(): Promise<FastifyInstance> {
       metrics: new Metrics({ processMetrics: false }),
       validator,
       templates: { repo: new ClusterTemplateRepo(db), cache: new TemplateCache(() => false, config.templateCache), cloud: undefined },
+      clusters: new ClusterRepo(db),
+      secretBox: new SecretBox(config.secretKeys),
+      // Never used: generating the document serves no request, and a Queue would connect at once.
+      queue: undefined as never,
+      relay: undefined as never,
       close: async () => redis.disconnect(),
     },
   });

@@ -1,13 +1,18 @@
 // The long-lived collaborators of the API, created once per process (or per test app).
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../config.js';
 import { createDataSource } from '../db/data-source.js';
 import { ChangeFeed } from '../db/change-feed.js';
+import { ClusterRepo } from '../db/repos/clusters.js';
 import { ClusterTemplateRepo } from '../db/repos/cluster-templates.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
 import { openstackTemplateCloud, type TemplateCloud } from '../openstack/template-checks.js';
+import { OperationRelay } from '../operations/outbox.js';
+import { OPERATIONS_QUEUE } from '../queue/names.js';
+import { SecretBox } from '../security/secret-box.js';
 import { Metrics } from './metrics.js';
 import { TemplateCache } from './routes/v1/clustertemplates/cache.js';
 import type { TemplateDeps } from './routes/v1/clustertemplates/service.js';
@@ -19,6 +24,12 @@ export interface Services {
   metrics: Metrics;
   validator: TokenValidator;
   templates: TemplateDeps;
+  clusters: ClusterRepo;
+  /** Seals CA keys and application-credential secrets at rest. */
+  secretBox: SecretBox;
+  /** The operations queue (jobs are added only by the relay). */
+  queue: Queue;
+  relay: OperationRelay;
   close(): Promise<void>;
 }
 
@@ -28,6 +39,10 @@ declare module 'fastify' {
   }
 }
 
+const warn = (config: Config) => (obj: Record<string, unknown>, msg: string) => {
+  if (config.logLevel !== 'silent') console.warn(JSON.stringify({ level: 'warn', msg, ...obj }));
+};
+
 /** Glance/Nova/Neutron checks with the caller's token; failed calls are logged with their request ids. */
 function templateCloud(config: Config): TemplateCloud {
   return openstackTemplateCloud({
@@ -35,12 +50,8 @@ function templateCloud(config: Config): TemplateCloud {
     interface: config.openstack.interface,
     ...(config.openstack.region ? { region: config.openstack.region } : {}),
     timeoutMs: config.openstack.timeoutMs,
-    onFailure: (e) => {
-      if (config.logLevel === 'silent') return;
-      console.warn(
-        JSON.stringify({ level: 'warn', msg: 'openstack call failed', service: e.service, status: e.status, kind: e.kind, request_id: e.requestId, detail: e.message }),
-      );
-    },
+    onFailure: (e) =>
+      warn(config)({ service: e.service, status: e.status, kind: e.kind, request_id: e.requestId, detail: e.message }, 'openstack call failed'),
   });
 }
 
@@ -54,10 +65,15 @@ export async function createServices(config: Config, opts: { processMetrics?: bo
   const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
   await redis.connect();
   const cache = new TemplateCache(() => config.templateCache.enabled && feed.healthy, config.templateCache);
-  const feed = new ChangeFeed(config.databaseUrl, 'cluster_template_changed', () => cache.invalidate(), {
-    warn: (obj, msg) => console.warn(JSON.stringify({ level: 'warn', msg, ...obj })),
-  });
+  const feed = new ChangeFeed(config.databaseUrl, 'cluster_template_changed', () => cache.invalidate(), { warn: warn(config) });
   if (config.templateCache.enabled) await feed.start();
+  const queueConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  const queue = new Queue(OPERATIONS_QUEUE, { connection: queueConnection, prefix: config.queuePrefix });
+  const relay = new OperationRelay(db, queue, {
+    databaseUrl: config.databaseUrl,
+    onError: (e) => warn(config)({ error: e.message }, 'operation relay failed'),
+  });
+  await relay.start();
   return {
     config,
     db,
@@ -69,7 +85,14 @@ export async function createServices(config: Config, opts: { processMetrics?: bo
       cache,
       cloud: config.cloudResourceChecks ? templateCloud(config) : undefined,
     },
+    clusters: new ClusterRepo(db),
+    secretBox: new SecretBox(config.secretKeys),
+    queue,
+    relay,
     async close() {
+      await relay.close();
+      await queue.close();
+      queueConnection.disconnect();
       await feed.close();
       redis.disconnect();
       await db.destroy();

@@ -1,9 +1,22 @@
 import { DataSource } from 'typeorm';
 import { migrations } from '../../migrations/index.js';
 import { ClusterEntity } from './entities/cluster.js';
+import { ClusterCertificateEntity } from './entities/cluster-certificate.js';
+import { ClusterEventEntity } from './entities/cluster-event.js';
 import { ClusterTemplateEntity } from './entities/cluster-template.js';
+import { NodeGroupEntity } from './entities/nodegroup.js';
+import { OperationEntity } from './entities/operation.js';
+import { QuotaEntity } from './entities/quota.js';
 
-export const entities = [ClusterTemplateEntity, ClusterEntity];
+export const entities = [
+  ClusterTemplateEntity,
+  ClusterEntity,
+  NodeGroupEntity,
+  ClusterCertificateEntity,
+  QuotaEntity,
+  OperationEntity,
+  ClusterEventEntity,
+];
 
 export function createDataSource(url: string, poolSize = 10): DataSource {
   return new DataSource({

@@ -117,6 +117,8 @@ export const errors = {
   notAcceptable: (detail: string) => new ApiError('not_acceptable', 406, detail, '', 'Not Acceptable'),
   ambiguousName: (plural: string, singular: string) =>
     new ApiError('ambiguous_name', 409, `Multiple ${plural} exist with same name. Please use the ${singular} uuid instead.`),
+  operationInProgress: (cluster: string, kind: string) =>
+    new ApiError('operation_in_progress', 409, `Cluster ${cluster} has an operation in progress (${kind}). Try again when it has finished.`),
   multipleImages: (name: string) =>
     new ApiError('image_ambiguous', 409, `Multiple 'images' exist with same name '${name}'. Please use the resource id instead.`),
   multipleExternalNetworks: (id: string) =>

@@ -9,7 +9,7 @@ import { createServices } from '../../src/api/services.js';
 import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
 import { createKeystoneSim } from '../../src/cloudsim/keystone/index.js';
 import { loadConfig } from '../../src/config.js';
-import { passwordToken } from '../support/app.js';
+import { passwordToken, TEST_SECRET_KEY } from '../support/app.js';
 import { freshDatabase } from '../support/db.js';
 
 function get(port: number, path: string, token: string): Promise<number> {
@@ -45,6 +45,7 @@ test('close() waits for the in-flight request and then refuses connections', asy
     KEYSTONE_URL: `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`,
     SERVICE_PASSWORD: SERVICE_USER.password,
     LOG_LEVEL: 'silent',
+    SECRET_KEYS: TEST_SECRET_KEY,
   });
   const services = await createServices(config);
   const app = await buildApp(config, { services, logger: false });

@@ -1,5 +1,6 @@
 // Builds the API for a test file: a fresh database, a Redis connection, the Keystone emulator
 // listening on loopback, and helpers to get tokens and make requests with app.inject().
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
@@ -14,6 +15,9 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { freshDatabase } from './db.js';
 
 export type User = keyof typeof BUILTIN_USERS;
+
+/** One random sealing key per test process. */
+export const TEST_SECRET_KEY = randomBytes(32).toString('base64');
 
 export interface TestApp {
   app: FastifyInstance;
@@ -92,6 +96,9 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
     KEYSTONE_URL: authUrl,
     SERVICE_PASSWORD: SERVICE_USER.password,
     LOG_LEVEL: 'silent',
+    SECRET_KEYS: TEST_SECRET_KEY,
+    // Each app its own queue keys: jobs and heartbeats of other test files stay apart.
+    QUEUE_PREFIX: `test-${randomBytes(4).toString('hex')}`,
   });
   if (sims) config.cloudResourceChecks = true;
   opts.config?.(config);

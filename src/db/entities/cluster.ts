@@ -1,6 +1,17 @@
 import { EntitySchema } from 'typeorm';
 
-/** The cluster row as far as the foundation needs it; the cluster API extends it by migration. */
+/** One observed condition of a cluster (network, api_lb, control_plane, ...), as the workers saw it. */
+export interface Condition {
+  status: 'True' | 'False' | 'Unknown';
+  /** A stable CamelCase code, e.g. `Pending`, `Ready`, `QuotaExceeded`, `NoValidHost`. */
+  reason: string;
+  message: string;
+  /** ISO time of the last change of `status`. */
+  since: string;
+}
+
+export type Conditions = Partial<Record<string, Condition>>;
+
 export interface ClusterRow {
   id: number;
   uuid: string;
@@ -8,10 +19,36 @@ export interface ClusterRow {
   project_id: string;
   user_id: string;
   cluster_template_id: string;
+  keypair: string | null;
+  docker_volume_size: number | null;
+  labels: Record<string, string>;
+  master_flavor_id: string | null;
+  flavor_id: string | null;
+  create_timeout: number;
+  discovery_url: string | null;
+  stack_id: string | null;
+  /** Derived from the current operation and `conditions` (src/domain/cluster-status.ts); stored for sorting. */
   status: string;
+  status_reason: string | null;
+  health_status: string | null;
+  health_status_reason: Record<string, string> | null;
+  health_checked_at: Date | null;
+  api_address: string | null;
+  coe_version: string | null;
+  container_version: string | null;
+  fixed_network: string | null;
+  fixed_subnet: string | null;
+  floating_ip_enabled: boolean;
+  master_lb_enabled: boolean;
+  conditions: Conditions;
+  /** The cluster's Keystone application credential; the secret is sealed (src/security/secret-box.ts). */
+  app_cred_id: string | null;
+  app_cred_secret: string | null;
   created_at: Date;
   updated_at: Date | null;
 }
+
+const str = (length = 255) => ({ type: 'varchar' as const, length, nullable: true });
 
 export const ClusterEntity = new EntitySchema<ClusterRow>({
   name: 'Cluster',
@@ -23,8 +60,35 @@ export const ClusterEntity = new EntitySchema<ClusterRow>({
     project_id: { type: 'varchar', length: 255 },
     user_id: { type: 'varchar', length: 255 },
     cluster_template_id: { type: 'uuid' },
+    keypair: str(),
+    docker_volume_size: { type: 'int', nullable: true },
+    labels: { type: 'jsonb' },
+    master_flavor_id: str(),
+    flavor_id: str(),
+    create_timeout: { type: 'int' },
+    discovery_url: str(),
+    stack_id: str(),
     status: { type: 'varchar', length: 32 },
+    status_reason: { type: 'text', nullable: true },
+    health_status: str(20),
+    health_status_reason: { type: 'jsonb', nullable: true },
+    health_checked_at: { type: 'timestamptz', nullable: true },
+    api_address: str(),
+    coe_version: str(),
+    container_version: str(),
+    fixed_network: str(),
+    fixed_subnet: str(),
+    floating_ip_enabled: { type: 'boolean' },
+    master_lb_enabled: { type: 'boolean' },
+    conditions: { type: 'jsonb' },
+    app_cred_id: str(64),
+    app_cred_secret: { type: 'text', nullable: true },
     created_at: { type: 'timestamptz' },
     updated_at: { type: 'timestamptz', nullable: true },
   },
 });
+
+/** Columns a list may sort by (Magnum: any column); secrets and internal state are not offered. */
+export const CLUSTER_SORTABLE = new Set(
+  Object.keys(ClusterEntity.options.columns).filter((c) => !['app_cred_id', 'app_cred_secret', 'conditions', 'health_checked_at'].includes(c)),
+);

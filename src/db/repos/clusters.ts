@@ -1,0 +1,96 @@
+// Queries on clusters and their node groups, scoped by who asks (admins may see every project).
+import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
+import { ClusterEntity, type ClusterRow } from '../entities/cluster.js';
+import { NodeGroupEntity, type NodeGroupRow } from '../entities/nodegroup.js';
+import { OperationEntity, type OperationRow } from '../entities/operation.js';
+import { orderAndPage, type Keyset } from './keyset.js';
+
+/** Every project (admin widening) or one. */
+export type Scope = { all: true } | { all: false; projectId: string | null };
+
+export const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Node counts and addresses summed over a cluster's node groups (Magnum computes them so). */
+export interface ClusterTotals {
+  node_count: number;
+  master_count: number;
+  node_addresses: string[];
+  master_addresses: string[];
+}
+
+export class ClusterRepo {
+  constructor(private readonly ds: DataSource) {}
+
+  private scoped(scope: Scope, em: EntityManager = this.ds.manager): SelectQueryBuilder<ClusterRow> {
+    const qb = em.getRepository(ClusterEntity).createQueryBuilder('c');
+    if (!scope.all) qb.where('c.project_id = :p', { p: scope.projectId ?? '' });
+    return qb;
+  }
+
+  async list(scope: Scope, page: Keyset, markerUuid: string | undefined): Promise<ClusterRow[] | 'bad-marker'> {
+    let marker: ClusterRow | null = null;
+    if (markerUuid) {
+      marker = await this.ds.getRepository(ClusterEntity).findOneBy({ uuid: markerUuid.toLowerCase() });
+      if (!marker) return 'bad-marker';
+    }
+    return orderAndPage(this.scoped(scope), 'c', page, marker ?? undefined).getMany();
+  }
+
+  /** By UUID when UUID-shaped, else by name; two clusters with that name → 'ambiguous'. `lock` takes FOR UPDATE. */
+  async find(ident: string, scope: Scope, em?: EntityManager, lock = false): Promise<ClusterRow | 'ambiguous' | null> {
+    const qb = this.scoped(scope, em);
+    if (lock) qb.setLock('pessimistic_write');
+    if (UUID_SHAPE.test(ident)) return qb.andWhere('c.uuid = :u', { u: ident.toLowerCase() }).getOne();
+    const rows = await qb.andWhere('c.name = :n', { n: ident }).take(2).getMany();
+    if (rows.length > 1) return 'ambiguous';
+    return rows[0] ?? null;
+  }
+
+  /** Re-reads a cluster by UUID inside a transaction, locked for update. */
+  async lock(em: EntityManager, uuid: string): Promise<ClusterRow | null> {
+    return em.getRepository(ClusterEntity).createQueryBuilder('c').setLock('pessimistic_write').where('c.uuid = :u', { u: uuid }).getOne();
+  }
+
+  async nodegroups(clusterIds: string[], em: EntityManager = this.ds.manager): Promise<NodeGroupRow[]> {
+    if (clusterIds.length === 0) return [];
+    return em
+      .getRepository(NodeGroupEntity)
+      .createQueryBuilder('n')
+      .where('n.cluster_id IN (:...ids)', { ids: clusterIds })
+      .orderBy('n.id', 'ASC')
+      .getMany();
+  }
+
+  /** The latest operation of each cluster (what its status describes). */
+  async latestOperations(clusterIds: string[], em: EntityManager = this.ds.manager): Promise<Map<string, OperationRow>> {
+    if (clusterIds.length === 0) return new Map();
+    const rows = await em
+      .getRepository(OperationEntity)
+      .createQueryBuilder('o')
+      .distinctOn(['o.cluster_id'])
+      .where('o.cluster_id IN (:...ids)', { ids: clusterIds })
+      .orderBy('o.cluster_id')
+      .addOrderBy('o.created_at', 'DESC')
+      .getMany();
+    return new Map(rows.map((r) => [r.cluster_id, r]));
+  }
+
+  /** Clusters in a project (quota counting), under the caller's transaction. */
+  async countInProject(em: EntityManager, projectId: string): Promise<number> {
+    return em.getRepository(ClusterEntity).countBy({ project_id: projectId });
+  }
+}
+
+export function totals(groups: NodeGroupRow[]): ClusterTotals {
+  const t: ClusterTotals = { node_count: 0, master_count: 0, node_addresses: [], master_addresses: [] };
+  for (const g of groups) {
+    if (g.role === 'master') {
+      t.master_count += g.node_count;
+      t.master_addresses.push(...g.node_addresses);
+    } else {
+      t.node_count += g.node_count;
+      t.node_addresses.push(...g.node_addresses);
+    }
+  }
+  return t;
+}
