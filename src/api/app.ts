@@ -13,7 +13,7 @@ import { trackRoutes } from './plugins/route-matcher.js';
 import { registerVersioning } from './plugins/versioning.js';
 import { openapiInfo, sharedSchemas } from './openapi.js';
 import { opsRoutes } from './routes/ops.js';
-import { templateRoutes } from './routes/v1/clustertemplates/routes.js';
+import { v1Routes } from './routes/v1/index.js';
 import { rewriteToV1, versionRoutes } from './routes/versions.js';
 import { createServices, type Services } from './services.js';
 
@@ -83,8 +83,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   for (const s of sharedSchemas) app.addSchema(s);
   await app.register(versionRoutes);
   await app.register(opsRoutes);
-  await app.register(templateRoutes('template'), { prefix: '/v1' });
-  await app.register(templateRoutes('baymodel'), { prefix: '/v1' });
+  await app.register(v1Routes, { prefix: '/v1' });
   await app.register(swaggerUi, { routePrefix: '/v1/docs' });
   return app;
 }

@@ -1,0 +1,4 @@
+// /v1 clusters routes (being written).
+import type { FastifyInstance } from 'fastify';
+
+export async function clustersRoutes(_app: FastifyInstance): Promise<void> {}

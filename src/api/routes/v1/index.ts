@@ -1,0 +1,20 @@
+// Every /v1 resource, registered under the /v1 prefix by the app.
+import type { FastifyInstance } from 'fastify';
+import { certificatesRoutes } from './certificates/routes.js';
+import { clustersRoutes } from './clusters/routes.js';
+import { templateRoutes } from './clustertemplates/routes.js';
+import { mservicesRoutes } from './mservices.js';
+import { nodegroupsRoutes } from './nodegroups/routes.js';
+import { quotasRoutes } from './quotas/routes.js';
+import { statsRoutes } from './stats.js';
+
+export async function v1Routes(app: FastifyInstance): Promise<void> {
+  await app.register(templateRoutes('template'));
+  await app.register(templateRoutes('baymodel'));
+  await app.register(clustersRoutes);
+  await app.register(nodegroupsRoutes);
+  await app.register(certificatesRoutes);
+  await app.register(quotasRoutes);
+  await app.register(statsRoutes);
+  await app.register(mservicesRoutes);
+}
