@@ -2,7 +2,8 @@
 import { errors, MicroversionUnsupported } from '../domain/errors.js';
 
 export const MIN_VERSION = { major: 1, minor: 1 } as const;
-export const MAX_VERSION = { major: 1, minor: 10 } as const;
+/** 1.10 is Zed's maximum; 1.11–1.14 are current Magnum's (bays removed, credential rotation, cluster_id, node labels/taints). */
+export const MAX_VERSION = { major: 1, minor: 14 } as const;
 export const SERVICE_TYPE = 'container-infra';
 export const HEADER = 'openstack-api-version';
 

@@ -19,8 +19,8 @@ export const openapiInfo: FastifyDynamicSwaggerOptions = {
     info: {
       title: 'Container Infrastructure Management API (Magnum v1)',
       description:
-        "OpenStack Magnum's container-infra v1 API. Every operation but the version documents needs a Keystone token in X-Auth-Token; microversions are negotiated with the OpenStack-API-Version header (container-infra 1.1 to 1.10, or latest).",
-      version: '1.10',
+        "OpenStack Magnum's container-infra v1 API. Every operation but the version documents needs a Keystone token in X-Auth-Token; microversions are negotiated with the OpenStack-API-Version header (container-infra 1.1 to 1.14, or latest; 1.10 is Zed's maximum).",
+      version: '1.14',
     },
     components: { securitySchemes: { keystone: { type: 'apiKey', in: 'header', name: 'X-Auth-Token' } } },
     security: [{ keystone: [] }],

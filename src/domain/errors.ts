@@ -132,7 +132,7 @@ export const errors = {
   internal: () => new ApiError('internal', 500, 'An unexpected error prevented the server from fulfilling your request.'),
 };
 
-/** Raised for microversions outside 1.1…1.10: rendered in its own body shape (spec §1.4). */
+/** Raised for microversions outside 1.1…1.14: rendered in its own body shape (spec §1.4). */
 export class MicroversionUnsupported extends Error {
   constructor(readonly requested: string, readonly detail: string) {
     super(detail);

@@ -44,7 +44,7 @@ function assertEnvelope(res: LightMyRequestResponse, status: number, code: strin
 
 function assertVersionHeaders(res: LightMyRequestResponse, version: string): void {
   assert.equal(res.headers['openstack-api-minimum-version'], 'container-infra 1.1');
-  assert.equal(res.headers['openstack-api-maximum-version'], 'container-infra 1.10');
+  assert.equal(res.headers['openstack-api-maximum-version'], 'container-infra 1.14');
   assert.equal(res.headers['openstack-api-version'], `container-infra ${version}`);
   assert.equal(res.headers.vary, 'OpenStack-API-Version');
 }
@@ -79,7 +79,7 @@ describe('version documents (§1.5)', () => {
       assert.deepEqual(res.json(), {
         name: 'OpenStack Magnum API',
         description: 'Magnum is an OpenStack project which aims to provide container cluster management.',
-        versions: [{ id: 'v1', status: 'CURRENT', min_version: '1.1', max_version: '1.10', links: [{ href: `${h.base}/v1/`, rel: 'self' }] }],
+        versions: [{ id: 'v1', status: 'CURRENT', min_version: '1.1', max_version: '1.14', links: [{ href: `${h.base}/v1/`, rel: 'self' }] }],
       });
       assertNoVersionHeaders(res);
     });
@@ -124,12 +124,12 @@ describe('version documents (§1.5)', () => {
 describe('OpenStack-API-Version negotiation (§1.2–§1.4)', () => {
   const accepted = [
     { header: undefined, version: '1.1' },
-    { header: 'container-infra latest', version: '1.10' },
-    { header: 'container-infra LATEST', version: '1.10' },
-    { header: 'magnum latest', version: '1.10' },
+    { header: 'container-infra latest', version: '1.14' },
+    { header: 'container-infra LATEST', version: '1.14' },
+    { header: 'magnum latest', version: '1.14' },
     { header: 'container-infra 1.5', version: '1.5' },
     { header: 'container-infra 1.1', version: '1.1' },
-    { header: 'container-infra 1.10', version: '1.10' },
+    { header: 'container-infra 1.10', version: '1.10' }, { header: 'container-infra 1.14', version: '1.14' },
     { header: '  container-infra   1.7 ', version: '1.7' },
   ];
   for (const c of accepted) {
@@ -165,11 +165,11 @@ describe('OpenStack-API-Version negotiation (§1.2–§1.4)', () => {
     });
   }
 
-  const range = '[1.1, 1.10]';
+  const range = '[1.1, 1.14]';
   const unsupported = [
     { version: '2.0', description: `Mutually exclusive versions requested. Version 2.0 requested but not supported by this service. The supported version range is: ${range}.` },
     { version: '0.9', description: `Mutually exclusive versions requested. Version 0.9 requested but not supported by this service. The supported version range is: ${range}.` },
-    { version: '1.11', description: `Version 1.11 was requested but the minor version is not supported by this service. The supported version range is: ${range}.` },
+    { version: '1.15', description: `Version 1.15 was requested but the minor version is not supported by this service. The supported version range is: ${range}.` },
     { version: '1.0', description: `Version 1.0 was requested but the minor version is not supported by this service. The supported version range is: ${range}.` },
   ];
   for (const c of unsupported) {
@@ -183,7 +183,7 @@ describe('OpenStack-API-Version negotiation (§1.2–§1.4)', () => {
             {
               code: 'magnum.microversion-unsupported',
               title: 'Requested microversion is unsupported',
-              max_version: '1.10',
+              max_version: '1.14',
               min_version: '1.1',
               links: [{ rel: 'help', href: 'http://docs.openstack.org/api-guide/compute/microversions.html' }],
               description: c.description,
@@ -209,7 +209,7 @@ describe('response headers', () => {
       { opts: { method: 'PUT', url: '/v1/clustertemplates' }, status: 405 },
     ];
     for (const c of cases) {
-      for (const [header, version] of [[undefined, '1.1'], ['container-infra 1.4', '1.4'], ['container-infra latest', '1.10']] as const) {
+      for (const [header, version] of [[undefined, '1.1'], ['container-infra 1.4', '1.4'], ['container-infra latest', '1.14']] as const) {
         const res = await req({ ...c.opts, headers: header ? { 'openstack-api-version': header } : {} });
         assert.equal(res.statusCode, c.status, `${c.opts.method} ${c.opts.url}: ${res.body}`);
         assertVersionHeaders(res, version);

@@ -30,8 +30,8 @@ const cases = [
   { method: 'POST', header: 'container-infra 1.6', status: 406, version: '1.6' },
   { method: 'GET', header: 'container-infra 1.7', status: 200, version: '1.7' },
   { method: 'GET', header: 'container-infra 1.10', status: 200, version: '1.10' },
-  { method: 'GET', header: 'container-infra latest', status: 200, version: '1.10' },
-  { method: 'POST', header: 'magnum latest', status: 200, version: '1.10' },
+  { method: 'GET', header: 'container-infra latest', status: 200, version: '1.14' },
+  { method: 'POST', header: 'magnum latest', status: 200, version: '1.14' },
 ] as const;
 
 for (const c of cases) {
@@ -60,7 +60,7 @@ for (const c of cases) {
     }
     assert.equal(res.headers['openstack-api-version'], `container-infra ${c.version}`);
     assert.equal(res.headers['openstack-api-minimum-version'], 'container-infra 1.1');
-    assert.equal(res.headers['openstack-api-maximum-version'], 'container-infra 1.10');
+    assert.equal(res.headers['openstack-api-maximum-version'], 'container-infra 1.14');
     assert.equal(res.headers.vary, 'OpenStack-API-Version');
   });
 }
@@ -73,7 +73,7 @@ test('an ungated route works at every version', async () => {
 });
 
 test('the header is checked before the gate: an out-of-range version is the microversion-unsupported 406', async () => {
-  const res = await app.inject({ method: 'GET', url: '/v1/gated', headers: { 'openstack-api-version': 'container-infra 1.11' } });
+  const res = await app.inject({ method: 'GET', url: '/v1/gated', headers: { 'openstack-api-version': 'container-infra 1.15' } });
   assert.equal(res.statusCode, 406);
   assert.equal(res.json().errors[0].code, 'magnum.microversion-unsupported');
 });

@@ -13,6 +13,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Lowest 1.x minor version at which the operation exists (406 below it). */
     minVersion?: number;
+    /** Highest 1.x minor version at which the operation exists (406 above it: bays and baymodels end at 1.10). */
+    maxVersion?: number;
   }
 }
 
@@ -33,7 +35,8 @@ export function registerVersioning(app: FastifyInstance): void {
     }
     request.versionText = format(request.apiVersion);
     const min = request.routeOptions.config?.minVersion;
-    if (min !== undefined && !atLeast(request.apiVersion, min)) {
+    const max = request.routeOptions.config?.maxVersion;
+    if ((min !== undefined && !atLeast(request.apiVersion, min)) || (max !== undefined && atLeast(request.apiVersion, max + 1))) {
       throw errors.notAcceptable(
         `Version ${request.versionText} was requested but the requested API ${request.method} is not supported for this version.`,
       );

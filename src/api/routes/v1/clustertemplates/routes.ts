@@ -68,6 +68,8 @@ export function templateRoutes(flavor: Flavor) {
   const s = SPEC[flavor];
   return async function routes(app: FastifyInstance): Promise<void> {
     const deps = app.services.templates;
+    // Current Magnum (1.11) removed bays and baymodels; Zed's versions keep them.
+    if (flavor === 'baymodel') app.addHook('onRoute', (route) => void (route.config = { ...(route.config as object), maxVersion: 10 }));
 
     /** The template named by `ident`; `cached` only for reads (writes always see the database). */
     async function lookup(request: FastifyRequest, ident: string, cached = false): Promise<ClusterTemplateRow> {
