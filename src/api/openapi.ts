@@ -9,9 +9,33 @@ import {
   ClusterTemplateList,
   TemplateCreate,
 } from './routes/v1/clustertemplates/schema.js';
+import { Certificate, CertificateCreate, SignedCertificate } from './routes/v1/certificates/schema.js';
+import { MService, MServiceList } from './routes/v1/mservices.js';
+import { Quota, QuotaCreate, QuotaList, QuotaUpdate } from './routes/v1/quotas/schema.js';
+import { Stats } from './routes/v1/stats.js';
+import {
+  Bay,
+  BayCreate,
+  BayDetailList,
+  BayList,
+  BayListItem,
+  Cluster,
+  ClusterCreate,
+  ClusterDetailList,
+  ClusterEvents,
+  ClusterList,
+  ClusterListItem,
+  ResizeBody,
+  UpgradeBody,
+} from './routes/v1/clusters/schema.js';
+import { NodeGroup, NodeGroupCreate, NodeGroupCreated, NodeGroupList, NodeGroupListItem } from './routes/v1/nodegroups/schema.js';
 
 /** Schemas with an $id, registered once and referenced from routes. */
-export const sharedSchemas = [ErrorEnvelope, Unauthorized, ClusterTemplate, ClusterTemplateList, TemplateCreate, BayModel, BayModelList, BayModelCreate];
+export const sharedSchemas = [ErrorEnvelope, Unauthorized, ClusterTemplate, ClusterTemplateList, TemplateCreate, BayModel, BayModelList, BayModelCreate, Quota, QuotaList, QuotaCreate, QuotaUpdate, Stats, MService, MServiceList,
+  Cluster, ClusterListItem, ClusterList, ClusterDetailList, ClusterCreate, ClusterEvents, ResizeBody, UpgradeBody,
+  Bay, BayListItem, BayList, BayDetailList, BayCreate,
+  NodeGroup, NodeGroupCreated, NodeGroupListItem, NodeGroupList, NodeGroupCreate,
+  Certificate, CertificateCreate, SignedCertificate];
 
 export const openapiInfo: FastifyDynamicSwaggerOptions = {
   openapi: {

@@ -28,8 +28,19 @@ export function parsePage(q: ListQueryT, maxLimit: number, sortable: ReadonlySet
 }
 
 /** The absolute `next` URL, present only when the page came back full. */
-export function nextLink(hostUrl: string, path: string, page: Page, count: number, lastMarker: string | undefined) {
+export function nextLink(hostUrl: string, path: string, page: Pick<Page, 'limit' | 'sortKey' | 'sortDir'>, count: number, lastMarker: string | undefined) {
   if (count === 0 || count !== page.limit || lastMarker === undefined) return {};
   const qs = `sort_key=${encodeURIComponent(page.sortKey)}&sort_dir=${page.sortDir}&limit=${page.limit}&marker=${lastMarker}`;
   return { next: `${hostUrl}/v1/${path}?${qs}` };
+}
+
+/** A page whose marker is an integer id (quotas, spec §2.1). */
+export interface IdPage extends Omit<Page, 'marker'> {
+  marker: number | undefined;
+}
+
+/** parsePage for collections paged by integer id; the schema has already made the marker an integer. */
+export function parseIdPage(q: Omit<ListQueryT, 'marker'> & { marker?: number }, maxLimit: number, sortable: ReadonlySet<string>): IdPage {
+  const { marker, ...rest } = q;
+  return { ...parsePage(rest, maxLimit, sortable), marker };
 }

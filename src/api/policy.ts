@@ -31,6 +31,7 @@ const RULES = {
   'cluster:resize': 'write',
   'cluster:upgrade': 'write',
   'cluster:get_events': 'read',
+  'credential:rotate': 'write',
   'bay:create': 'write',
   'bay:get_all': 'read',
   'bay:detail': 'read',

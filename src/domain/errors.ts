@@ -94,8 +94,42 @@ export const errors = {
   externalNetworkNotFound: (id: string) =>
     new ApiError('external_network_not_found', 400, `Unable to find external network ${id}.`),
   invalidLabel: (name: string, value: string, reason: string) => new InvalidLabelError(name, value, reason),
+  templateNotFoundBadRequest: (id: string) => new ApiError('template_not_found', 400, `ClusterTemplate ${id} could not be found.`),
+  zeroNodesUnsupported: () =>
+    new ApiError('zero_nodes', 400, 'Resizing a nodegroup to zero is not supported in the provided microversion.'),
+  masterCountNeedsLb: () => new ApiError('master_count_lb', 400, 'master_count must be 1 when master_lb_enabled is False'),
+  networkNotFound: (id: string) => new ApiError('network_not_found', 400, `Unable to find network ${id}.`),
+  restrictedApplicationCredential: () =>
+    new ApiError(
+      'restricted_application_credential',
+      400,
+      'The cluster needs its own application credential, and the credential you authenticated with may not create one. Authenticate with a password or an unrestricted application credential.',
+    ),
+  clusterPropertiesImmutable: (fields: string[]) =>
+    new ApiError('cluster_immutable', 400, `cannot change cluster property(ies) ${fields.join(', ')}.`),
+  resizeMaster: () => new ApiError('resize_master', 400, 'Resizing a master nodegroup is not supported.'),
+  resizeOutOfRange: (ng: string, min: number, max: number | null) =>
+    new ApiError('resize_range', 400, `Resizing ${ng} outside the allowed range: min_node_count = ${min}, max_node_count = ${max ?? 'None'}`),
+  upgradeUnsupportedVersion: () =>
+    new ApiError('upgrade_version', 400, 'Cluster upgrade is not supported in the provided microversion.'),
+  upgradeInvalidTag: (label: string) => new ApiError('upgrade_tag', 400, `Received invalid tag for ${label}.`),
+  clusterStateUnsupported: (action: 'Upgrading' | 'Updating', status: string) =>
+    new ApiError('cluster_state', 400, `${action} a cluster when status is "${status}" is not supported.`),
   templateReferenced: (id: string) =>
     new ApiError('template_referenced', 400, `ClusterTemplate ${id} is referenced by one or multiple clusters.`),
+  // certificates (spec §3.5)
+  invalidCsr: (reason: string) => new ApiError('invalid_csr', 400, `Received invalid csr: ${reason}.`),
+  extensionNotAllowed: (name: string) => new ApiError('extension_not_allowed', 400, `Extension '${name}' not allowed`),
+  /** POST /v1/certificates names its cluster in the body: not found is a bad request there. */
+  certificateClusterNotFound: (id: string) => new ApiError('cluster_not_found', 400, `Cluster ${id} could not be found.`),
+  rotateCaTlsDisabled: () =>
+    new ApiError('rotate_ca_tls_disabled', 400, 'Rotating the CA certificate on a non-TLS cluster is not supported.'),
+  invalidStatsType: () => new ApiError('invalid_stats_type', 400, "Invalid stats type. Allowed values are 'cluster'"),
+
+  createMasterNodegroup: () =>
+    new ApiError('nodegroup_master', 400, 'Creating master nodegroups is currently not supported.'),
+  deleteDefaultNodegroup: () =>
+    new ApiError('nodegroup_default', 400, 'Deleting a default nodegroup is not supported.'),
 
   // 401, 403
   unauthorized: (authUrl: string) =>
@@ -106,10 +140,30 @@ export const errors = {
   notAuthorizedPublish: () =>
     new ApiError('publish', 403, 'Not authorized to set public or hidden flag for cluster template.'),
   notAuthorizedImage: (id: string) => new ApiError('image_forbidden', 403, `Not authorized for image ${id}.`),
+  cloudQuotaShortfall: (missing: { resource: string; needed: number; available: number }[]) =>
+    new ApiError(
+      'cloud_quota',
+      403,
+      `Quota exceeded for the cluster: ${missing.map((m) => `${m.resource} needs ${m.needed}, ${m.available} available`).join('; ')}. Ask for a larger quota or a smaller cluster.`,
+    ),
   cloudForbidden: (service: string) => new ApiError('cloud_forbidden', 403, `Not authorized by the ${service} service.`),
+  /** Another project's quota or stats asked for by a non-admin. */
+  notAuthorized: () => new ApiError('not_authorized', 403, 'Not authorized.'),
+  clusterQuotaExceeded: (limit: number) =>
+    new ApiError(
+      'quota_exceeded',
+      403,
+      `Resource limit exceeded: You have reached the maximum clusters per project, ${limit}. You may delete a cluster to make room for a new one.`,
+    ),
 
   // 404, 405, 406, 409
   notFound: (kind: string, id: string) => new ApiError('not_found', 404, `${kind} ${id} could not be found.`),
+  caNotFound: (cluster: string) => new ApiError('ca_not_found', 404, `The CA certificate of cluster ${cluster} could not be found.`),
+  projectNotFound: (id: string) => new ApiError('project_not_found', 404, `The project_id ${id} could not be found.`),
+  quotaNotFound: (projectId: string, resource: string) =>
+    new ApiError('quota_not_found', 404, `Quota could not be found: project_id ${projectId} resource ${resource}.`),
+  /** An unknown list marker (Magnum's wording, stray space included). */
+  quotaIdNotFound: (id: number) => new ApiError('quota_not_found', 404, `Quota could not be found: quota id ${id} .`),
   routeNotFound: () =>
     new ApiError('route_not_found', 404, 'The resource could not be found.', '', 'Not Found'),
   methodNotAllowed: () =>
@@ -117,12 +171,38 @@ export const errors = {
   notAcceptable: (detail: string) => new ApiError('not_acceptable', 406, detail, '', 'Not Acceptable'),
   ambiguousName: (plural: string, singular: string) =>
     new ApiError('ambiguous_name', 409, `Multiple ${plural} exist with same name. Please use the ${singular} uuid instead.`),
+  quotaExists: (projectId: string, resource: string) =>
+    new ApiError('quota_exists', 409, `Quota for project ${projectId} already exists for resource ${resource}.`),
+  keypairNotFound: (name: string) => new ApiError('keypair_not_found', 404, `Unable to find keypair ${name}.`),
+  clusterStateConflict: (cluster: string, status: string, action: string) =>
+    new ApiError('cluster_state_conflict', 409, `Cluster ${cluster} is ${status}: ${action} is not possible in that state.`),
+  upgradeTemplateInvalid: (reason: string) => new ApiError('upgrade_template', 409, `Cluster Template is not valid for upgrade: ${reason}`),
   operationInProgress: (cluster: string, kind: string) =>
     new ApiError('operation_in_progress', 409, `Cluster ${cluster} has an operation in progress (${kind}). Try again when it has finished.`),
   multipleImages: (name: string) =>
     new ApiError('image_ambiguous', 409, `Multiple 'images' exist with same name '${name}'. Please use the resource id instead.`),
   multipleExternalNetworks: (id: string) =>
     new ApiError('external_network_ambiguous', 409, `Multiple external networks exist with same name '${id}'. Please use the external network ID instead.`),
+
+  nodegroupExists: (name: string, cluster: string) =>
+    new ApiError('nodegroup_exists', 409, `A node group with name ${name} already exists in the cluster ${cluster}.`),
+  /** Node counts that contradict each other (min > max, node_count outside [min, max]). */
+  nodegroupCounts: (attr: string, nodegroup: string, why: string) =>
+    new ApiError('nodegroup_counts', 409, `${attr} for ${nodegroup} is invalid (${why}).`),
+  clusterApiAddressUnavailable: () => new ApiError('cluster_api_address', 409, 'Cluster API address is not available yet'),
+  /** Node groups change only on a settled cluster (Magnum drops such requests silently). */
+  clusterNotReadyForNodegroups: (cluster: string, status: string) =>
+    new ApiError(
+      'cluster_not_ready',
+      409,
+      `Cluster ${cluster} is ${status}. Node groups can be changed only when the cluster is in a COMPLETE state or UPDATE_FAILED.`,
+    ),
+  nodegroupNotReady: (nodegroup: string, status: string) =>
+    new ApiError(
+      'nodegroup_not_ready',
+      409,
+      `Node group ${nodegroup} is ${status}. It can be updated only when it is in a COMPLETE state, UPDATE_IN_PROGRESS or UPDATE_FAILED.`,
+    ),
 
   // 5xx
   keystoneUnavailable: () =>

@@ -5,12 +5,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
-import { SERVICES_KEY, OPERATIONS_QUEUE, type Heartbeat } from '../../src/queue/names.js';
+import { servicesKey, OPERATIONS_QUEUE, type Heartbeat } from '../../src/queue/names.js';
 import { startWorker } from '../../workers/main.js';
 import { operations } from '../../workers/operations.js';
 
 const redisUrl = process.env.REDIS_URL!;
 const prefix = `test-${randomBytes(4).toString('hex')}`;
+const key = servicesKey(prefix);
 let redis: Redis;
 let queue: Queue;
 let events: QueueEvents;
@@ -41,12 +42,13 @@ after(async () => {
 
 test('the worker reports a heartbeat that keeps counting', async () => {
   const read = async () => {
-    const raw = await redis.hget(SERVICES_KEY, worker.id);
+    const raw = await redis.hget(key, worker.id);
     return raw ? (JSON.parse(raw) as Heartbeat) : undefined;
   };
   const first = await read();
-  assert.ok(first, 'heartbeat present');
+  assert.ok(first, 'heartbeat present as soon as the worker has started');
   assert.equal(first.binary, 'magnum-conductor');
+  assert.equal(first.id, 1, 'the first worker under this prefix');
   await new Promise((r) => setTimeout(r, 350));
   const later = await read();
   assert.ok(later && later.report_count > first.report_count);
@@ -66,11 +68,31 @@ test('an unknown operation fails once, without retries', async () => {
   assert.equal(failed?.attemptsMade, 1);
 });
 
-test('closing the worker removes its heartbeat', async () => {
+test('closing the worker removes its heartbeat; ids stay put and the lowest free one is reused', async () => {
   const w = await startWorker({ redisUrl, concurrency: 1, heartbeatMs: 50, prefix });
+  const idOf = async (field: string) => (JSON.parse((await redis.hget(key, field)) ?? 'null') as Heartbeat | null)?.id;
+  assert.equal(await idOf(w.id), 2);
+  const w3 = await startWorker({ redisUrl, concurrency: 1, heartbeatMs: 50, prefix });
+  assert.equal(await idOf(w3.id), 3);
   await new Promise((r) => setTimeout(r, 120));
-  assert.notEqual(await redis.hget(SERVICES_KEY, w.id), null);
   await w.close();
-  assert.equal(await redis.hget(SERVICES_KEY, w.id), null);
-  assert.notEqual(await redis.hget(SERVICES_KEY, worker.id), null, 'the other worker is still listed');
+  assert.equal(await redis.hget(key, w.id), null);
+  assert.equal(await idOf(worker.id), 1, 'the other workers are still listed, with their ids');
+  assert.equal(await idOf(w3.id), 3);
+  const again = await startWorker({ redisUrl, concurrency: 1, heartbeatMs: 50, prefix });
+  assert.equal(await idOf(again.id), 2, 'a new worker takes the lowest free id');
+  await Promise.all([w3.close(), again.close()]);
+});
+
+test('heartbeats live under the queue prefix: other deployments on the same Redis do not see them', async () => {
+  const other = `test-${randomBytes(4).toString('hex')}`;
+  const w = await startWorker({ redisUrl, concurrency: 1, heartbeatMs: 50, prefix: other });
+  try {
+    assert.deepEqual(await redis.hkeys(servicesKey(other)), [w.id]);
+    assert.equal(await redis.hexists(key, w.id), 0);
+    assert.equal((JSON.parse((await redis.hget(servicesKey(other), w.id))!) as Heartbeat).id, 1);
+  } finally {
+    await w.close();
+  }
+  assert.equal(await redis.exists(servicesKey(other)), 0, 'nothing left behind');
 });

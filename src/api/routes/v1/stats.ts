@@ -1,4 +1,38 @@
-// GET /v1/stats (being written).
+// GET /v1/stats (spec §3.8): cluster and node counts of one project, or of all for an admin.
 import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { clusterStats } from '../../../db/repos/stats.js';
+import { errors } from '../../../domain/errors.js';
+import { enforce } from '../../policy.js';
+import { errorResponses } from '../../schemas/common.js';
 
-export async function statsRoutes(_app: FastifyInstance): Promise<void> {}
+export const Stats = Type.Object(
+  { clusters: Type.Integer({ minimum: 0 }), nodes: Type.Integer({ minimum: 0, description: 'node_count of every node group, masters included' }) },
+  { $id: 'Stats' },
+);
+
+const StatsQuery = Type.Object(
+  {
+    project_id: Type.Optional(Type.String({ description: 'default: the caller’s project; admins without it get every project' })),
+    type: Type.Optional(Type.String({ default: 'cluster', description: 'only cluster' })),
+  },
+  { additionalProperties: false },
+);
+
+export async function statsRoutes(app: FastifyInstance): Promise<void> {
+  app.get<{ Querystring: Static<typeof StatsQuery> }>(
+    '/stats',
+    { schema: { tags: ['stats'], summary: 'Count clusters and nodes', querystring: StatsQuery, response: { 200: Type.Ref(Stats), ...errorResponses(400, 401, 403) } } },
+    async (request) => {
+      const ctx = request.auth;
+      enforce(ctx, 'stats:get_all');
+      if ((request.query.type ?? 'cluster').toLowerCase() !== 'cluster') throw errors.invalidStatsType();
+      let projectId = request.query.project_id || undefined;
+      if (!ctx.isAdmin) {
+        projectId ??= ctx.projectId ?? '';
+        if (projectId !== ctx.projectId) throw errors.notAuthorized();
+      }
+      return clusterStats(app.services.db, projectId);
+    },
+  );
+}

@@ -1,4 +1,76 @@
-// /v1 certificates routes (being written).
+// /v1/certificates (spec §2 #34–#36): show a cluster's CA, sign a CSR, rotate the CAs.
 import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { errorResponses, Ident, UuidBody } from '../../../schemas/common.js';
+import { hostUrl, selfLinks } from '../../../views.js';
+import { CaQuery, Certificate, CertificateCreate, SignedCertificate, type CaQueryT, type CertificateCreateT } from './schema.js';
+import { rotateCa, showCa, signCertificate, type CertificateDeps } from './service.js';
 
-export async function certificatesRoutes(_app: FastifyInstance): Promise<void> {}
+const Params = Type.Object({ ident: Ident });
+const TAGS = ['certificates'];
+
+export async function certificatesRoutes(app: FastifyInstance): Promise<void> {
+  const s = app.services;
+  const deps: CertificateDeps = { db: s.db, clusters: s.clusters, secretBox: s.secretBox, relay: s.relay };
+  const links = (host: string, uuid: string) => selfLinks(host, `certificates/${uuid}`);
+
+  app.get<{ Params: { ident: string }; Querystring: CaQueryT }>(
+    '/certificates/:ident',
+    {
+      schema: {
+        tags: TAGS,
+        summary: "Show a cluster's CA certificate",
+        params: Params,
+        querystring: CaQuery,
+        response: { 200: Type.Ref(Certificate), ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { cluster, pem } = await showCa(deps, request.auth, request.params.ident, request.query.ca_cert_type);
+      return { cluster_uuid: cluster.uuid, bay_uuid: cluster.uuid, pem, links: links(hostUrl(request), cluster.uuid) };
+    },
+  );
+
+  app.post<{ Body: CertificateCreateT }>(
+    '/certificates',
+    {
+      config: { bodyName: 'certificate' },
+      schema: {
+        tags: TAGS,
+        summary: "Sign a certificate signing request with the cluster's CA",
+        body: Type.Ref(CertificateCreate),
+        response: { 201: Type.Ref(SignedCertificate), ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const { cluster, pem } = await signCertificate(deps, request.auth, body);
+      reply.code(201);
+      return {
+        cluster_uuid: cluster.uuid,
+        bay_uuid: cluster.uuid,
+        csr: body.csr,
+        pem,
+        links: links(hostUrl(request), cluster.uuid),
+        ...(body.ca_cert_type !== undefined ? { ca_cert_type: body.ca_cert_type } : {}),
+      };
+    },
+  );
+
+  // The client sends no body (Content-Type application/octet-stream, Content-Length 0).
+  app.patch<{ Params: { ident: string } }>(
+    '/certificates/:ident',
+    {
+      schema: {
+        tags: TAGS,
+        summary: "Rotate the cluster's CAs",
+        params: Params,
+        response: { 202: UuidBody, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const uuid = await rotateCa(deps, request.auth, request.params.ident);
+      return reply.code(202).send({ uuid });
+    },
+  );
+}

@@ -1,4 +1,274 @@
-// /v1 clusters routes (being written).
-import type { FastifyInstance } from 'fastify';
+// /v1/clusters, their actions and events, /v1/credentials (1.12+), and the legacy /v1/bays (≤1.10).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { CLUSTER_SORTABLE, type ClusterRow } from '../../../../db/entities/cluster.js';
+import { ClusterEventEntity } from '../../../../db/entities/cluster-event.js';
+import type { Scope } from '../../../../db/repos/clusters.js';
+import { errors } from '../../../../domain/errors.js';
+import { checkPatch } from '../../../../domain/json-patch.js';
+import { atLeast } from '../../../microversion.js';
+import { nextLink, parsePage } from '../../../pagination.js';
+import { enforce, type Rule } from '../../../policy.js';
+import { errorResponses, Ident, ListQuery, UuidBody, type ListQueryT } from '../../../schemas/common.js';
+import { hostUrl } from '../../../views.js';
+import { deleteCluster, resizeCluster, rollbackArg, updateCluster, upgradeCluster } from './actions.js';
+import { createCluster, type Flavor } from './create.js';
+import { rotateCredential } from './credential-rotation.js';
+import type { Caller } from './preflight.js';
+import {
+  Bay,
+  BayCreate,
+  BayDetailList,
+  BayList,
+  Cluster,
+  ClusterCreate,
+  ClusterDetailList,
+  ClusterEvents,
+  ClusterList,
+  READ_ONLY,
+  ResizeBody,
+  UpgradeBody,
+  type ResizeBodyT,
+  type UpgradeBodyT,
+} from './schema.js';
+import { bayDetail, bayListItem, clusterDetail, clusterListItem } from './views.js';
 
-export async function clustersRoutes(_app: FastifyInstance): Promise<void> {}
+const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, token: request.authToken });
+const Params = Type.Object({ ident: Ident });
+const PatchBody = Type.Array(Type.Object({ op: Type.String(), path: Type.String(), value: Type.Optional(Type.Unknown()) }), { description: 'JSON patch' });
+
+/** Admins see every project's clusters (Magnum's *_all_projects rules), except where `ownOnly`. */
+function scopeOf(request: FastifyRequest, ownOnly = false): Scope {
+  return request.auth.isAdmin && !ownOnly ? { all: true } : { all: false, projectId: request.auth.projectId };
+}
+
+const SPEC = {
+  cluster: { coll: 'clusters', rule: 'cluster', tag: 'clusters', create: ClusterCreate, bodyName: 'cluster', item: Cluster, list: ClusterList, detailList: ClusterDetailList },
+  bay: { coll: 'bays', rule: 'bay', tag: 'bays', create: BayCreate, bodyName: 'bay', item: Bay, list: BayList, detailList: BayDetailList },
+} as const;
+
+export async function clustersRoutes(app: FastifyInstance): Promise<void> {
+  const s = app.services;
+
+  async function lookup(request: FastifyRequest, ident: string, scope: Scope = scopeOf(request)): Promise<ClusterRow> {
+    const found = await s.clusters.find(ident, scope);
+    if (found === 'ambiguous') throw errors.ambiguousName('clusters', 'cluster');
+    if (!found) throw errors.notFound('Cluster', ident);
+    return found;
+  }
+
+  /** The detail (or bay) view of one cluster, with its node groups and template labels. */
+  async function detail(request: FastifyRequest, c: ClusterRow, flavor: Flavor) {
+    const nodegroups = await s.clusters.nodegroups([c.uuid]);
+    const host = hostUrl(request);
+    if (flavor === 'bay') return bayDetail(c, { host, nodegroups });
+    const t = await s.templates.repo.find(c.cluster_template_id, { all: true });
+    const templateLabels = t && t !== 'ambiguous' ? t.labels : {};
+    return clusterDetail(c, { host, version: request.apiVersion, nodegroups, templateLabels });
+  }
+
+  function routes(flavor: Flavor) {
+    const sp = SPEC[flavor];
+    const rule = (action: string) => `${sp.rule}:${action}` as Rule;
+    const config: { maxVersion?: number } = flavor === 'bay' ? { maxVersion: 10 } : {};
+
+    async function list(request: FastifyRequest<{ Querystring: ListQueryT }>, reply: FastifyReply, isDetail: boolean) {
+      enforce(request.auth, rule(isDetail ? 'detail' : 'get_all'));
+      const page = parsePage(request.query, s.config.maxLimit, CLUSTER_SORTABLE);
+      const rows = await s.clusters.list(scopeOf(request), page, page.marker);
+      if (rows === 'bad-marker') throw errors.notFound('Cluster', page.marker!);
+      const groups = await s.clusters.nodegroups(rows.map((r) => r.uuid));
+      const host = hostUrl(request);
+      const labels = isDetail && flavor === 'cluster' ? await templateLabels(rows) : new Map<string, Record<string, string>>();
+      const items = rows.map((c) => {
+        const nodegroups = groups.filter((g) => g.cluster_id === c.uuid);
+        const version = request.apiVersion;
+        if (flavor === 'bay') return isDetail ? bayDetail(c, { host, nodegroups }) : bayListItem(c, { host, nodegroups });
+        return isDetail
+          ? clusterDetail(c, { host, version, nodegroups, templateLabels: labels.get(c.cluster_template_id) ?? {} })
+          : clusterListItem(c, { host, version, nodegroups });
+      });
+      const path = isDetail ? `${sp.coll}/detail` : sp.coll;
+      return reply.send({ [sp.coll]: items, ...nextLink(host, path, page, rows.length, rows.at(-1)?.uuid) });
+    }
+
+    const listSchema = (detailed: boolean) => ({
+      tags: [sp.tag],
+      summary: `List ${sp.coll}${detailed ? ' (detail)' : ''}`,
+      querystring: ListQuery,
+      response: { 200: Type.Ref(detailed ? sp.detailList : sp.list), ...errorResponses(400, 401, 403, 404) },
+    });
+    app.get(`/${sp.coll}`, { config, schema: listSchema(false) }, (r, reply) => list(r as never, reply, false));
+    app.get(`/${sp.coll}/detail`, { config, schema: listSchema(true) }, (r, reply) => list(r as never, reply, true));
+
+    app.get<{ Params: { ident: string } }>(
+      `/${sp.coll}/:ident`,
+      { config, schema: { tags: [sp.tag], summary: `Show a ${flavor}`, params: Params, response: { 200: Type.Ref(sp.item), ...errorResponses(401, 403, 404, 409) } } },
+      async (request) => {
+        const c = await lookup(request, request.params.ident);
+        enforce(request.auth, rule('get'), c);
+        return detail(request, c, flavor);
+      },
+    );
+
+    app.post<{ Body: Record<string, unknown> }>(
+      `/${sp.coll}`,
+      {
+        config: { ...config, bodyName: sp.bodyName, readOnly: READ_ONLY },
+        schema: {
+          tags: [sp.tag],
+          summary: `Create a ${flavor}`,
+          description: flavor === 'bay' ? 'At 1.1 the bay is answered in full with 201; from 1.2 with 202 and its uuid.' : undefined,
+          body: Type.Ref(sp.create),
+          response: { 201: Type.Ref(Bay), 202: UuidBody, ...errorResponses(400, 401, 403, 404, 409) },
+        },
+      },
+      async (request, reply) => {
+        const c = await createCluster(s, caller(request), request.body ?? {}, request.apiVersion, flavor);
+        if (flavor === 'bay' && !atLeast(request.apiVersion, 2)) {
+          reply.code(201).header('location', `${hostUrl(request)}/v1/bays/${c.uuid}`);
+          return detail(request, c, flavor);
+        }
+        return reply.code(202).send({ uuid: c.uuid });
+      },
+    );
+
+    app.patch<{ Params: { ident: string }; Body: unknown; Querystring: Record<string, unknown> }>(
+      `/${sp.coll}/:ident`,
+      {
+        config,
+        schema: {
+          tags: [sp.tag],
+          summary: `Update a ${flavor} with a JSON patch (node_count${flavor === 'cluster' ? ', health_status, health_status_reason' : ''})`,
+          params: Params,
+          querystring: Type.Object({ rollback: Type.Optional(Type.String({ description: 'From 1.3: roll back on failure' })) }),
+          body: PatchBody,
+          response: { 200: Type.Ref(Bay), 202: UuidBody, ...errorResponses(400, 401, 403, 404, 409) },
+        },
+        validatorCompiler: () => () => true,
+      },
+      async (request, reply) => {
+        const rollback = rollbackArg(request.query ?? {}, request.apiVersion);
+        const ops = checkPatch(request.body);
+        const c = await lookup(request, request.params.ident);
+        const updated = await updateCluster(s, caller(request), c, ops, request.apiVersion, flavor, rollback);
+        if (flavor === 'bay' && !atLeast(request.apiVersion, 2)) return reply.code(200).send(await detail(request, updated, flavor));
+        return reply.code(202).send({ uuid: c.uuid });
+      },
+    );
+
+    app.delete<{ Params: { ident: string } }>(
+      `/${sp.coll}/:ident`,
+      { config, schema: { tags: [sp.tag], summary: `Delete a ${flavor}`, params: Params, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404, 409) } } },
+      async (request, reply) => {
+        const c = await lookup(request, request.params.ident);
+        await deleteCluster(s, caller(request), c, flavor);
+        return reply.code(204).send();
+      },
+    );
+  }
+
+  async function templateLabels(rows: ClusterRow[]): Promise<Map<string, Record<string, string>>> {
+    const out = new Map<string, Record<string, string>>();
+    for (const id of new Set(rows.map((r) => r.cluster_template_id))) {
+      const t = await s.templates.repo.find(id, { all: true });
+      if (t && t !== 'ambiguous') out.set(id, t.labels);
+    }
+    return out;
+  }
+
+  routes('cluster');
+  routes('bay');
+
+  app.post<{ Params: { ident: string }; Body: ResizeBodyT }>(
+    '/clusters/:ident/actions/resize',
+    {
+      config: { minVersion: 7, bodyName: 'cluster_resize_req' },
+      schema: { tags: ['clusters'], summary: 'Resize a node group', params: Params, body: Type.Ref(ResizeBody), response: { 202: UuidBody, ...errorResponses(400, 401, 403, 404, 409) } },
+    },
+    async (request, reply) => {
+      // Magnum's resize has no all-projects widening: admins resize in their own project.
+      const c = await lookup(request, request.params.ident, scopeOf(request, true));
+      await resizeCluster(s, caller(request), c, request.body, request.apiVersion);
+      return reply.code(202).send({ uuid: c.uuid });
+    },
+  );
+
+  app.post<{ Params: { ident: string }; Body: UpgradeBodyT }>(
+    '/clusters/:ident/actions/upgrade',
+    {
+      config: { minVersion: 7, bodyName: 'cluster_upgrade_req' },
+      schema: {
+        tags: ['clusters'],
+        summary: 'Upgrade to another template (one Kubernetes minor at a time)',
+        description: 'Exists at 1.7 only to answer 400; works from 1.8.',
+        params: Params,
+        body: Type.Ref(UpgradeBody),
+        response: { 202: UuidBody, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      if (!atLeast(request.apiVersion, 8)) throw errors.upgradeUnsupportedVersion();
+      const c = await lookup(request, request.params.ident);
+      await upgradeCluster(s, caller(request), c, request.body, request.apiVersion);
+      return reply.code(202).send({ uuid: c.uuid });
+    },
+  );
+
+  app.get<{ Params: { ident: string }; Querystring: { limit?: number; marker?: number } }>(
+    '/clusters/:ident/events',
+    {
+      schema: {
+        tags: ['clusters'],
+        summary: 'The cluster’s conditions and event timeline (an extension; Magnum has no such call)',
+        params: Params,
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1 })), marker: Type.Optional(Type.Integer({ minimum: 0 })) }),
+        response: { 200: Type.Ref(ClusterEvents), ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const c = await lookup(request, request.params.ident);
+      enforce(request.auth, 'cluster:get_events', c);
+      const limit = Math.min(request.query.limit ?? s.config.maxLimit, s.config.maxLimit);
+      const qb = s.db.getRepository(ClusterEventEntity).createQueryBuilder('e').where('e.cluster_id = :c', { c: c.uuid });
+      if (request.query.marker !== undefined) qb.andWhere('e.id > :m', { m: request.query.marker });
+      const events = await qb.orderBy('e.id', 'ASC').take(limit).getMany();
+      const host = hostUrl(request);
+      const last = events.at(-1);
+      return {
+        cluster_uuid: c.uuid,
+        status: c.status,
+        status_reason: c.status_reason,
+        conditions: c.conditions,
+        events: events.map((e) => ({
+          id: Number(e.id),
+          at: e.at.toISOString(),
+          type: e.type,
+          reason: e.reason,
+          message: e.message,
+          severity: e.severity,
+          operation_id: e.operation_id,
+        })),
+        ...(events.length === limit && last ? { next: `${host}/v1/clusters/${c.uuid}/events?limit=${limit}&marker=${last.id}` } : {}),
+      };
+    },
+  );
+
+  app.patch<{ Params: { ident: string } }>(
+    '/credentials/:ident',
+    {
+      config: { minVersion: 12 },
+      schema: {
+        tags: ['clusters'],
+        summary: 'Rotate the cluster’s application credential (1.12+)',
+        params: Params,
+        response: { 202: UuidBody, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const c = await lookup(request, request.params.ident);
+      await rotateCredential(s, caller(request), c);
+      return reply.code(202).send({ uuid: c.uuid });
+    },
+  );
+}

@@ -1,4 +1,164 @@
-// /v1 nodegroups routes (being written).
-import type { FastifyInstance } from 'fastify';
+// /v1/clusters/{cluster}/nodegroups (spec §2 #23–#27, §3.4), from microversion 1.9.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { ClusterRow } from '../../../../db/entities/cluster.js';
+import { NodeGroupRepo, NODEGROUP_SORTABLE } from '../../../../db/repos/nodegroups.js';
+import { errors } from '../../../../domain/errors.js';
+import { checkPatch } from '../../../../domain/json-patch.js';
+import { atLeast } from '../../../microversion.js';
+import { nextLink, parsePage } from '../../../pagination.js';
+import { enforce } from '../../../policy.js';
+import { errorResponses } from '../../../schemas/common.js';
+import { hostUrl } from '../../../views.js';
+import {
+  ItemParams,
+  ListParams,
+  NODE_LABELS_VERSION,
+  NodeGroup,
+  NodeGroupCreate,
+  NodeGroupCreated,
+  NodeGroupList,
+  NodeGroupListQuery,
+  READ_ONLY,
+  type NodeGroupCreateT,
+  type NodeGroupListQueryT,
+} from './schema.js';
+import { createNodegroup, deleteNodegroup, findCluster, findNodegroup, readScope, updateNodegroup, type Caller, type NodeGroupDeps } from './service.js';
+import { nodegroupCreated, nodegroupDetail, nodegroupListItem, type NodeGroupViewContext } from './views.js';
 
-export async function nodegroupsRoutes(_app: FastifyInstance): Promise<void> {}
+/** Nodegroups exist from 1.9 (406 below). */
+const MIN_VERSION = 9;
+const LATE_FIELDS = ['node_labels', 'node_taints'];
+
+const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, version: request.apiVersion });
+const viewContext = (request: FastifyRequest, cluster: ClusterRow): NodeGroupViewContext => ({
+  host: hostUrl(request),
+  version: request.apiVersion,
+  clusterLabels: cluster.labels,
+});
+
+/** Below 1.14 node_labels and node_taints are unknown attributes, as any other. */
+async function refuseLateFields(request: FastifyRequest): Promise<void> {
+  const body = request.body;
+  if (atLeast(request.apiVersion, NODE_LABELS_VERSION) || body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  const late = LATE_FIELDS.filter((k) => k in body);
+  if (late.length > 0) throw errors.unknownAttributes('nodegroup', late);
+}
+
+type ItemRequest = { Params: { cluster: string; nodegroup: string } };
+const tags = ['nodegroups'];
+
+export async function nodegroupsRoutes(app: FastifyInstance): Promise<void> {
+  const deps: NodeGroupDeps = {
+    db: app.services.db,
+    clusters: app.services.clusters,
+    nodegroups: new NodeGroupRepo(app.services.db),
+    kick: () => void app.services.relay.kick(),
+  };
+  const config = { minVersion: MIN_VERSION };
+
+  app.get<{ Params: { cluster: string }; Querystring: NodeGroupListQueryT }>(
+    '/clusters/:cluster/nodegroups',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'List the node groups of a cluster',
+        params: ListParams,
+        querystring: NodeGroupListQuery,
+        response: { 200: Type.Ref(NodeGroupList), ...errorResponses(400, 401, 403, 404, 406, 409) },
+      },
+    },
+    async (request) => {
+      enforce(request.auth, 'nodegroup:get_all');
+      const scope = readScope(request.auth);
+      const cluster = await findCluster(deps, request.params.cluster, scope);
+      const page = parsePage(request.query, app.services.config.maxLimit, NODEGROUP_SORTABLE);
+      const rows = await deps.nodegroups.list(cluster.uuid, scope, request.query.role, page, page.marker);
+      if (rows === 'bad-marker') throw errors.notFound('Nodegroup', page.marker!);
+      return {
+        nodegroups: rows.map(nodegroupListItem),
+        ...nextLink(hostUrl(request), `clusters/${cluster.uuid}/nodegroups`, page, rows.length, rows.at(-1)?.uuid),
+      };
+    },
+  );
+
+  app.get<ItemRequest>(
+    '/clusters/:cluster/nodegroups/:nodegroup',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Show a node group',
+        params: ItemParams,
+        response: { 200: Type.Ref(NodeGroup), ...errorResponses(401, 403, 404, 406, 409) },
+      },
+    },
+    async (request) => {
+      enforce(request.auth, 'nodegroup:get');
+      const scope = readScope(request.auth);
+      const cluster = await findCluster(deps, request.params.cluster, scope);
+      const ng = await findNodegroup(deps, cluster.uuid, request.params.nodegroup, scope);
+      return nodegroupDetail(ng, viewContext(request, cluster));
+    },
+  );
+
+  app.post<{ Params: { cluster: string }; Body: NodeGroupCreateT }>(
+    '/clusters/:cluster/nodegroups',
+    {
+      config: { ...config, bodyName: 'nodegroup', readOnly: READ_ONLY },
+      preValidation: refuseLateFields,
+      schema: {
+        tags,
+        summary: 'Create a node group (asynchronous)',
+        params: ListParams,
+        body: Type.Ref(NodeGroupCreate),
+        response: { 202: Type.Ref(NodeGroupCreated), ...errorResponses(400, 401, 403, 404, 406, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { ng, cluster } = await createNodegroup(deps, caller(request), request.params.cluster, request.body ?? {});
+      reply.code(202);
+      return nodegroupCreated(ng, viewContext(request, cluster));
+    },
+  );
+
+  app.patch<ItemRequest & { Body: unknown }>(
+    '/clusters/:cluster/nodegroups/:nodegroup',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Change min_node_count / max_node_count with a JSON patch (asynchronous)',
+        params: ItemParams,
+        body: Type.Array(Type.Object({ op: Type.String(), path: Type.String(), value: Type.Optional(Type.Unknown()) }), { description: 'JSON patch' }),
+        response: { 202: Type.Ref(NodeGroup), ...errorResponses(400, 401, 403, 404, 406, 409) },
+      },
+      // The patch document is checked by Magnum's rules, not by the schema (its errors differ).
+      validatorCompiler: () => () => true,
+    },
+    async (request, reply) => {
+      const ops = checkPatch(request.body);
+      const { ng, cluster } = await updateNodegroup(deps, caller(request), request.params.cluster, request.params.nodegroup, ops);
+      reply.code(202);
+      return nodegroupDetail(ng, viewContext(request, cluster));
+    },
+  );
+
+  app.delete<ItemRequest>(
+    '/clusters/:cluster/nodegroups/:nodegroup',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Delete a node group (asynchronous)',
+        params: ItemParams,
+        response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404, 406, 409) },
+      },
+    },
+    async (request, reply) => {
+      await deleteNodegroup(deps, caller(request), request.params.cluster, request.params.nodegroup);
+      return reply.code(204).send();
+    },
+  );
+}

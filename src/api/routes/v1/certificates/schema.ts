@@ -1,0 +1,47 @@
+// The certificate wire shapes (spec §3.5): one source for validation, serialization, the OpenAPI
+// document and the TypeScript types.
+import { Type, type Static } from '@sinclair/typebox';
+import { Links } from '../../../schemas/common.js';
+
+/** `ca_cert_type` values: omitted or `kubernetes` is the cluster CA; both spellings of front-proxy. */
+export const CA_CERT_TYPES = ['kubernetes', 'etcd', 'front_proxy', 'front-proxy'] as const;
+export type CaCertType = (typeof CA_CERT_TYPES)[number];
+
+// A plain enum (not a union of literals): ajv then reports wsme's "Value should be one of: ...".
+const CaCertTypeSchema = Type.Unsafe<CaCertType>({ type: 'string', enum: [...CA_CERT_TYPES] });
+
+export const CaQuery = Type.Object({ ca_cert_type: Type.Optional(CaCertTypeSchema) }, { additionalProperties: false });
+export type CaQueryT = Static<typeof CaQuery>;
+
+export const Certificate = Type.Object(
+  {
+    cluster_uuid: Type.String({ format: 'uuid' }),
+    bay_uuid: Type.String({ format: 'uuid', description: 'The same value as cluster_uuid' }),
+    pem: Type.String({ description: 'The CA certificate, PEM, no trailing newline' }),
+    links: Links,
+  },
+  { $id: 'Certificate' },
+);
+
+export const CertificateCreate = Type.Object(
+  {
+    cluster_uuid: Type.Optional(Type.String({ minLength: 1, description: 'UUID or name of the cluster' })),
+    bay_uuid: Type.Optional(Type.String({ minLength: 1, description: 'Accepted instead of cluster_uuid' })),
+    csr: Type.String({ minLength: 1, description: 'PEM certificate signing request' }),
+    ca_cert_type: Type.Optional(CaCertTypeSchema),
+  },
+  { additionalProperties: false, $id: 'CertificateCreate' },
+);
+export type CertificateCreateT = Static<typeof CertificateCreate>;
+
+export const SignedCertificate = Type.Object(
+  {
+    cluster_uuid: Type.String({ format: 'uuid' }),
+    bay_uuid: Type.String({ format: 'uuid' }),
+    csr: Type.String(),
+    pem: Type.String({ description: 'The signed certificate, PEM, no trailing newline' }),
+    links: Links,
+    ca_cert_type: Type.Optional(Type.String({ description: 'Echoed when the request named one' })),
+  },
+  { $id: 'SignedCertificate' },
+);

@@ -1,0 +1,86 @@
+// The cluster CA through the API: show it, sign a CSR with it, queue its rotation (spec §3.5, §6).
+// Certificate endpoints never widen an admin's scope: every lookup is in the caller's project.
+import type { DataSource } from 'typeorm';
+import { ClusterEntity, type ClusterRow } from '../../../../db/entities/cluster.js';
+import { ClusterCertificateEntity } from '../../../../db/entities/cluster-certificate.js';
+import { ClusterTemplateEntity } from '../../../../db/entities/cluster-template.js';
+import type { ClusterRepo } from '../../../../db/repos/clusters.js';
+import { COMPLETE_SET, deriveStatus } from '../../../../domain/cluster-status.js';
+import { errors, type ApiError } from '../../../../domain/errors.js';
+import type { AuthContext } from '../../../../keystone/context.js';
+import { writeOperation } from '../../../../operations/outbox.js';
+import { loadCa, loadCaCert, signCsr, type CaKind } from '../../../../pki/index.js';
+import type { SecretBox } from '../../../../security/secret-box.js';
+import { enforce } from '../../../policy.js';
+import type { CaCertType, CertificateCreateT } from './schema.js';
+
+export interface CertificateDeps {
+  db: DataSource;
+  clusters: ClusterRepo;
+  secretBox: SecretBox;
+  relay: { kick(): Promise<number> };
+  /** Validity of signed certificates in days (Magnum's `[x509] term_of_validity`); 1825 when unset. */
+  termDays?: number;
+}
+
+export const caKind = (type: CaCertType | undefined): CaKind =>
+  type === 'etcd' ? 'etcd' : type === 'front_proxy' || type === 'front-proxy' ? 'front_proxy' : 'kubernetes';
+
+async function lookup(deps: CertificateDeps, ctx: AuthContext, ident: string, notFound: (id: string) => ApiError): Promise<ClusterRow> {
+  const found = await deps.clusters.find(ident, { all: false, projectId: ctx.projectId });
+  if (found === 'ambiguous') throw errors.ambiguousName('clusters', 'cluster');
+  if (!found) throw notFound(ident);
+  return found;
+}
+
+/** Magnum's `admin_or_user`: on top of the project rule, only the cluster's creator (or an admin). */
+function enforceCreator(ctx: AuthContext, rule: 'certificate:get' | 'certificate:create', cluster: ClusterRow): void {
+  enforce(ctx, rule, cluster);
+  if (!ctx.isAdmin && cluster.user_id !== ctx.userId) throw errors.policyDenied(rule);
+}
+
+/** The CA certificate of the cluster (its key is not even opened). */
+export async function showCa(deps: CertificateDeps, ctx: AuthContext, ident: string, type: CaCertType | undefined) {
+  const cluster = await lookup(deps, ctx, ident, (id) => errors.notFound('Cluster', id));
+  enforceCreator(ctx, 'certificate:get', cluster);
+  const pem = await loadCaCert(deps.db, cluster.uuid, caKind(type));
+  if (pem === null) throw errors.caNotFound(cluster.uuid);
+  return { cluster, pem };
+}
+
+/** The CSR signed by the cluster's CA of `ca_cert_type`. An unknown cluster is a bad request here. */
+export async function signCertificate(deps: CertificateDeps, ctx: AuthContext, body: CertificateCreateT) {
+  const ident = body.cluster_uuid ?? body.bay_uuid;
+  if (ident === undefined) throw errors.invalidInput('cluster_uuid', 'None', 'Mandatory field missing.');
+  const cluster = await lookup(deps, ctx, ident, (id) => errors.certificateClusterNotFound(id));
+  enforceCreator(ctx, 'certificate:create', cluster);
+  const ca = await loadCa(deps.db, deps.secretBox, cluster.uuid, caKind(body.ca_cert_type));
+  if (!ca) throw errors.caNotFound(cluster.uuid);
+  const pem = await signCsr(ca, body.csr, { termDays: deps.termDays });
+  return { cluster, pem };
+}
+
+/**
+ * Queues a CA rotation: in one transaction the cluster row is locked, its status re-checked, the
+ * rotate_ca operation written (409 if another is active) and the status derived from it; the
+ * relay is woken after the commit. The operation carries the PKI generation it replaces, so the
+ * worker's rotation is an ensure (src/pki/store.ts rotateClusterPki).
+ */
+export async function rotateCa(deps: CertificateDeps, ctx: AuthContext, ident: string): Promise<string> {
+  const cluster = await lookup(deps, ctx, ident, (id) => errors.notFound('Cluster', id));
+  enforce(ctx, 'certificate:rotate_ca', cluster);
+  const template = await deps.db.getRepository(ClusterTemplateEntity).findOneBy({ uuid: cluster.cluster_template_id });
+  if (template?.tls_disabled) throw errors.rotateCaTlsDisabled();
+  await deps.db.transaction(async (em) => {
+    const locked = await deps.clusters.lock(em, cluster.uuid);
+    if (!locked) throw errors.notFound('Cluster', ident);
+    if (!COMPLETE_SET.has(locked.status)) throw errors.clusterStateUnsupported('Updating', locked.status);
+    const certs = await em.getRepository(ClusterCertificateEntity).find({ select: { generation: true }, where: { cluster_id: locked.uuid } });
+    const fromGeneration = certs.length ? Math.max(...certs.map((c) => c.generation)) : 0;
+    await writeOperation(em, locked.uuid, 'rotate_ca', { from_generation: fromGeneration }, locked.name);
+    const { status, status_reason } = deriveStatus({ kind: 'rotate_ca', state: 'pending', error: null }, locked.conditions);
+    await em.getRepository(ClusterEntity).update({ uuid: locked.uuid }, { status, status_reason, updated_at: new Date() });
+  });
+  void deps.relay.kick();
+  return cluster.uuid;
+}

@@ -1,0 +1,270 @@
+// PATCH, resize, upgrade and delete of a cluster (spec §3.2, §3.3, §5). Each checks what Magnum
+// checks synchronously, then starts an operation (operations.ts) — or answers 409 when the
+// cluster's state forbids it, where Magnum accepted and silently dropped the request.
+import type { ClusterRow } from '../../../../db/entities/cluster.js';
+import type { ClusterTemplateRow } from '../../../../db/entities/cluster-template.js';
+import { ClusterEntity } from '../../../../db/entities/cluster.js';
+import { ClusterEventEntity } from '../../../../db/entities/cluster-event.js';
+import { NodeGroupEntity, type NodeGroupRow } from '../../../../db/entities/nodegroup.js';
+import { OperationEntity } from '../../../../db/entities/operation.js';
+import { COMPLETE_SET, deriveStatus } from '../../../../domain/cluster-status.js';
+import { errors } from '../../../../domain/errors.js';
+import { applyPatch, BASE_INTERNAL, changedFields, type PatchOp } from '../../../../domain/json-patch.js';
+import { parseClusterSpec } from '../../../../kube/spec/parse.js';
+import { resolveKubeTag, SUPPORTED_MINORS, type ResolvedVersion } from '../../../../kube/versions.js';
+import { writeOperation } from '../../../../operations/outbox.js';
+import { parseBool } from '../../../plugins/coerce.js';
+import { atLeast, type ApiVersion } from '../../../microversion.js';
+import { enforce } from '../../../policy.js';
+import type { Services } from '../../../services.js';
+import type { Flavor } from './create.js';
+import { templateFor } from './create.js';
+import { startOperation } from './operations.js';
+import { preflight, type Caller } from './preflight.js';
+import type { ResizeBodyT, UpgradeBodyT } from './schema.js';
+
+const CLUSTER_INTERNAL = [
+  ...BASE_INTERNAL,
+  '/api_address',
+  '/node_addresses',
+  '/master_addresses',
+  '/stack_id',
+  '/ca_cert_ref',
+  '/magnum_cert_ref',
+  '/trust_id',
+  '/trustee_user_name',
+  '/trustee_password',
+  '/trustee_user_id',
+  '/etcd_ca_cert_ref',
+  '/front_proxy_ca_cert_ref',
+];
+const PATCH_RULES = {
+  cluster: { internal: new Set(CLUSTER_INTERNAL), nonRemovable: new Set(['/cluster_template_id']), dictPaths: new Set(['/labels', '/health_status_reason']) },
+  bay: { internal: new Set(CLUSTER_INTERNAL), nonRemovable: new Set(['/baymodel_id']), dictPaths: new Set(['/labels']) },
+};
+const HEALTH_STATUSES = ['HEALTHY', 'UNHEALTHY', 'UNKNOWN'];
+
+/** The attributes a patch works on: the detail view's writable-looking fields. */
+function patchable(c: ClusterRow, groups: NodeGroupRow[], flavor: Flavor): Record<string, unknown> {
+  const worker = defaultWorker(groups);
+  const masters = groups.filter((g) => g.role === 'master').reduce((n, g) => n + g.node_count, 0);
+  const doc: Record<string, unknown> = {
+    name: c.name,
+    node_count: worker?.node_count ?? 0,
+    master_count: masters,
+    docker_volume_size: c.docker_volume_size,
+    labels: c.labels,
+    master_flavor_id: c.master_flavor_id,
+    flavor_id: c.flavor_id,
+    discovery_url: c.discovery_url,
+    status: c.status,
+    status_reason: c.status_reason,
+    coe_version: c.coe_version,
+    container_version: c.container_version,
+    fixed_network: c.fixed_network,
+    fixed_subnet: c.fixed_subnet,
+    floating_ip_enabled: c.floating_ip_enabled,
+    master_lb_enabled: c.master_lb_enabled,
+  };
+  if (flavor === 'bay') return { ...doc, baymodel_id: c.cluster_template_id, bay_create_timeout: c.create_timeout };
+  return {
+    ...doc,
+    cluster_template_id: c.cluster_template_id,
+    keypair: c.keypair,
+    create_timeout: c.create_timeout,
+    health_status: c.health_status,
+    health_status_reason: c.health_status_reason,
+    merge_labels: false,
+  };
+}
+
+export const defaultWorker = (groups: NodeGroupRow[]): NodeGroupRow | undefined =>
+  groups.find((g) => g.is_default && g.role !== 'master') ?? groups.find((g) => g.role !== 'master');
+
+/** PATCH /clusters/{id} and /bays/{id}: only node_count (and, for clusters, the health fields) may change. */
+export async function updateCluster(
+  s: Services,
+  who: Caller,
+  c: ClusterRow,
+  ops: PatchOp[],
+  version: ApiVersion,
+  flavor: Flavor,
+  rollback: boolean,
+): Promise<ClusterRow> {
+  const groups = await s.clusters.nodegroups([c.uuid]);
+  const before = patchable(c, groups, flavor);
+  const after = applyPatch(before, ops, PATCH_RULES[flavor]);
+  const changed = changedFields(before, after);
+  const allowedFields = flavor === 'bay' ? ['node_count'] : ['node_count', 'health_status', 'health_status_reason'];
+  const refused = changed.filter((f) => !allowedFields.includes(f));
+  if (refused.length > 0) throw errors.clusterPropertiesImmutable(refused);
+  const healthOnly = changed.length > 0 && !changed.includes('node_count');
+  enforce(who.ctx, flavor === 'bay' ? 'bay:update' : healthOnly ? 'cluster:update_health_status' : 'cluster:update', c);
+  if (changed.length === 0) return c;
+
+  if (healthOnly) {
+    const status = after.health_status;
+    if (status !== null && !HEALTH_STATUSES.includes(String(status))) {
+      throw errors.invalidInput('health_status', status, `Value should be one of: ${HEALTH_STATUSES.join(', ')}`);
+    }
+    const reason = after.health_status_reason as Record<string, unknown> | null;
+    const health = {
+      health_status: (status as string | null) ?? null,
+      health_status_reason: reason ? Object.fromEntries(Object.entries(reason).map(([k, v]) => [k, String(v)])) : null,
+      updated_at: new Date(),
+    };
+    await s.db.getRepository(ClusterEntity).update({ uuid: c.uuid }, health);
+    return { ...c, ...health };
+  }
+
+  const count = typeof after.node_count === 'string' && /^\d+$/.test(after.node_count) ? Number(after.node_count) : after.node_count;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
+    throw errors.invalidInput('node_count', after.node_count, 'Value should be greater or equal to 0');
+  }
+  if (count === 0 && (flavor === 'bay' || !atLeast(version, 10))) throw errors.zeroNodesUnsupported();
+  const worker = defaultWorker(groups);
+  if (!worker) throw errors.notFound('Nodegroup', 'default-worker');
+  return resizeGroup(s, who, c, worker, count, [], 'update', { rollback });
+}
+
+/** POST /clusters/{id}/actions/resize. */
+export async function resizeCluster(s: Services, who: Caller, c: ClusterRow, body: ResizeBodyT, version: ApiVersion): Promise<ClusterRow> {
+  if (body.node_count === 0 && !atLeast(version, 10)) throw errors.zeroNodesUnsupported();
+  enforce(who.ctx, 'cluster:resize', c);
+  const groups = await s.clusters.nodegroups([c.uuid]);
+  const ident = body.nodegroup ?? undefined;
+  const ng = ident === undefined ? defaultWorker(groups) : findGroup(groups, ident);
+  if (!ng) throw errors.notFound('Nodegroup', ident ?? 'default-worker');
+  if (ng.role === 'master') throw errors.resizeMaster();
+  if (body.node_count < ng.min_node_count || (ng.max_node_count !== null && body.node_count > ng.max_node_count)) {
+    throw errors.resizeOutOfRange(ng.name, ng.min_node_count, ng.max_node_count);
+  }
+  return resizeGroup(s, who, c, ng, body.node_count, body.nodes_to_remove ?? [], 'resize', {});
+}
+
+function findGroup(groups: NodeGroupRow[], ident: string): NodeGroupRow | undefined {
+  const byName = groups.filter((g) => g.name === ident);
+  if (byName.length > 1) throw errors.ambiguousName('nodegroups', 'nodegroup');
+  return groups.find((g) => g.uuid === ident.toLowerCase()) ?? byName[0] ?? groups.find((g) => String(g.id) === ident);
+}
+
+async function resizeGroup(
+  s: Services,
+  who: Caller,
+  c: ClusterRow,
+  ng: NodeGroupRow,
+  count: number,
+  nodesToRemove: string[],
+  kind: 'update' | 'resize',
+  extra: Record<string, unknown>,
+): Promise<ClusterRow> {
+  const added = count - ng.node_count;
+  if (added > 0) {
+    const t = await templateOf(s, c);
+    const spec = parseClusterSpec({ template: t, cluster: c, labels: c.labels }).spec;
+    await preflight(s, who, { template: t, cluster: c, masterCount: 0, nodeCount: count, spec, addedWorkers: { count: added, flavor: ng.flavor_id } });
+  }
+  return startOperation(s, c, {
+    kind,
+    params: { nodegroup: ng.uuid, node_count: count, previous_node_count: ng.node_count, nodes_to_remove: nodesToRemove, ...extra },
+    change: async (em) => {
+      await em.getRepository(NodeGroupEntity).update({ uuid: ng.uuid }, { node_count: count, status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() });
+    },
+    event: { reason: kind === 'resize' ? 'ResizeAccepted' : 'UpdateAccepted', message: `Node group ${ng.name}: ${ng.node_count} → ${count} node(s).` },
+  });
+}
+
+async function templateOf(s: Services, c: ClusterRow): Promise<ClusterTemplateRow> {
+  const t = await s.templates.repo.find(c.cluster_template_id, { all: true });
+  if (!t || t === 'ambiguous') throw errors.notFound('ClusterTemplate', c.cluster_template_id);
+  return t;
+}
+
+const kubeVersionOf = (labels: Record<string, string>): ResolvedVersion => resolveKubeTag(labels.kube_tag);
+const minorIndex = (v: ResolvedVersion): number => SUPPORTED_MINORS.indexOf(v.minor);
+
+function compareVersions(a: string, b: string): number {
+  const pa = a.replace(/^v/, '').split('.').map(Number);
+  const pb = b.replace(/^v/, '').split('.').map(Number);
+  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
+}
+
+/** POST /clusters/{id}/actions/upgrade: one minor at a time, never down (checked here, not by the workers). */
+export async function upgradeCluster(s: Services, who: Caller, c: ClusterRow, body: UpgradeBodyT, version: ApiVersion): Promise<ClusterRow> {
+  if (!atLeast(version, 8)) throw errors.upgradeUnsupportedVersion();
+  enforce(who.ctx, 'cluster:upgrade', c);
+  const target = await templateFor(s, who, body.cluster_template, 'cluster_template', 404);
+  const groups = await s.clusters.nodegroups([c.uuid]);
+  const ng = body.nodegroup ? findGroup(groups, body.nodegroup) : defaultWorker(groups);
+  if (!ng) throw errors.notFound('Nodegroup', body.nodegroup ?? 'default-worker');
+  if (!ng.is_default && target.uuid !== c.cluster_template_id) {
+    throw errors.upgradeTemplateInvalid(`Nodegroup ${ng.name} can be upgraded only to match cluster's template (${c.cluster_template_id}).`);
+  }
+  if (!['kube_tag', 'ostree_remote', 'ostree_commit'].some((k) => k in target.labels)) {
+    throw errors.upgradeTemplateInvalid('the template sets none of the labels kube_tag, ostree_remote, ostree_commit.');
+  }
+  let from: ResolvedVersion;
+  let to: ResolvedVersion;
+  try {
+    from = kubeVersionOf(c.coe_version ? { kube_tag: c.coe_version } : c.labels);
+    to = kubeVersionOf(target.labels);
+  } catch (e) {
+    throw errors.invalidLabel('kube_tag', target.labels.kube_tag ?? '', (e as Error).message);
+  }
+  const allowed = SUPPORTED_MINORS.slice(minorIndex(from), minorIndex(from) + 2).map((m) => `${m}.x`);
+  if (compareVersions(to.kubernetes, from.kubernetes) < 0) throw errors.upgradeInvalidTag('kube_tag');
+  if (minorIndex(to) > minorIndex(from) + 1) {
+    throw errors.upgradeTemplateInvalid(
+      `kube_tag ${to.kubernetes} skips a minor version; from ${from.kubernetes} a cluster can upgrade to ${allowed.join(' or ')}.`,
+    );
+  }
+  if (!COMPLETE_SET.has(c.status) && c.status !== 'UPDATE_FAILED') throw errors.clusterStateUnsupported('Upgrading', c.status);
+  return startOperation(s, c, {
+    kind: 'upgrade',
+    params: { cluster_template: target.uuid, nodegroup: ng.uuid, max_batch_size: body.max_batch_size ?? 1, from: from.kubernetes, to: to.kubernetes },
+    change: async (em) => {
+      await em.getRepository(NodeGroupEntity).update({ uuid: ng.uuid }, { status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() });
+    },
+    event: { reason: 'UpgradeAccepted', message: `Upgrade of ${ng.name} from ${from.kubernetes} to ${to.kubernetes} accepted.` },
+  });
+}
+
+/** DELETE: allowed in any state; a second delete while one runs is the same delete (204, nothing new queued). */
+export async function deleteCluster(s: Services, who: Caller, c: ClusterRow, flavor: Flavor): Promise<void> {
+  enforce(who.ctx, flavor === 'bay' ? 'bay:delete' : 'cluster:delete', c);
+  await s.db.transaction(async (em) => {
+    const locked = await s.clusters.lock(em, c.uuid);
+    if (!locked) return;
+    const running = await em
+      .getRepository(OperationEntity)
+      .createQueryBuilder('o')
+      .where("o.cluster_id = :c AND o.kind = 'delete' AND o.state IN ('pending', 'queued', 'running')", { c: c.uuid })
+      .getExists();
+    if (running) return;
+    const op = await writeOperation(em, c.uuid, 'delete', {}, c.name);
+    const { status, status_reason } = deriveStatus(op, locked.conditions);
+    const now = new Date();
+    await em.getRepository(ClusterEntity).update({ uuid: c.uuid }, { status, status_reason, updated_at: now });
+    await em.getRepository(NodeGroupEntity).update({ cluster_id: c.uuid }, { status: 'DELETE_IN_PROGRESS', updated_at: now });
+    await em.getRepository(ClusterEventEntity).insert({
+      cluster_id: c.uuid,
+      operation_id: op.id,
+      at: now,
+      type: 'operation',
+      reason: 'DeleteAccepted',
+      message: 'Delete accepted; every resource of the cluster is removed, its credential last.',
+      severity: 'info',
+    });
+  });
+  void s.relay.kick();
+}
+
+/** `?rollback=` exists from 1.3 (below, it is an unknown argument). */
+export function rollbackArg(query: Record<string, unknown>, version: ApiVersion): boolean {
+  if (!('rollback' in query)) return false;
+  if (!atLeast(version, 3)) throw errors.unknownArgument('rollback');
+  const b = parseBool(query.rollback);
+  if (b === undefined) throw errors.invalidInput('rollback', query.rollback, 'Invalid boolean value');
+  return b;
+}

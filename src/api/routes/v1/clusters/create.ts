@@ -1,0 +1,168 @@
+// Cluster (and bay) create, in Magnum's order of checks (spec §3.2), then intent before action:
+// the row, its default node groups, its CAs and the queued create are written in one transaction.
+import { randomUUID } from 'node:crypto';
+import type { ClusterRow } from '../../../../db/entities/cluster.js';
+import type { ClusterTemplateRow } from '../../../../db/entities/cluster-template.js';
+import { ClusterEntity } from '../../../../db/entities/cluster.js';
+import { ClusterEventEntity } from '../../../../db/entities/cluster-event.js';
+import { NodeGroupEntity, type NodeGroupRow } from '../../../../db/entities/nodegroup.js';
+import { checkClusterQuota } from '../../../../db/repos/quotas.js';
+import { deriveStatus, initialConditions } from '../../../../domain/cluster-status.js';
+import { errors } from '../../../../domain/errors.js';
+import { inheritLabels, labelStrings } from '../../../../domain/labels.js';
+import { generateName } from '../../../../domain/names.js';
+import { parseClusterSpec } from '../../../../kube/spec/parse.js';
+import { writeOperation } from '../../../../operations/outbox.js';
+import { generateClusterPki, storeClusterPki } from '../../../../pki/index.js';
+import { atLeast, type ApiVersion } from '../../../microversion.js';
+import { enforce } from '../../../policy.js';
+import type { Services } from '../../../services.js';
+import { visibility } from '../clustertemplates/service.js';
+import { createClusterCredential, deleteClusterCredential, type ClusterCredential } from './credential.js';
+import { preflight, type Caller } from './preflight.js';
+
+export type Flavor = 'cluster' | 'bay';
+type Body = Record<string, unknown>;
+
+const empty = (v: unknown): boolean => v === undefined || v === null || v === '';
+
+/** The template named by a create body; Magnum's 400 (≤1.9, bays) or 404 (1.10+) when missing. */
+export async function templateFor(s: Services, who: Caller, ident: unknown, field: string, notFoundStatus: 400 | 404): Promise<ClusterTemplateRow> {
+  if (empty(ident)) throw errors.invalidInput(field, 'None', 'Mandatory field missing.');
+  const found = await s.templates.repo.find(String(ident), visibility('template', who.ctx));
+  if (found === 'ambiguous') throw errors.ambiguousName('cluster templates', 'cluster template');
+  if (!found) throw notFoundStatus === 404 ? errors.notFound('ClusterTemplate', String(ident)) : errors.templateNotFoundBadRequest(String(ident));
+  return found;
+}
+
+interface Resolved {
+  row: ClusterRow;
+  masterCount: number;
+  nodeCount: number;
+}
+
+/** The cluster row a create body asks for, with the template's values filled in. */
+function resolve(who: Caller, body: Body, t: ClusterTemplateRow, flavor: Flavor, version: ApiVersion): Resolved {
+  const nodeCount = (body.node_count as number | null | undefined) ?? 1;
+  const masterCount = (body.master_count as number | null | undefined) ?? 1;
+  if (nodeCount === 0 && (flavor === 'bay' || !atLeast(version, 10))) throw errors.zeroNodesUnsupported();
+  const merge = body.merge_labels === true;
+  const given = body.labels === undefined || body.labels === null ? null : labelStrings(body.labels as Body);
+  const pick = <K extends keyof ClusterTemplateRow>(k: string, from: K) => (empty(body[k]) ? t[from] : (body[k] as ClusterTemplateRow[K]));
+  const now = new Date();
+  const masterLb = (body.master_lb_enabled as boolean | null | undefined) ?? t.master_lb_enabled;
+  const row: ClusterRow = {
+    id: 0,
+    uuid: randomUUID(),
+    name: (body.name as string | null | undefined) ?? generateName(flavor === 'bay' ? 'bay' : 'cluster'),
+    project_id: who.ctx.projectId ?? '',
+    user_id: who.ctx.userId,
+    cluster_template_id: t.uuid,
+    keypair: flavor === 'bay' ? t.keypair_id : ((body.keypair as string | null | undefined) ?? t.keypair_id),
+    docker_volume_size: (body.docker_volume_size as number | null | undefined) ?? t.docker_volume_size,
+    labels: inheritLabels(t.labels, given, merge),
+    master_flavor_id: pick('master_flavor_id', 'master_flavor_id'),
+    flavor_id: pick('flavor_id', 'flavor_id'),
+    create_timeout: ((flavor === 'bay' ? body.bay_create_timeout : body.create_timeout) as number | null | undefined) ?? 60,
+    discovery_url: empty(body.discovery_url) ? null : (body.discovery_url as string),
+    stack_id: null,
+    status: 'CREATE_IN_PROGRESS',
+    status_reason: null,
+    health_status: null,
+    health_status_reason: null,
+    health_checked_at: null,
+    api_address: null,
+    coe_version: null,
+    container_version: null,
+    fixed_network: pick('fixed_network', 'fixed_network'),
+    fixed_subnet: pick('fixed_subnet', 'fixed_subnet'),
+    floating_ip_enabled: (body.floating_ip_enabled as boolean | null | undefined) ?? t.floating_ip_enabled,
+    master_lb_enabled: masterLb,
+    conditions: initialConditions(now, masterLb),
+    app_cred_id: null,
+    app_cred_secret: null,
+    created_at: now,
+    updated_at: null,
+  };
+  return { row, masterCount, nodeCount };
+}
+
+/** The default master and worker groups (spec §3.2). */
+export function defaultNodegroups(c: ClusterRow, t: ClusterTemplateRow, masterCount: number, nodeCount: number): Omit<NodeGroupRow, 'id'>[] {
+  const base = {
+    cluster_id: c.uuid,
+    project_id: c.project_id,
+    docker_volume_size: c.docker_volume_size,
+    labels: c.labels,
+    image_id: t.image_id,
+    node_addresses: [] as string[],
+    min_node_count: Number.parseInt(c.labels.min_node_count ?? '0', 10) || 0,
+    max_node_count: null,
+    is_default: true,
+    stack_id: null,
+    status: 'CREATE_IN_PROGRESS',
+    status_reason: null,
+    version: null,
+    node_labels: null,
+    node_taints: null,
+    created_at: c.created_at,
+    updated_at: null,
+  };
+  return [
+    { ...base, uuid: randomUUID(), name: 'default-master', role: 'master', node_count: masterCount, flavor_id: c.master_flavor_id ?? c.flavor_id, min_node_count: 1 },
+    { ...base, uuid: randomUUID(), name: 'default-worker', role: 'worker', node_count: nodeCount, flavor_id: c.flavor_id },
+  ];
+}
+
+export async function createCluster(s: Services, who: Caller, body: Body, version: ApiVersion, flavor: Flavor): Promise<ClusterRow> {
+  const t =
+    flavor === 'bay'
+      ? await templateFor(s, who, body.baymodel_id, 'baymodel_id', 400)
+      : await templateFor(s, who, body.cluster_template_id, 'cluster_template_id', atLeast(version, 10) ? 404 : 400);
+  if (t.coe !== 'kubernetes') throw errors.clusterTypeUnsupported(t.server_type, t.cluster_distro ?? 'None', t.coe);
+  const size = (body.docker_volume_size as number | null | undefined) ?? t.docker_volume_size;
+  if (t.docker_storage_driver === 'devicemapper' && size !== null && size < 3) throw errors.devicemapperSize();
+  enforce(who.ctx, flavor === 'bay' ? 'bay:create' : 'cluster:create');
+
+  const { row, masterCount, nodeCount } = resolve(who, body, t, flavor, version);
+  if (masterCount > 1 && !row.master_lb_enabled) throw errors.masterCountNeedsLb();
+  // Labels are read once, here and by the workers, through the one parser.
+  const spec = parseClusterSpec({
+    template: t,
+    cluster: { ...row, master_count: masterCount, node_count: nodeCount },
+    labels: row.labels,
+  });
+  await preflight(s, who, { template: t, cluster: row, masterCount, nodeCount, spec: spec.spec });
+
+  const pki = await generateClusterPki({ uuid: row.uuid, name: row.name });
+  const credential: ClusterCredential = await createClusterCredential(s.config.keystone.authUrl, who, row.uuid, s.config.keystone.timeoutMs);
+  row.app_cred_id = credential.id;
+  row.app_cred_secret = s.secretBox.seal(credential.secret, `app-cred:${row.uuid}`);
+  try {
+    await s.db.transaction(async (em) => {
+      await checkClusterQuota(em, row.project_id, s.config.maxClustersPerProject);
+      const { id: _unset, ...insertable } = row;
+      await em.getRepository(ClusterEntity).insert(insertable as never);
+      await em.getRepository(NodeGroupEntity).insert(defaultNodegroups(row, t, masterCount, nodeCount) as never);
+      const op = await writeOperation(em, row.uuid, 'create', {}, row.name);
+      Object.assign(row, deriveStatus(op, row.conditions));
+      await em.getRepository(ClusterEntity).update({ uuid: row.uuid }, { status: row.status, status_reason: row.status_reason });
+      await storeClusterPki(em, s.secretBox, row.uuid, pki);
+      await em.getRepository(ClusterEventEntity).insert({
+        cluster_id: row.uuid,
+        operation_id: op.id,
+        at: row.created_at,
+        type: 'operation',
+        reason: 'CreateAccepted',
+        message: `Create of ${masterCount} control-plane and ${nodeCount} worker node(s) accepted.`,
+        severity: 'info',
+      });
+    });
+  } catch (e) {
+    await deleteClusterCredential(s.config.keystone.authUrl, who, credential.id, s.config.keystone.timeoutMs);
+    throw e;
+  }
+  void s.relay.kick();
+  return row;
+
+}

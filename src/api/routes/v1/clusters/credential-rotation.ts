@@ -1,0 +1,44 @@
+// PATCH /v1/credentials/{cluster} (1.12+): a new application credential for the cluster, made with
+// the caller's token; the old one is deleted once the new one is stored. Refused while an
+// operation runs (its steps act through the current credential).
+import { ClusterEntity, type ClusterRow } from '../../../../db/entities/cluster.js';
+import { ClusterEventEntity } from '../../../../db/entities/cluster-event.js';
+import { errors } from '../../../../domain/errors.js';
+import { activeOperation } from '../../../../operations/outbox.js';
+import { enforce } from '../../../policy.js';
+import type { Services } from '../../../services.js';
+import { createClusterCredential, deleteClusterCredential } from './credential.js';
+import type { Caller } from './preflight.js';
+
+export async function rotateCredential(s: Services, who: Caller, c: ClusterRow): Promise<void> {
+  enforce(who.ctx, 'credential:rotate', c);
+  const { authUrl, timeoutMs } = s.config.keystone;
+  const fresh = await createClusterCredential(authUrl, who, c.uuid, timeoutMs, `-rotated-${Date.now()}`);
+  let old: string | null = null;
+  try {
+    await s.db.transaction(async (em) => {
+      const locked = await s.clusters.lock(em, c.uuid);
+      if (!locked) throw errors.notFound('Cluster', c.uuid);
+      const active = await activeOperation(em, c.uuid);
+      if (active) throw errors.operationInProgress(locked.name, active.kind);
+      old = locked.app_cred_id;
+      const now = new Date();
+      await em
+        .getRepository(ClusterEntity)
+        .update({ uuid: c.uuid }, { app_cred_id: fresh.id, app_cred_secret: s.secretBox.seal(fresh.secret, `app-cred:${c.uuid}`), updated_at: now });
+      await em.getRepository(ClusterEventEntity).insert({
+        cluster_id: c.uuid,
+        operation_id: null,
+        at: now,
+        type: 'credential',
+        reason: 'CredentialRotated',
+        message: `The cluster now acts through application credential ${fresh.id}${old ? `; ${old} is deleted` : ''}.`,
+        severity: 'info',
+      });
+    });
+  } catch (e) {
+    await deleteClusterCredential(authUrl, who, fresh.id, timeoutMs);
+    throw e;
+  }
+  if (old) await deleteClusterCredential(authUrl, who, old, timeoutMs);
+}

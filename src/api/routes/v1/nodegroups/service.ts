@@ -1,0 +1,225 @@
+// Create, update and delete of node groups, in Magnum's order of checks (spec §3.4, §5). Each
+// write records its intent in one transaction: the group's row, the cluster's operation (the
+// outbox) and the cluster's status; the relay is woken after the commit.
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { Ajv } from 'ajv';
+import type { DataSource, EntityManager } from 'typeorm';
+import { ClusterEntity, type ClusterRow } from '../../../../db/entities/cluster.js';
+import { ClusterTemplateEntity } from '../../../../db/entities/cluster-template.js';
+import type { OperationKind } from '../../../../db/entities/operation.js';
+import type { NodeGroupRow, NodeTaint } from '../../../../db/entities/nodegroup.js';
+import type { ClusterRepo, Scope } from '../../../../db/repos/clusters.js';
+import type { NodeGroupRepo } from '../../../../db/repos/nodegroups.js';
+import { deriveStatus } from '../../../../domain/cluster-status.js';
+import { errors } from '../../../../domain/errors.js';
+import { applyPatch, BASE_INTERNAL, type PatchOp, type PatchRules } from '../../../../domain/json-patch.js';
+import { labelStrings } from '../../../../domain/labels.js';
+import type { AuthContext } from '../../../../keystone/context.js';
+import { activeOperation, writeOperation } from '../../../../operations/outbox.js';
+import { atLeast, type ApiVersion } from '../../../microversion.js';
+import { coerceScalars } from '../../../plugins/coerce.js';
+import { validationError } from '../../../plugins/envelope.js';
+import { enforce } from '../../../policy.js';
+import { NInt } from '../../../schemas/common.js';
+import { checkClusterSettled, checkCounts, checkNodegroupUpdatable, checkNodeLabels, checkNodeTaints } from './rules.js';
+import { NODE_LABELS_VERSION, type NodeGroupCreateT } from './schema.js';
+
+export interface NodeGroupDeps {
+  db: DataSource;
+  clusters: ClusterRepo;
+  nodegroups: NodeGroupRepo;
+  /** Wakes the outbox relay (after a commit). */
+  kick: () => void;
+}
+
+export interface Caller {
+  ctx: AuthContext;
+  version: ApiVersion;
+}
+
+/** Reads: admins see every project (nodegroup:get_*_all_projects); everyone else their own. */
+export const readScope = (ctx: AuthContext): Scope => (ctx.isAdmin ? { all: true } : { all: false, projectId: ctx.projectId });
+/** Writes: Magnum has no all-projects rule for node group writes, so admins too act in their own project. */
+export const writeScope = (ctx: AuthContext): Scope => ({ all: false, projectId: ctx.projectId });
+
+export async function findCluster(deps: NodeGroupDeps, ident: string, scope: Scope): Promise<ClusterRow> {
+  const found = await deps.clusters.find(ident, scope);
+  if (found === 'ambiguous') throw errors.ambiguousName('clusters', 'cluster');
+  if (!found) throw errors.notFound('Cluster', ident);
+  return found;
+}
+
+export async function findNodegroup(
+  deps: NodeGroupDeps,
+  clusterUuid: string,
+  ident: string,
+  scope: Scope,
+  em?: EntityManager,
+  lock = false,
+): Promise<NodeGroupRow> {
+  const found = await deps.nodegroups.find(clusterUuid, ident, scope, em, lock);
+  if (found === 'ambiguous') throw errors.ambiguousName('nodegroups', 'nodegroup');
+  if (!found) throw errors.notFound('Nodegroup', ident);
+  return found;
+}
+
+/** The cluster row again, locked for the rest of the transaction. */
+async function lockCluster(deps: NodeGroupDeps, em: EntityManager, cluster: ClusterRow): Promise<ClusterRow> {
+  const locked = await deps.clusters.lock(em, cluster.uuid);
+  if (!locked) throw errors.notFound('Cluster', cluster.uuid);
+  return locked;
+}
+
+/** No other operation running, and the cluster in a state that takes node group changes. */
+async function checkClusterIdle(em: EntityManager, cluster: ClusterRow): Promise<void> {
+  const active = await activeOperation(em, cluster.uuid);
+  if (active) throw errors.operationInProgress(cluster.name, active.kind);
+  checkClusterSettled(cluster);
+}
+
+/** Writes the cluster's operation and the status it implies (UPDATE_IN_PROGRESS). */
+async function startOperation(em: EntityManager, cluster: ClusterRow, kind: OperationKind, nodegroup: string): Promise<void> {
+  const op = await writeOperation(em, cluster.uuid, kind, { nodegroup }, cluster.name);
+  const s = deriveStatus({ kind, state: op.state, error: null }, cluster.conditions);
+  await em.getRepository(ClusterEntity).update({ uuid: cluster.uuid }, { status: s.status, status_reason: s.status_reason, updated_at: new Date() });
+}
+
+export interface Written {
+  ng: NodeGroupRow;
+  cluster: ClusterRow;
+}
+
+/** Labels of a new group: the cluster's when none are given, merged over them on request, else the given ones. */
+function groupLabels(cluster: ClusterRow, body: NodeGroupCreateT): Record<string, string> {
+  if (body.labels === undefined || body.labels === null) return { ...cluster.labels };
+  const given = labelStrings(body.labels);
+  return body.merge_labels === true ? { ...cluster.labels, ...given } : given;
+}
+
+export async function createNodegroup(deps: NodeGroupDeps, who: Caller, clusterIdent: string, body: NodeGroupCreateT): Promise<Written> {
+  const name = body.name;
+  if (name === undefined || name === null) throw errors.invalidInput('name', 'None', 'Mandatory field missing.');
+  const late = atLeast(who.version, NODE_LABELS_VERSION);
+  const nodeLabels = late ? (body.node_labels ?? null) : null;
+  const nodeTaints = late ? ((body.node_taints ?? null) as NodeTaint[] | null) : null;
+  if (nodeLabels) checkNodeLabels(nodeLabels);
+  if (nodeTaints) checkNodeTaints(nodeTaints);
+  enforce(who.ctx, 'nodegroup:create');
+  const found = await findCluster(deps, clusterIdent, writeScope(who.ctx));
+  const written = await deps.db.transaction(async (em) => {
+    const cluster = await lockCluster(deps, em, found);
+    if (!cluster.api_address) throw errors.clusterApiAddressUnavailable();
+    if (await deps.nodegroups.nameTaken(em, cluster.uuid, name)) throw errors.nodegroupExists(name, cluster.name);
+    const counts = { node_count: body.node_count ?? 1, min_node_count: body.min_node_count ?? 0, max_node_count: body.max_node_count ?? null };
+    checkCounts(name, counts);
+    const role = body.role ?? 'worker';
+    if (role === 'master') throw errors.createMasterNodegroup();
+    await checkClusterIdle(em, cluster);
+    const template = body.image_id ? null : await em.getRepository(ClusterTemplateEntity).findOneBy({ uuid: cluster.cluster_template_id });
+    const inserted = await deps.nodegroups.insert(em, {
+      uuid: randomUUID(),
+      name,
+      cluster_id: cluster.uuid,
+      project_id: cluster.project_id,
+      docker_volume_size: body.docker_volume_size ?? null,
+      labels: groupLabels(cluster, body),
+      flavor_id: body.flavor_id ?? cluster.flavor_id,
+      image_id: body.image_id ?? template?.image_id ?? null,
+      node_addresses: [],
+      ...counts,
+      role,
+      is_default: false,
+      stack_id: null,
+      status: 'CREATE_IN_PROGRESS',
+      status_reason: null,
+      version: null,
+      node_labels: nodeLabels,
+      node_taints: nodeTaints,
+      created_at: new Date(),
+      updated_at: null,
+    });
+    if (inserted === 'duplicate-name') throw errors.nodegroupExists(name, cluster.name);
+    await startOperation(em, cluster, 'nodegroup_create', inserted.uuid);
+    return { ng: inserted, cluster };
+  });
+  deps.kick();
+  return written;
+}
+
+/** Only min_node_count and max_node_count may change (spec §5). */
+const INTERNAL = [
+  ...BASE_INTERNAL,
+  '/name',
+  '/cluster_id',
+  '/project_id',
+  '/docker_volume_size',
+  '/labels',
+  '/flavor_id',
+  '/image_id',
+  '/node_addresses',
+  '/node_count',
+  '/role',
+  '/is_default',
+  '/stack_id',
+  '/status',
+  '/status_reason',
+  '/version',
+];
+const PATCH_RULES: PatchRules = { internal: new Set(INTERNAL), nonRemovable: new Set(), dictPaths: new Set() };
+const PATCH_RULES_14: PatchRules = { ...PATCH_RULES, internal: new Set([...INTERNAL, '/node_labels', '/node_taints']) };
+
+const Bounds = Type.Object({ min_node_count: NInt({ minimum: 0 }), max_node_count: NInt({ minimum: 0 }) });
+const validateBounds = new Ajv({ coerceTypes: false, strict: false }).compile(Bounds);
+
+/** The group's attributes as a patch sees them (its stored fields). */
+function patchDocument(ng: NodeGroupRow, version: ApiVersion): Record<string, unknown> {
+  const { node_labels, node_taints, ...rest } = ng;
+  return atLeast(version, NODE_LABELS_VERSION) ? { ...rest, node_labels, node_taints } : { ...rest };
+}
+
+export async function updateNodegroup(deps: NodeGroupDeps, who: Caller, clusterIdent: string, ngIdent: string, ops: PatchOp[]): Promise<Written> {
+  const scope = writeScope(who.ctx);
+  const found = await findCluster(deps, clusterIdent, scope);
+  enforce(who.ctx, 'nodegroup:update');
+  const foundNg = await findNodegroup(deps, found.uuid, ngIdent, scope);
+  let changed = false;
+  const written = await deps.db.transaction(async (em) => {
+    const cluster = await lockCluster(deps, em, found);
+    const ng = await findNodegroup(deps, cluster.uuid, foundNg.uuid, scope, em, true);
+    const rules = atLeast(who.version, NODE_LABELS_VERSION) ? PATCH_RULES_14 : PATCH_RULES;
+    const after = applyPatch(patchDocument(ng, who.version), ops, rules);
+    const bounds: Record<string, unknown> = { min_node_count: after.min_node_count, max_node_count: after.max_node_count };
+    coerceScalars(bounds, Bounds as never);
+    if (!validateBounds(bounds)) throw validationError(validateBounds.errors![0]! as never, bounds);
+    // A removed minimum returns to its default; a removed maximum means no bound.
+    const next = { min_node_count: (bounds.min_node_count as number | null) ?? 0, max_node_count: bounds.max_node_count as number | null };
+    checkCounts(ng.name, { node_count: ng.node_count, ...next });
+    if (next.min_node_count === ng.min_node_count && next.max_node_count === ng.max_node_count) return { ng, cluster };
+    checkNodegroupUpdatable(ng);
+    await checkClusterIdle(em, cluster);
+    const changes = { ...next, status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() };
+    await deps.nodegroups.update(em, ng.id, changes);
+    await startOperation(em, cluster, 'nodegroup_update', ng.uuid);
+    changed = true;
+    return { ng: { ...ng, ...changes }, cluster };
+  });
+  if (changed) deps.kick();
+  return written;
+}
+
+export async function deleteNodegroup(deps: NodeGroupDeps, who: Caller, clusterIdent: string, ngIdent: string): Promise<void> {
+  enforce(who.ctx, 'nodegroup:delete');
+  const scope = writeScope(who.ctx);
+  const found = await findCluster(deps, clusterIdent, scope);
+  const foundNg = await findNodegroup(deps, found.uuid, ngIdent, scope);
+  if (foundNg.is_default) throw errors.deleteDefaultNodegroup();
+  await deps.db.transaction(async (em) => {
+    const cluster = await lockCluster(deps, em, found);
+    const ng = await findNodegroup(deps, cluster.uuid, foundNg.uuid, scope, em, true);
+    await checkClusterIdle(em, cluster);
+    await deps.nodegroups.update(em, ng.id, { status: 'DELETE_IN_PROGRESS', status_reason: null, updated_at: new Date() });
+    await startOperation(em, cluster, 'nodegroup_delete', ng.uuid);
+  });
+  deps.kick();
+}

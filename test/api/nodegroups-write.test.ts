@@ -1,0 +1,285 @@
+// Node group create, update (JSON patch) and delete (spec §3.4, §5, §5.3): defaults from the
+// cluster, the 409s, the intent written in one transaction (row, operation, cluster status).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ClusterEntity } from '../../src/db/entities/cluster.js';
+import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
+import { OperationEntity } from '../../src/db/entities/operation.js';
+import { writeOperation } from '../../src/operations/outbox.js';
+import { testApp, type TestApp } from '../support/app.js';
+import { nodegroupCluster, insertNodegroup, type ClusterFixture, type ClusterFixtureOptions } from '../support/nodegroup-fixture.js';
+
+let t: TestApp;
+before(async () => {
+  t = await testApp();
+});
+after(() => t.close());
+
+const at = (minor: number) => ({ 'openstack-api-version': `container-infra 1.${minor}` });
+const base = (fx: ClusterFixture) => `/v1/clusters/${fx.cluster.uuid}/nodegroups`;
+const post = (fx: ClusterFixture, body: unknown, minor?: number) =>
+  t.as('demo', { method: 'POST', url: base(fx), payload: body as object, ...(minor ? { headers: at(minor) } : {}) });
+const patch = (fx: ClusterFixture, ng: string, ops: unknown) => t.as('demo', { method: 'PATCH', url: `${base(fx)}/${ng}`, payload: ops as object });
+const del = (fx: ClusterFixture, ng: string) => t.as('demo', { method: 'DELETE', url: `${base(fx)}/${ng}` });
+const detail = (r: { json(): unknown }) => (r.json() as { errors: { detail: string }[] }).errors[0]!.detail;
+const operations = (fx: ClusterFixture) => t.app.services.db.getRepository(OperationEntity).findBy({ cluster_id: fx.cluster.uuid });
+const clusterRow = (fx: ClusterFixture) => t.app.services.db.getRepository(ClusterEntity).findOneByOrFail({ uuid: fx.cluster.uuid });
+const groups = (fx: ClusterFixture) => t.app.services.db.getRepository(NodeGroupEntity).findBy({ cluster_id: fx.cluster.uuid });
+const cluster = (opts: ClusterFixtureOptions = {}) => nodegroupCluster(t, { labels: { kube_tag: 'v1.35.2', a: '1' }, ...opts });
+
+describe('create', () => {
+  test('202 with the defaults of the cluster and its template; the intent is written at once', async () => {
+    const fx = await cluster();
+    const r = await post(fx, { name: 'pool-a' }, 13);
+    assert.equal(r.statusCode, 202, r.body);
+    const ng = r.json();
+    assert.deepEqual(ng, {
+      uuid: ng.uuid,
+      name: 'pool-a',
+      cluster_id: fx.cluster.uuid,
+      project_id: fx.cluster.project_id,
+      docker_volume_size: null,
+      labels: { kube_tag: 'v1.35.2', a: '1' },
+      labels_overridden: {},
+      labels_added: {},
+      labels_skipped: {},
+      links: [
+        { href: `http://localhost:80/v1/clusters/${fx.cluster.uuid}/nodegroups/${ng.uuid}`, rel: 'self' },
+        { href: `http://localhost:80/clusters/${fx.cluster.uuid}/nodegroups/${ng.uuid}`, rel: 'bookmark' },
+      ],
+      flavor_id: 'm1.small',
+      image_id: 'fedora-coreos-40',
+      node_count: 1,
+      role: 'worker',
+      min_node_count: 0,
+      max_node_count: null,
+      merge_labels: false,
+    });
+    const shown = (await t.as('demo', { method: 'GET', url: `${base(fx)}/${ng.uuid}` })).json();
+    assert.equal(shown.status, 'CREATE_IN_PROGRESS');
+    assert.equal(shown.is_default, false);
+    assert.equal(typeof shown.id, 'number');
+    const ops = await operations(fx);
+    assert.deepEqual(ops.map((o) => [o.kind, o.params]), [['nodegroup_create', { nodegroup: ng.uuid }]]);
+    const c = await clusterRow(fx);
+    assert.equal(c.status, 'UPDATE_IN_PROGRESS');
+    assert.ok(c.updated_at);
+  });
+
+  test('given values win; labels replace the cluster’s, or merge over them with merge_labels', async () => {
+    const fx = await cluster({ flavorId: null });
+    const r = await post(fx, {
+      name: 'big',
+      flavor_id: 'm1.large',
+      image_id: 'other-image',
+      docker_volume_size: '20',
+      node_count: 3,
+      min_node_count: 2,
+      max_node_count: 5,
+      role: 'gpu',
+      labels: { a: 2, extra: true },
+    });
+    assert.equal(r.statusCode, 202, r.body);
+    const ng = r.json();
+    assert.deepEqual(
+      [ng.flavor_id, ng.image_id, ng.docker_volume_size, ng.node_count, ng.min_node_count, ng.max_node_count, ng.role],
+      ['m1.large', 'other-image', 20, 3, 2, 5, 'gpu'],
+    );
+    assert.deepEqual(ng.labels, { a: '2', extra: 'True' });
+    assert.deepEqual([ng.labels_overridden, ng.labels_added, ng.labels_skipped], [{ a: '1' }, { extra: 'True' }, { kube_tag: 'v1.35.2' }]);
+    const fx2 = await cluster({ flavorId: null });
+    const merged = (await post(fx2, { name: 'm', labels: { extra: 'x' }, merge_labels: 'true' })).json();
+    assert.deepEqual(merged.labels, { kube_tag: 'v1.35.2', a: '1', extra: 'x' });
+    assert.equal(merged.flavor_id, null, 'the cluster has no flavor either');
+    assert.equal(merged.merge_labels, false);
+  });
+
+  const conflicts: [string, ClusterFixtureOptions, Record<string, unknown>, number, string | RegExp][] = [
+    ['master role', {}, { name: 'm', role: 'master' }, 400, 'Creating master nodegroups is currently not supported.'],
+    ['duplicate name', { name: 'dup' }, { name: 'default-worker' }, 409, 'A node group with name default-worker already exists in the cluster dup.'],
+    ['max below min', {}, { name: 'n', min_node_count: 3, max_node_count: 2, node_count: 2 }, 409, /^max_node_count for n is invalid \(.*\)\.$/],
+    ['count above max', {}, { name: 'n', node_count: 4, max_node_count: 3 }, 409, /^max_node_count for n is invalid \(node_count 4 .*max_node_count 3\)\.$/],
+    ['min above count', {}, { name: 'n', node_count: 1, min_node_count: 2 }, 409, /^min_node_count for n is invalid \(min_node_count 2 .*node_count 1\)\.$/],
+    ['no API address yet', { apiAddress: null }, { name: 'n' }, 409, 'Cluster API address is not available yet'],
+    ['cluster still creating', { name: 'busy', status: 'CREATE_IN_PROGRESS' }, { name: 'n' }, 409, /^Cluster busy is CREATE_IN_PROGRESS\./],
+    ['cluster failed', { name: 'broken', status: 'CREATE_FAILED' }, { name: 'n' }, 409, /^Cluster broken is CREATE_FAILED\./],
+    ['missing name', {}, { node_count: 1 }, 400, "Invalid input for field/attribute name. Value: 'None'. Mandatory field missing."],
+    ['negative count', {}, { name: 'n', node_count: -1 }, 400, /^Invalid input for field\/attribute node_count\. Value: '-1'\. Value should be greater or equal to 0$/],
+    ['read-only status', {}, { name: 'n', status: 'CREATE_COMPLETE' }, 400, /^Invalid input for field\/attribute status\. .*Cannot set read only field\.$/],
+    ['unknown attribute', {}, { name: 'n', flavor: 'x' }, 400, 'Unknown attribute for argument nodegroup: flavor'],
+  ];
+  for (const [name, opts, body, status, message] of conflicts) {
+    test(`${status}: ${name}; nothing is written`, async () => {
+      const fx = await cluster(opts);
+      const r = await post(fx, body);
+      assert.equal(r.statusCode, status, r.body);
+      if (typeof message === 'string') assert.equal(detail(r), message);
+      else assert.match(detail(r), message);
+      assert.equal((await groups(fx)).length, 2);
+      assert.deepEqual(await operations(fx), []);
+      assert.equal((await clusterRow(fx)).status, fx.cluster.status);
+    });
+  }
+
+  test('409 while another operation runs on the cluster; UPDATE_FAILED clusters take node groups', async () => {
+    const fx = await cluster({ name: 'queued' });
+    assert.equal((await post(fx, { name: 'one' })).statusCode, 202);
+    const r = await post(fx, { name: 'two' });
+    assert.equal(r.statusCode, 409);
+    assert.equal(detail(r), 'Cluster queued has an operation in progress (nodegroup_create). Try again when it has finished.');
+    const fx2 = await cluster({ status: 'UPDATE_FAILED' });
+    await t.app.services.db.transaction((em) => writeOperation(em, fx2.cluster.uuid, 'resize').then(() => undefined));
+    assert.equal((await post(fx2, { name: 'x' })).statusCode, 409);
+    const fx3 = await cluster({ status: 'UPDATE_FAILED' });
+    assert.equal((await post(fx3, { name: 'x' })).statusCode, 202);
+  });
+
+  test('node_labels and node_taints: unknown attributes at 1.13, stored and shown at 1.14', async () => {
+    const fx = await cluster();
+    const body = {
+      name: 'gpu',
+      node_labels: { 'nvidia.com/gpu': 'true' },
+      node_taints: [{ key: 'nvidia.com/gpu', effect: 'NoSchedule' }, { key: 'dedicated', value: 'ml', effect: 'NoExecute' }],
+    };
+    const old = await post(fx, body, 13);
+    assert.equal(old.statusCode, 400);
+    assert.equal(detail(old), 'Unknown attributes for argument nodegroup: node_labels, node_taints');
+    const r = await post(fx, body, 14);
+    assert.equal(r.statusCode, 202, r.body);
+    assert.deepEqual([r.json().node_labels, r.json().node_taints], [body.node_labels, body.node_taints]);
+    const shown = (await t.as('demo', { method: 'GET', url: `${base(fx)}/gpu`, headers: at(14) })).json();
+    assert.deepEqual([shown.node_labels, shown.node_taints], [body.node_labels, body.node_taints]);
+    const plain = await post(await cluster(), { name: 'plain' }, 14);
+    assert.deepEqual([plain.json().node_labels, plain.json().node_taints], [{}, []]);
+  });
+
+  const badMeta: [string, Record<string, unknown>, RegExp][] = [
+    ['taint effect', { node_taints: [{ key: 'k', effect: 'Sometimes' }] }, /^Invalid input for field\/attribute node_taints\.0\.effect\. .*Value should be one of: NoSchedule, PreferNoSchedule, NoExecute$/],
+    ['taint without key', { node_taints: [{ effect: 'NoSchedule' }] }, /Mandatory field missing\.$/],
+    ['taint twice', { node_taints: [{ key: 'k', effect: 'NoSchedule' }, { key: 'k', value: 'v', effect: 'NoSchedule' }] }, /Taint 'k' with effect NoSchedule is given twice\.$/],
+    ['label key', { node_labels: { 'bad key': 'v' } }, /^Invalid input for field\/attribute node_labels\. .*Label key 'bad key' must have a name/],
+    ['label prefix', { node_labels: { 'Bad_Prefix/x': 'v' } }, /Label key 'Bad_Prefix\/x' has a prefix that is not a DNS subdomain/],
+    ['label value', { node_labels: { k: 'x'.repeat(64) } }, /The value of label 'k' must be at most 63/],
+    ['label value type', { node_labels: { k: 1 } }, /^Invalid input for field\/attribute node_labels\.k\./],
+  ];
+  for (const [name, extra, message] of badMeta) {
+    test(`400 at 1.14: ${name}`, async () => {
+      const fx = await cluster();
+      const r = await post(fx, { name: 'n', ...extra }, 14);
+      assert.equal(r.statusCode, 400, r.body);
+      assert.match(detail(r), message);
+      assert.equal((await groups(fx)).length, 2);
+    });
+  }
+});
+
+describe('update', () => {
+  test('min and max: 202 with the detail view, the group UPDATE_IN_PROGRESS, an operation written', async () => {
+    const fx = await cluster();
+    const ng = await insertNodegroup(t, fx, { node_count: 3, status: 'CREATE_COMPLETE' });
+    const r = await patch(fx, ng.name, [
+      { op: 'replace', path: '/min_node_count', value: '2' },
+      { op: 'add', path: '/max_node_count', value: 6 },
+    ]);
+    assert.equal(r.statusCode, 202, r.body);
+    const body = r.json();
+    assert.deepEqual([body.min_node_count, body.max_node_count, body.status, body.id], [2, 6, 'UPDATE_IN_PROGRESS', ng.id]);
+    assert.match(body.updated_at, /\+00:00$/);
+    assert.ok(Array.isArray(body.links));
+    assert.deepEqual((await operations(fx)).map((o) => [o.kind, o.params]), [['nodegroup_update', { nodegroup: ng.uuid }]]);
+    assert.equal((await clusterRow(fx)).status, 'UPDATE_IN_PROGRESS');
+  });
+
+  test('remove: the maximum becomes unbounded, the minimum 0', async () => {
+    const fx = await cluster();
+    const ng = await insertNodegroup(t, fx, { node_count: 2, min_node_count: 1, max_node_count: 4, status: 'UPDATE_COMPLETE' });
+    const r = await patch(fx, String(ng.id), [{ op: 'remove', path: '/max_node_count' }, { op: 'remove', path: '/min_node_count' }]);
+    assert.equal(r.statusCode, 202, r.body);
+    assert.deepEqual([r.json().min_node_count, r.json().max_node_count], [0, null]);
+  });
+
+  test('a patch that changes nothing answers the group and starts nothing', async () => {
+    const fx = await cluster();
+    const ng = await insertNodegroup(t, fx, { max_node_count: 3, status: 'CREATE_COMPLETE' });
+    const r = await patch(fx, ng.uuid, [{ op: 'replace', path: '/max_node_count', value: 3 }]);
+    assert.equal(r.statusCode, 202, r.body);
+    assert.equal(r.json().status, 'CREATE_COMPLETE');
+    assert.deepEqual(await operations(fx), []);
+  });
+
+  const refused: [string, unknown, number, string | RegExp][] = [
+    ['node_count', [{ op: 'replace', path: '/node_count', value: 5 }], 400, "'/node_count' is an internal attribute and can not be updated"],
+    ['name', [{ op: 'replace', path: '/name', value: 'x' }], 400, "'/name' is an internal attribute and can not be updated"],
+    ['labels key', [{ op: 'add', path: '/labels/x', value: 'y' }], 400, "'/labels' is an internal attribute and can not be updated"],
+    ['uuid', [{ op: 'replace', path: '/uuid', value: 'x' }], 400, "'/uuid' is an internal attribute and can not be updated"],
+    ['node_labels', [{ op: 'replace', path: '/node_labels', value: 'x' }], 400, "'/node_labels' is an internal attribute and can not be updated"],
+    ['unknown attribute', [{ op: 'add', path: '/color', value: 'x' }], 400, 'Adding a new attribute /color to the root of the resource is not allowed.'],
+    ['not a list', { op: 'replace' }, 400, /Value not a valid list$/],
+    ['not a number', [{ op: 'replace', path: '/max_node_count', value: 'many' }], 400, /^Invalid input for field\/attribute max_node_count\. Value: 'many'\./],
+    ['negative', [{ op: 'replace', path: '/min_node_count', value: -1 }], 400, /Value should be greater or equal to 0$/],
+    ['max below count', [{ op: 'replace', path: '/max_node_count', value: 1 }], 409, /^max_node_count for pool is invalid \(node_count 2 .*\)\.$/],
+    ['min above count', [{ op: 'replace', path: '/min_node_count', value: 3 }], 409, /^min_node_count for pool is invalid/],
+  ];
+  for (const [name, ops, status, message] of refused) {
+    test(`${status}: ${name}`, async () => {
+      const fx = await cluster();
+      const ng = await insertNodegroup(t, fx, { name: 'pool', node_count: 2, status: 'CREATE_COMPLETE' });
+      const r = await patch(fx, ng.uuid, ops);
+      assert.equal(r.statusCode, status, r.body);
+      if (typeof message === 'string') assert.equal(detail(r), message);
+      else assert.match(detail(r), message);
+      assert.deepEqual(await operations(fx), []);
+    });
+  }
+
+  test('409 for a group that failed its create, for a busy cluster; 404 for an unknown group', async () => {
+    const fx = await cluster();
+    const failed = await insertNodegroup(t, fx, { name: 'failed', status: 'CREATE_FAILED' });
+    const ops = [{ op: 'replace', path: '/max_node_count', value: 4 }];
+    const r = await patch(fx, failed.uuid, ops);
+    assert.equal(r.statusCode, 409);
+    assert.match(detail(r), /^Node group failed is CREATE_FAILED\./);
+    const busy = await cluster({ name: 'busy-update', status: 'UPDATE_IN_PROGRESS' });
+    const ng = await insertNodegroup(t, busy, { status: 'UPDATE_COMPLETE' });
+    assert.match(detail(await patch(busy, ng.uuid, ops)), /^Cluster busy-update is UPDATE_IN_PROGRESS\./);
+    const missing = await patch(fx, 'ghost', ops);
+    assert.equal(missing.statusCode, 404);
+    assert.equal(detail(missing), 'Nodegroup ghost could not be found.');
+  });
+});
+
+describe('delete', () => {
+  test('a default group cannot be deleted', async () => {
+    const fx = await cluster();
+    for (const ident of ['default-worker', 'default-master']) {
+      const r = await del(fx, ident);
+      assert.equal(r.statusCode, 400);
+      assert.equal(detail(r), 'Deleting a default nodegroup is not supported.');
+    }
+    assert.deepEqual(await operations(fx), []);
+  });
+
+  test('204: the group turns DELETE_IN_PROGRESS (the worker removes it), an operation is written', async () => {
+    const fx = await cluster();
+    const ng = await insertNodegroup(t, fx, { status: 'CREATE_COMPLETE' });
+    const r = await del(fx, String(ng.id));
+    assert.equal(r.statusCode, 204, r.body);
+    assert.equal(r.body, '');
+    const shown = (await t.as('demo', { method: 'GET', url: `${base(fx)}/${ng.uuid}` })).json();
+    assert.equal(shown.status, 'DELETE_IN_PROGRESS');
+    assert.deepEqual((await operations(fx)).map((o) => [o.kind, o.params]), [['nodegroup_delete', { nodegroup: ng.uuid }]]);
+    assert.equal((await clusterRow(fx)).status, 'UPDATE_IN_PROGRESS');
+    const again = await del(fx, ng.uuid);
+    assert.equal(again.statusCode, 409, 'the first delete still runs');
+  });
+
+  test('404 for an unknown group; 409 on a cluster that is being deleted', async () => {
+    const fx = await cluster();
+    assert.equal((await del(fx, 'ghost')).statusCode, 404);
+    const dying = await cluster({ name: 'dying', status: 'DELETE_IN_PROGRESS' });
+    const ng = await insertNodegroup(t, dying);
+    const r = await del(dying, ng.uuid);
+    assert.equal(r.statusCode, 409);
+    assert.match(detail(r), /^Cluster dying is DELETE_IN_PROGRESS\./);
+  });
+});
