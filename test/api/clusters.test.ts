@@ -347,3 +347,46 @@ describe('bays (≤1.10)', () => {
     assert.ok(list.bays.every((b: Record<string, unknown>) => b.floating_ip_enabled === true && 'baymodel_id' in b));
   });
 });
+
+describe('callers with an application credential', () => {
+  async function appCredToken(unrestricted: boolean): Promise<string> {
+    const userToken = await t.token('demo');
+    const ks = t.keystone.app;
+    const me = await ks.inject({ method: 'GET', url: '/v3/auth/tokens', headers: { 'x-auth-token': userToken, 'x-subject-token': userToken } });
+    const userId = me.json().token.user.id;
+    const made = await ks.inject({
+      method: 'POST',
+      url: `/v3/users/${userId}/application_credentials`,
+      headers: { 'x-auth-token': userToken },
+      payload: { application_credential: { name: `caller-${unrestricted}-${Date.now()}`, unrestricted } },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    const { id, secret } = made.json().application_credential;
+    const auth = await ks.inject({
+      method: 'POST',
+      url: '/v3/auth/tokens',
+      payload: { auth: { identity: { methods: ['application_credential'], application_credential: { id, secret } } } },
+    });
+    assert.equal(auth.statusCode, 201, auth.body);
+    return String(auth.headers['x-subject-token']);
+  }
+  const post = (token: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/clusters',
+      headers: { 'x-auth-token': token, 'openstack-api-version': 'container-infra latest' },
+      payload: { cluster_template_id: template },
+    });
+
+  test('a restricted one may not make the cluster its own credential: a clear 400, nothing written', async () => {
+    const before = await t.app.services.db.getRepository(ClusterEntity).count();
+    const res = await post(await appCredToken(false));
+    assert.equal(res.statusCode, 400, res.body);
+    assert.match(res.json().errors[0].detail, /may not create one/);
+    assert.equal(await t.app.services.db.getRepository(ClusterEntity).count(), before);
+  });
+
+  test('an unrestricted one may', async () => {
+    assert.equal((await post(await appCredToken(true))).statusCode, 202);
+  });
+});

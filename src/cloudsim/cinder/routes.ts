@@ -224,6 +224,29 @@ export function registerCinderRoutes(scope: FastifyInstance, s: CinderState): vo
   };
   for (const root of ['/v3/:project_id', '/v3']) {
     type R = FastifyRequest<{ Params: Params }>;
+    // Absolute limits with usage (what clients check before creating volumes).
+    scope.get(`${root}/limits`, async (req: R) => {
+      const projectId = projectOf(req);
+      const q = s.quotaOf(projectId);
+      const mine = [...s.volumes.values()].filter((v) => v.projectId === projectId);
+      return {
+        limits: {
+          rate: [],
+          absolute: {
+            maxTotalVolumes: q.volumes,
+            totalVolumesUsed: mine.length,
+            maxTotalVolumeGigabytes: q.gigabytes,
+            totalGigabytesUsed: mine.reduce((n, v) => n + v.size, 0),
+            maxTotalSnapshots: -1,
+            totalSnapshotsUsed: 0,
+            maxTotalBackups: -1,
+            totalBackupsUsed: 0,
+            maxTotalBackupGigabytes: -1,
+            totalBackupGigabytesUsed: 0,
+          },
+        },
+      };
+    });
     scope.get(`${root}/volumes`, async (req: R) => listVolumes(s, req, false));
     scope.get(`${root}/volumes/detail`, async (req: R) => listVolumes(s, req, true));
     scope.get(`${root}/volumes/:id`, async (req: R) => ({ volume: renderVolume(s, find(req), req, base(req, projectOf(req))) }));

@@ -148,7 +148,13 @@ async function projectQuotas(who: Caller, session: (type: string) => Session | u
   const network = session('network');
   const volume = session('block-storage') ?? session('volumev3');
   const lb = session('load-balancer');
-  await Promise.all([
+  // A service without the quota call (404) is not checked; anything else fails the pre-flight.
+  const tolerant = (p: Promise<unknown> | undefined) =>
+    p?.catch((e: unknown) => {
+      if (!isNotFound(e)) throw e;
+    });
+  await Promise.all(
+    [
     compute &&
       requestJson<{ limits: { absolute: Record<string, number> } }>(compute, { path: '/limits' }).then(({ body }) => {
         const a = body.limits.absolute;
@@ -189,7 +195,8 @@ async function projectQuotas(who: Caller, session: (type: string) => Session | u
         const limit = q.body.quota.load_balancer;
         if (typeof limit === 'number') out.load_balancer = { limit, used: l.body.loadbalancers.length };
       }),
-  ]);
+    ].map((p) => tolerant(p || undefined)),
+  );
   return out;
 }
 

@@ -1,0 +1,85 @@
+// Pre-flight of a cluster create against the simulated cloud: what the cluster names must exist,
+// and its bill must fit the project's Nova, Neutron, Cinder and Octavia quotas; else nothing is written.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { clusterBill, shortfalls } from '../../src/api/routes/v1/clusters/bill.js';
+import { ClusterEntity } from '../../src/db/entities/cluster.js';
+import { testApp, type TestApp } from '../support/app.js';
+
+let t: TestApp;
+let template: string;
+let demoProject: string;
+
+before(async () => {
+  t = await testApp({ cloud: true });
+  demoProject = t.keystone.state.findProjectByName('demo', 'default')!.id;
+  const res = await t.as('demo', {
+    method: 'POST',
+    url: '/v1/clustertemplates',
+    payload: { name: 'k8s', coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium', labels: { kube_tag: 'v1.35.1' } },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  template = res.json().uuid;
+});
+after(() => t.close());
+
+const create = (body: Record<string, unknown> = {}) => t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: template, ...body } });
+const clusters = () => t.app.services.db.getRepository(ClusterEntity).count();
+const appCreds = () => t.keystone.state.appCreds.all().length;
+
+test('the bill: servers, cores, RAM, volumes, ports, floating IPs, load balancer, groups', () => {
+  const bill = clusterBill({
+    masterCount: 3,
+    nodeCount: 5,
+    masterFlavor: { vcpus: 2, ram: 4096 },
+    workerFlavor: { vcpus: 1, ram: 2048 },
+    volumeSize: 10,
+    bootVolumeSize: null,
+    floatingIpPerNode: false,
+    apiLoadBalancer: true,
+    apiFloatingIp: true,
+    ownNetwork: true,
+    securityGroups: 2,
+    securityGroupRules: 30,
+  });
+  assert.deepEqual(bill, {
+    instances: 8, cores: 11, ram: 22528, server_groups: 2, server_group_members: 5, volumes: 8, gigabytes: 80,
+    network: 1, subnet: 1, router: 1, port: 10, floatingip: 1, security_group: 2, security_group_rule: 30, load_balancer: 1,
+  });
+  assert.deepEqual(shortfalls(bill, { cores: { limit: 20, used: 12 }, instances: { limit: -1, used: 99 }, port: { limit: 50, used: 0 } }), [
+    { resource: 'cores', needed: 11, available: 8 },
+  ]);
+});
+
+test('a keypair, flavor or network that does not exist is refused before anything is made', async () => {
+  const before = [await clusters(), appCreds()];
+  const kp = await create({ keypair: 'nope' });
+  assert.equal(kp.statusCode, 404);
+  assert.equal(kp.json().errors[0].detail, 'Unable to find keypair nope.');
+  const flavor = await create({ flavor_id: 'm9.huge' });
+  assert.equal(flavor.statusCode, 400);
+  assert.equal(flavor.json().errors[0].detail, 'Unable to find flavor m9.huge.');
+  const net = await create({ fixed_network: 'nowhere' });
+  assert.equal(net.statusCode, 400);
+  assert.equal(net.json().errors[0].detail, 'Unable to find network nowhere.');
+  assert.deepEqual([await clusters(), appCreds()], before);
+});
+
+test('a bill larger than the quotas is one 403 naming each missing resource; nothing is written', async () => {
+  t.cloud!.nova.setQuota(demoProject, { cores: 4, instances: 3 });
+  t.cloud!.neutron.quotas.set(demoProject, { floatingip: 0 });
+  try {
+    const before = [await clusters(), appCreds()];
+    const res = await create({ node_count: 3, floating_ip_enabled: true });
+    assert.equal(res.statusCode, 403, res.body);
+    const detail: string = res.json().errors[0].detail;
+    assert.match(detail, /instances needs 4, 3 available/);
+    assert.match(detail, /cores needs 5, 4 available/);
+    assert.match(detail, /floatingip needs 4, 0 available/);
+    assert.deepEqual([await clusters(), appCreds()], before);
+  } finally {
+    t.cloud!.nova.quotas.delete(demoProject);
+    t.cloud!.neutron.quotas.delete(demoProject);
+  }
+  assert.equal((await create({ node_count: 3 })).statusCode, 202);
+});
