@@ -81,9 +81,13 @@ try {
       exec(tsx, ['bench/run.ts', ...extra], { TEST_DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl });
       break;
     }
-    case 'openapi':
+    case 'openapi': {
+      // The OpenStack clients' types (openapi/openstack/*.ts) first, then the Magnum contract.
+      const code = await new Promise((resolve) => spawn(tsx, ['scripts/openapi-openstack.ts'], { cwd: root, stdio: 'inherit' }).on('exit', resolve));
+      if (code !== 0) process.exit(typeof code === 'number' ? code : 1);
       exec(tsx, ['scripts/openapi.ts', ...extra], {});
       break;
+    }
     case 'render':
       exec(tsx, ['scripts/render.ts', ...extra], {});
       break;

@@ -65,6 +65,8 @@ export async function startAll(): Promise<void> {
         neutron: Number(env.SIM_NEUTRON_PORT ?? DEFAULT_SIM_PORTS.neutron),
         octavia: Number(env.SIM_OCTAVIA_PORT ?? DEFAULT_SIM_PORTS.octavia),
         cinder: Number(env.SIM_CINDER_PORT ?? DEFAULT_SIM_PORTS.cinder),
+        designate: Number(env.SIM_DESIGNATE_PORT ?? DEFAULT_SIM_PORTS.designate),
+        admin: Number(env.SIM_ADMIN_PORT ?? DEFAULT_SIM_PORTS.admin),
       },
     });
     env.KEYSTONE_URL = sim.authUrl;

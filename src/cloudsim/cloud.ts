@@ -1,15 +1,29 @@
-// The simulated cloud behind the Keystone emulator: Glance, Nova, Neutron, Octavia and Cinder
-// listening on one host, each validating tokens against that Keystone and registered in its catalog.
+// The simulated cloud behind the Keystone emulator: Glance, Nova, Neutron, Octavia, Cinder and
+// Designate listening on one host, each validating tokens against that Keystone and registered in
+// its catalog, plus the simulator's admin API (audit, call counters, fault rules, state file).
+// The cloud starts from the seed file, or from a saved state file when one exists.
 import type { FastifyInstance } from 'fastify';
+import { createAdminSim, type AdminSim } from './admin/index.js';
+import { auditCloud, callsOf, type CloudAudit } from './audit.js';
 import { createCinderSim, type CinderSim } from './cinder/index.js';
+import type { CallCounter } from './common/audit.js';
 import { SimClock, type SimClockOptions } from './common/clock.js';
+import type { FaultConfig } from './common/fault-config.js';
+import type { Faults } from './common/faults.js';
 import type { ServiceCredentials } from './common/keystone-auth.js';
+import { callCounter } from './common/service-app.js';
+import { createDesignateSim, type DesignateSim, type DnsQuota } from './designate/index.js';
 import { createGlanceSim, type GlanceSim } from './glance/index.js';
 import type { KeystoneSim } from './keystone/index.js';
 import { createNeutronSim, type NeutronSim } from './neutron/index.js';
 import { createNovaSim, type NovaSim } from './nova/index.js';
 import { NeutronVipAllocator } from './neutron/vip.js';
-import { createOctaviaSim, type OctaviaSim } from './octavia/index.js';
+import { createOctaviaSim, type OctaviaSim, type Quota as LbQuota } from './octavia/index.js';
+import { readSnapshot, restoreCloud, snapshotCloud, StateSaver, type CloudSnapshot } from './persistence.js';
+import { defaultSeed, seedFlavors, seedImages, seedNetworkQuotas, seedNetworks, type CloudSeed } from './seed.js';
+
+export const SERVICES = ['glance', 'nova', 'neutron', 'octavia', 'cinder', 'designate'] as const;
+export type ServiceName = (typeof SERVICES)[number];
 
 export interface CloudSimOptions {
   keystone: KeystoneSim;
@@ -21,9 +35,15 @@ export interface CloudSimOptions {
   /** The host advertised in the catalog (default: host). */
   publicHost?: string;
   /** 0 (any free port) when absent. */
-  ports?: { glance?: number; nova?: number; neutron?: number; octavia?: number; cinder?: number };
+  ports?: Partial<Record<ServiceName | 'admin', number>>;
   /** Timing of the asynchronous transitions (timeScale, seed, delays); realistic and randomly seeded when absent. */
   clock?: SimClockOptions;
+  /** The starting contents; the shipped seed file (src/cloudsim/seed.yaml) when absent. */
+  seed?: CloudSeed;
+  /** Fault rules active from the start, by service. */
+  faults?: FaultConfig;
+  /** Keep the cloud (Keystone included) in this file: loaded at start when present, saved every `intervalMs` (default 30 s) and on close. */
+  persist?: { file: string; intervalMs?: number; log?: (message: string) => void };
 }
 
 export interface CloudSims {
@@ -32,31 +52,115 @@ export interface CloudSims {
   neutron: NeutronSim;
   octavia: OctaviaSim;
   cinder: CinderSim;
-  /** The clock every service's delays are drawn from (its seed replays a run); closed by close(). */
+  designate: DesignateSim;
+  admin: AdminSim;
+  /** The clock every service's delays and fault draws come from (its seed replays a run); closed by close(). */
   clock: SimClock;
   /** The catalog URLs, by service type (block-storage still holds its %(project_id)s placeholder). */
-  urls: { image: string; compute: string; network: string; 'load-balancer': string; 'block-storage': string };
+  urls: {
+    image: string;
+    compute: string;
+    network: string;
+    'load-balancer': string;
+    'block-storage': string;
+    dns: string;
+    'cloudsim-admin': string;
+  };
+  /** Each service's fault rules. */
+  faults: Record<ServiceName, Faults>;
+  /** Every live resource, by owning project (only `projectId`'s when given). */
+  audit(projectId?: string): CloudAudit;
+  /** Calls per operation since the start (or the last reset), keyed like 'nova POST /servers'. */
+  calls(): Record<string, number>;
+  resetCalls(): void;
+  /** The whole cloud as the state file holds it. */
+  snapshot(): CloudSnapshot;
+  /** True when the cloud was loaded from the state file rather than seeded. */
+  restored: boolean;
   close(): Promise<void>;
 }
 
+/** Default quotas given as data (seed file) onto a state's typed defaults, known keys only. */
+function withDefaults<T extends object>(defaults: T, given: Record<string, number> | undefined): T {
+  const out = { ...defaults };
+  for (const [k, v] of Object.entries(given ?? {})) if (k in out) (out as Record<string, number>)[k] = v;
+  return out;
+}
+
 export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> {
+  const saved = opts.persist ? readSnapshot(opts.persist.file) : undefined;
+  if (saved?.services.keystone !== undefined) opts.keystone.state.restore(saved.services.keystone);
   const keystone = { authUrl: opts.authUrl, credentials: opts.credentials };
   const projects = Object.fromEntries(
     [...opts.keystone.state.projects.values()].filter((p) => p.domainId === 'default').map((p) => [p.name, p.id]),
   );
-  const glance = createGlanceSim({ keystone, projects });
-  const nova = createNovaSim({ keystone });
-  const neutron = createNeutronSim({ keystone, projects });
+  const seed = opts.seed ?? defaultSeed();
+  const quotas = seed.quotas ?? {};
   const clock = new SimClock(opts.clock);
+  const glance = createGlanceSim({ keystone, projects, seed: false });
+  const neutron = createNeutronSim({ keystone, projects, seed: false });
   const octavia = createOctaviaSim({ keystone, clock: clock.fork('octavia'), vip: new NeutronVipAllocator(neutron.state) });
   const cinder = createCinderSim({ keystone, clock: clock.fork('cinder') });
+  const designate = createDesignateSim({ keystone, clock: clock.fork('designate') });
+  const nova = createNovaSim({ keystone, clock: clock.fork('nova'), glance: glance.state, neutron: neutron.state, cinder: cinder.state });
+
+  // Default quotas are configuration: from the seed file, also for a restored cloud.
+  seedNetworkQuotas(neutron.state, quotas.network);
+  octavia.state.defaultQuota = withDefaults<LbQuota>(octavia.state.defaultQuota, quotas['load-balancer']);
+  cinder.state.defaultQuota = withDefaults(cinder.state.defaultQuota, quotas['block-storage']);
+  designate.state.defaultQuota = withDefaults<DnsQuota>(designate.state.defaultQuota, quotas.dns);
+  nova.state.defaultQuota = withDefaults(nova.state.defaultQuota, quotas.compute);
+
+  // Neutron before Octavia: restoring an LB being deleted releases its VIP port.
+  const services = { glance: glance.state, nova: nova.state, neutron: neutron.state, octavia: octavia.state, cinder: cinder.state, designate: designate.state };
+  const states = { keystone: opts.keystone.state, ...services };
+  const restored = saved ? restoreCloud(services, saved) : new Set<string>();
+  if (!restored.has('glance')) seedImages(glance.state, seed.images, projects);
+  if (!restored.has('neutron')) seedNetworks(neutron.state, seed.networks, projects);
+  if (!restored.has('nova')) {
+    // Nova's own seed gives way to the seed file.
+    nova.state.flavors.clear();
+    seedFlavors(nova.state, seed.flavors);
+  }
+
+  const apps: Record<ServiceName, { app: FastifyInstance; state: { faults: Faults } }> = { glance, nova, neutron, octavia, cinder, designate };
+  const faults = Object.fromEntries(SERVICES.map((s) => [s, apps[s].state.faults])) as Record<ServiceName, Faults>;
+  for (const s of SERVICES) {
+    faults[s].useRandom(clock.fork(`faults.${s}`).random);
+    for (const rule of opts.faults?.[s] ?? []) faults[s].add(rule);
+  }
+  const counters = Object.fromEntries(SERVICES.map((s) => [s, callCounter(apps[s].app)])) as Record<ServiceName, CallCounter>;
+  const projectName = (id: string) => opts.keystone.state.projects.get(id)?.name;
+  const snapshot = () => snapshotCloud(states);
+  const saver = opts.persist ? new StateSaver(opts.persist.file, snapshot, opts.persist.intervalMs ?? 30_000, opts.persist.log) : undefined;
+  const cloud = {
+    audit: (projectId?: string) => auditCloud(states, projectName, projectId),
+    calls: () => callsOf(counters),
+    resetCalls: () => Object.values(counters).forEach((c) => c.reset()),
+    faults,
+    snapshot,
+  };
+  const admin = createAdminSim({
+    keystone,
+    target: {
+      ...cloud,
+      save: () => {
+        saver?.save();
+        return saver !== undefined;
+      },
+    },
+  });
+
   const started: FastifyInstance[] = [];
-  const close = async () => {
+  const close = async (save = true) => {
     await Promise.all(started.map((app) => app.close()));
     // Apps never started still own timers only once used; close their state too.
     octavia.state.close();
     cinder.state.close();
+    designate.state.close();
+    nova.state.close();
     clock.close();
+    saver?.stop(save);
   };
   const listen = async (app: FastifyInstance, port: number | undefined) => {
     const address = await app.listen({ host: opts.host, port: port ?? 0 });
@@ -70,6 +174,8 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
       network: await listen(neutron.app, opts.ports?.neutron),
       'load-balancer': await listen(octavia.app, opts.ports?.octavia),
       'block-storage': `${await listen(cinder.app, opts.ports?.cinder)}/v3/%(project_id)s`,
+      dns: await listen(designate.app, opts.ports?.designate),
+      'cloudsim-admin': `${await listen(admin.app, opts.ports?.admin)}/v1`,
     };
     const catalog = opts.keystone.state.catalog;
     catalog.upsert({ type: 'image', name: 'glance', url: urls.image });
@@ -77,9 +183,12 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
     catalog.upsert({ type: 'network', name: 'neutron', url: urls.network });
     catalog.upsert({ type: 'load-balancer', name: 'octavia', url: urls['load-balancer'] });
     catalog.upsert({ type: 'block-storage', name: 'cinderv3', url: urls['block-storage'] });
-    return { glance, nova, neutron, octavia, cinder, clock, urls, close };
+    catalog.upsert({ type: 'dns', name: 'designate', url: urls.dns });
+    catalog.upsert({ type: 'cloudsim-admin', name: 'cloudsim', url: urls['cloudsim-admin'] });
+    return { glance, nova, neutron, octavia, cinder, designate, admin, clock, urls, ...cloud, restored: saved !== undefined, close: () => close() };
   } catch (e) {
-    await close();
+    // Nothing ran: the state file keeps what it had.
+    await close(false);
     throw e;
   }
 }

@@ -1,10 +1,15 @@
 // The simulator as `npm start` embeds it: the Keystone emulator on a loopback port, with our
-// own API in its catalog, Glance, Nova, Neutron, Octavia and Cinder beside it, and a clouds.yaml for the built-in users.
-import { writeFileSync } from 'node:fs';
+// own API in its catalog, Glance, Nova, Neutron, Octavia, Cinder, Designate and the simulator's
+// admin API beside it, and a clouds.yaml for the built-in users. The environment chooses the
+// seed file, fault rules and the state file (cloudOptionsFromEnv).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { startCloudSims, type CloudSims } from './cloud.js';
+import { SERVICES, startCloudSims, type CloudSimOptions, type CloudSims } from './cloud.js';
 import type { SimClockOptions } from './common/clock.js';
+import { parseFaultConfig } from './common/fault-config.js';
 import { createKeystoneSim, type KeystoneSim } from './keystone/index.js';
+import { loadSeed } from './seed.js';
 
 export const BUILTIN_USERS = {
   admin: { password: 'admin-secret', project: 'admin' },
@@ -14,8 +19,39 @@ export const BUILTIN_USERS = {
 } as const;
 export const SERVICE_USER = { username: 'magnum', password: 'magnum-secret', project: 'service' } as const;
 
-/** The services' usual ports (Nova's catalog URL adds /v2.1, Cinder's /v3/%(project_id)s). */
-export const DEFAULT_SIM_PORTS = { glance: 9292, nova: 8774, neutron: 9696, octavia: 9876, cinder: 8776 } as const;
+/** The services' usual ports (Nova's catalog URL adds /v2.1, Cinder's /v3/%(project_id)s, the admin API's /v1). */
+export const DEFAULT_SIM_PORTS = { glance: 9292, nova: 8774, neutron: 9696, octavia: 9876, cinder: 8776, designate: 9001, admin: 9990 } as const;
+
+export type SimPorts = Partial<Record<keyof typeof DEFAULT_SIM_PORTS, number>>;
+
+/** What the environment says about the cloud's contents and misbehaviour. */
+export type EnvCloudOptions = Pick<CloudSimOptions, 'seed' | 'faults' | 'persist'>;
+
+/**
+ * The cloud's options from the environment, checked at boot (a bad file stops the start):
+ * - CLOUDSIM_SEED_FILE: the seed file (flavors, images, networks, quotas) instead of src/cloudsim/seed.yaml;
+ * - CLOUDSIM_FAULTS (JSON or YAML text) and/or CLOUDSIM_FAULTS_FILE (a JSON or YAML file): fault
+ *   rules by service, e.g. {"nova": [{"operation": "POST /servers", "rate": 0.1, "status": 503}]};
+ * - CLOUDSIM_STATE_FILE: keep the whole cloud in this file across restarts, saved every
+ *   CLOUDSIM_STATE_INTERVAL_MS (default 30000; 0 = only on shutdown).
+ */
+export function cloudOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, log: (m: string) => void = (m) => console.error(m)): EnvCloudOptions {
+  const out: EnvCloudOptions = {};
+  if (env.CLOUDSIM_SEED_FILE) out.seed = loadSeed(resolve(env.CLOUDSIM_SEED_FILE));
+  const faults: NonNullable<EnvCloudOptions['faults']> = {};
+  const addFaults = (text: string, source: string) => {
+    for (const [service, rules] of Object.entries(parseFaultConfig(text, SERVICES, source))) faults[service] = [...(faults[service] ?? []), ...rules];
+  };
+  if (env.CLOUDSIM_FAULTS_FILE) addFaults(readFileSync(resolve(env.CLOUDSIM_FAULTS_FILE), 'utf8'), env.CLOUDSIM_FAULTS_FILE);
+  if (env.CLOUDSIM_FAULTS) addFaults(env.CLOUDSIM_FAULTS, 'CLOUDSIM_FAULTS');
+  if (Object.keys(faults).length > 0) out.faults = faults;
+  if (env.CLOUDSIM_STATE_FILE) {
+    const interval = Number(env.CLOUDSIM_STATE_INTERVAL_MS ?? '30000');
+    if (!Number.isFinite(interval) || interval < 0) throw new Error(`CLOUDSIM_STATE_INTERVAL_MS: not a number of milliseconds: ${env.CLOUDSIM_STATE_INTERVAL_MS}`);
+    out.persist = { file: resolve(env.CLOUDSIM_STATE_FILE), intervalMs: interval, log };
+  }
+  return out;
+}
 
 /**
  * The demo's clock: a hundred times faster than a real cloud (an amphora LB takes ~1 s), seeded from
@@ -46,10 +82,13 @@ export async function startEmbeddedSim(opts: {
   apiUrl: string;
   region?: string;
   /** The services' ports; DEFAULT_SIM_PORTS for those absent. */
-  ports?: { glance?: number; nova?: number; neutron?: number; octavia?: number; cinder?: number };
+  ports?: SimPorts;
   /** Timing of the simulated transitions; demoClockOptions() when absent. */
   clock?: SimClockOptions;
+  /** Seed, fault rules and state file; cloudOptionsFromEnv() when absent. */
+  cloud?: EnvCloudOptions;
 }): Promise<EmbeddedSim> {
+  const cloudOptions = opts.cloud ?? cloudOptionsFromEnv();
   const base = `http://${opts.publicHost ?? opts.host}:${opts.keystonePort}`;
   const keystone = await createKeystoneSim({
     publicUrl: base,
@@ -78,7 +117,9 @@ export async function startEmbeddedSim(opts: {
       ...(opts.publicHost ? { publicHost: opts.publicHost } : {}),
       ports: { ...DEFAULT_SIM_PORTS, ...opts.ports },
       clock: opts.clock ?? demoClockOptions(),
+      ...cloudOptions,
     });
+    if (cloud.restored) console.error(`cloudsim: the cloud was loaded from ${cloudOptions.persist?.file}`);
   } catch (e) {
     await keystone.app.close();
     throw e;

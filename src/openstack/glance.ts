@@ -54,7 +54,7 @@ export class GlanceClient {
 
   /** GET /v2/images/{id}: 404 (OpenStackError not_found) when missing or not visible to the caller. */
   async getImage(id: string): Promise<GlanceImage> {
-    return (await requestJson<GlanceImage>(this.session, { path: `${this.v2}/images/${encodeURIComponent(id)}` })).body;
+    return (await requestJson<GlanceImage>(this.session, { path: `${this.v2}/images/${encodeURIComponent(id)}`, operation: 'images.get' })).body;
   }
 
   /** GET /v2/images with filters, following `next` through every page. */
@@ -62,7 +62,7 @@ export class GlanceClient {
     const { properties, ...core } = filters;
     const first = toSearchParams({ ...core, ...properties });
     return collectPages(this.session.service, first, async (query) => {
-      const { body } = await requestJson<ImageList>(this.session, { path: `${this.v2}/images`, query });
+      const { body } = await requestJson<ImageList>(this.session, { path: `${this.v2}/images`, query, operation: 'images.list' });
       return { items: body.images, next: body.next };
     });
   }

@@ -1,69 +1,44 @@
-// One JSON request function for every OpenStack client: the caller's token, a global request id
-// (spec §7.2), a timeout, and one typed error for every failure (HTTP status or no answer at all).
+// One JSON request function for every OpenStack client: the token (fixed, or renewed by a token
+// source), a global request id (spec §7.2), a timeout per attempt, retries by the session's
+// policy, one record per attempt for logs and metrics, and one typed error for every failure.
 // Nothing logged or put in an error message carries the token.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CatalogEntry } from '../keystone/context.js';
 import { findEndpoint, type EndpointFilter } from './catalog.js';
+import { kindOf, OpenStackError, parseRetryAfter, type FailureKind } from './errors.js';
+import { IDEMPOTENT_METHODS, mayRetry, NO_RETRY, retryDelay, type RetryPolicy } from './retry.js';
 
-/** What went wrong, decided once from the status (0 when there was no HTTP answer). */
-export type FailureKind =
-  | 'bad_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'over_limit'
-  | 'server'
-  | 'unexpected'
-  | 'unreachable'
-  | 'timeout'
-  | 'no_endpoint';
+export { isNotFound, kindOf, OpenStackError, type FailureKind } from './errors.js';
 
-export class OpenStackError extends Error {
-  constructor(
-    /** Catalog type of the service, e.g. 'image'. */
-    readonly service: string,
-    /** HTTP status; 0 when the service did not answer (unreachable, timeout, not in the catalog). */
-    readonly status: number,
-    /** The service's x-openstack-request-id, when it answered. */
-    readonly requestId: string | undefined,
-    /** The parsed error body (JSON when it was JSON, else text). */
-    readonly body: unknown,
-    readonly kind: FailureKind,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'OpenStackError';
-  }
-
-  /** Worth retrying later: 5xx, no answer. Not the service missing from the catalog. */
-  get retryable(): boolean {
-    return this.kind === 'server' || this.kind === 'unreachable' || this.kind === 'timeout';
-  }
-}
-
-export function kindOf(status: number): FailureKind {
-  if (status === 400) return 'bad_request';
-  if (status === 401) return 'unauthorized';
-  if (status === 403) return 'forbidden';
-  if (status === 404) return 'not_found';
-  if (status === 409) return 'conflict';
-  if (status === 413 || status === 429) return 'over_limit';
-  if (status >= 500) return 'server';
-  return 'unexpected';
-}
-
-export const isNotFound = (e: unknown): e is OpenStackError => e instanceof OpenStackError && e.kind === 'not_found';
-
-/** One finished call, for logs and metrics; holds no token and no body. */
+/** One attempt of one call, for logs and metrics; holds no token and no body. */
 export interface CallRecord {
   service: string;
+  /** What the client was doing, e.g. 'servers.create' (method and path when the caller named none). */
+  operation: string;
   method: string;
   path: string;
+  /** HTTP status; 0 when there was no answer. */
   status: number;
+  /** Set when the attempt failed. */
+  kind: FailureKind | undefined;
+  /** 1 for the first attempt, 2 for the first retry, ... */
+  attempt: number;
   requestId: string | undefined;
   globalRequestId: string;
   ms: number;
+}
+
+/** Told of every attempt (counters, latency histograms): see metrics.ts. */
+export interface CallMetrics {
+  observe(call: CallRecord): void;
+}
+
+/** A token that can change: fetched and renewed on demand (auth.ts), dropped when refused. */
+export interface TokenSource {
+  token(): Promise<string>;
+  /** A service answered 401 to `token`: forget it, so the next token() authenticates again. */
+  invalidate(token: string): void;
 }
 
 /** A service endpoint as one caller sees it. */
@@ -71,23 +46,30 @@ export interface Session {
   service: string;
   /** Endpoint URL from the catalog, without trailing slash. */
   baseUrl: string;
-  token: string;
+  /** Sent as X-Auth-Token; a token source is asked on each attempt, and re-asked once after a 401. */
+  token?: string | TokenSource;
+  /** Per attempt. */
   timeoutMs: number;
   /** Sent as X-OpenStack-Request-ID; a fresh req-<uuid> per call when absent. */
   globalRequestId?: string;
   /** Headers sent on every call (e.g. a microversion). */
   headers?: Record<string, string>;
+  /** Retries of failed calls; one attempt only when absent. */
+  retry?: RetryPolicy;
   log?: (call: CallRecord) => void;
+  metrics?: CallMetrics;
 }
 
 export interface SessionOptions extends EndpointFilter {
   timeoutMs: number;
   globalRequestId?: string;
+  retry?: RetryPolicy;
   log?: (call: CallRecord) => void;
+  metrics?: CallMetrics;
 }
 
 /** The session of `type` from a token's catalog; OpenStackError `no_endpoint` when the catalog lacks it. */
-export function sessionFor(catalog: CatalogEntry[], token: string, type: string, opts: SessionOptions): Session {
+export function sessionFor(catalog: CatalogEntry[], token: string | TokenSource, type: string, opts: SessionOptions): Session {
   const baseUrl = findEndpoint(catalog, type, opts);
   if (baseUrl === undefined) {
     const where = `interface ${opts.interface ?? 'public'}${opts.region ? `, region ${opts.region}` : ''}`;
@@ -99,7 +81,9 @@ export function sessionFor(catalog: CatalogEntry[], token: string, type: string,
     token,
     timeoutMs: opts.timeoutMs,
     ...(opts.globalRequestId !== undefined ? { globalRequestId: opts.globalRequestId } : {}),
+    ...(opts.retry ? { retry: opts.retry } : {}),
     ...(opts.log ? { log: opts.log } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
   };
 }
 
@@ -113,6 +97,10 @@ export interface JsonRequest {
   query?: Query;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Metrics and log label, e.g. 'servers.create'. */
+  operation?: string;
+  /** Safe to repeat after an ambiguous failure; default: GET, HEAD, PUT, DELETE are, POST is not. */
+  idempotent?: boolean;
 }
 
 export interface JsonResult<T> {
@@ -134,23 +122,80 @@ export function toSearchParams(query: Query | undefined): URLSearchParams {
 
 export const newRequestId = (): string => `req-${randomUUID()}`;
 
-/** Calls the service; resolves for 2xx (and 3xx), throws OpenStackError otherwise. */
+const isTokenSource = (t: Session['token']): t is TokenSource => typeof t === 'object' && t !== null;
+
+/**
+ * Calls the service; resolves for 2xx (and 3xx), throws OpenStackError otherwise. Failed attempts
+ * are repeated as the session's policy and mayRetry() allow, all under one global request id; a
+ * 401 with a token source gets one more attempt with a fresh token, outside the policy.
+ */
 export async function requestJson<T>(s: Session, req: JsonRequest): Promise<JsonResult<T>> {
-  const method = req.method ?? 'GET';
+  const call = {
+    method: req.method ?? 'GET',
+    globalRequestId: s.globalRequestId ?? newRequestId(),
+    operation: req.operation ?? `${req.method ?? 'GET'} ${req.path}`,
+  };
+  const policy = s.retry ?? NO_RETRY;
+  const idempotent = req.idempotent ?? IDEMPOTENT_METHODS.has(call.method);
+  const started = Date.now();
+  let retries = 0;
+  let reauthenticated = false;
+  for (let attempt = 1; ; attempt++) {
+    const token = isTokenSource(s.token) ? await s.token.token() : s.token;
+    try {
+      return await attemptOnce<T>(s, req, { ...call, attempt, token });
+    } catch (e) {
+      if (!(e instanceof OpenStackError)) throw e;
+      if (e.kind === 'unauthorized' && isTokenSource(s.token) && token !== undefined && !reauthenticated) {
+        s.token.invalidate(token);
+        reauthenticated = true;
+        continue;
+      }
+      if (retries + 1 >= policy.maxAttempts || !mayRetry(e, call.method, idempotent)) throw e;
+      const wait = retryDelay(policy, ++retries, e.retryAfterMs);
+      if (Date.now() - started + wait > policy.budgetMs) throw e;
+      await sleep(wait);
+    }
+  }
+}
+
+interface Attempt {
+  method: string;
+  globalRequestId: string;
+  operation: string;
+  attempt: number;
+  token: string | undefined;
+}
+
+async function attemptOnce<T>(s: Session, req: JsonRequest, a: Attempt): Promise<JsonResult<T>> {
+  const { method } = a;
   const qs = toSearchParams(req.query).toString();
   const url = `${s.baseUrl}${req.path}${qs ? `?${qs}` : ''}`;
-  const globalRequestId = s.globalRequestId ?? newRequestId();
   const started = Date.now();
-  const record = (status: number, requestId: string | undefined) =>
-    s.log?.({ service: s.service, method, path: req.path, status, requestId, globalRequestId, ms: Date.now() - started });
+  const record = (status: number, requestId: string | undefined, kind: FailureKind | undefined) => {
+    const call: CallRecord = {
+      service: s.service,
+      operation: a.operation,
+      method,
+      path: req.path,
+      status,
+      kind,
+      attempt: a.attempt,
+      requestId,
+      globalRequestId: a.globalRequestId,
+      ms: Date.now() - started,
+    };
+    s.log?.(call);
+    s.metrics?.observe(call);
+  };
   let res: Response;
   try {
     res = await fetch(url, {
       method,
       headers: {
         accept: 'application/json',
-        'x-auth-token': s.token,
-        'x-openstack-request-id': globalRequestId,
+        ...(a.token !== undefined ? { 'x-auth-token': a.token } : {}),
+        'x-openstack-request-id': a.globalRequestId,
         ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
         ...s.headers,
         ...req.headers,
@@ -159,8 +204,8 @@ export async function requestJson<T>(s: Session, req: JsonRequest): Promise<Json
       signal: AbortSignal.timeout(s.timeoutMs),
     });
   } catch (e) {
-    record(0, undefined);
     const timedOut = (e as Error).name === 'TimeoutError';
+    record(0, undefined, timedOut ? 'timeout' : 'unreachable');
     const cause = ((e as { cause?: { code?: string; message?: string } }).cause?.code ?? (e as Error).message) || 'error';
     throw new OpenStackError(
       s.service,
@@ -176,20 +221,24 @@ export async function requestJson<T>(s: Session, req: JsonRequest): Promise<Json
   try {
     body = parseBody(await res.text());
   } catch (e) {
-    record(0, requestId);
-    throw new OpenStackError(s.service, 0, requestId, undefined, 'unreachable', `${s.service} ${method} ${req.path}: connection lost (${(e as Error).message})`);
+    const timedOut = (e as Error).name === 'TimeoutError';
+    record(0, requestId, timedOut ? 'timeout' : 'unreachable');
+    throw new OpenStackError(s.service, 0, requestId, undefined, timedOut ? 'timeout' : 'unreachable', `${s.service} ${method} ${req.path}: connection lost (${(e as Error).message})`);
   }
-  record(res.status, requestId);
   if (res.status >= 400) {
+    const kind = kindOf(res.status);
+    record(res.status, requestId, kind);
     throw new OpenStackError(
       s.service,
       res.status,
       requestId,
       body,
-      kindOf(res.status),
+      kind,
       `${s.service} ${method} ${req.path}: HTTP ${res.status}${requestId ? ` (${requestId})` : ''}`,
+      parseRetryAfter(res.headers.get('retry-after')),
     );
   }
+  record(res.status, requestId, undefined);
   return { status: res.status, body: body as T, headers: res.headers, requestId };
 }
 

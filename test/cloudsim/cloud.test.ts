@@ -143,10 +143,11 @@ describe('pagination links', () => {
   });
 
   test('Nova: absolute `flavors_links` next with sorted parameters, only on full pages', async () => {
-    const r = await get(`${sims.urls.compute}/flavors/detail?limit=3&minDisk=1`, as(demo));
-    assert.deepEqual(r.body.flavors_links, [{ rel: 'next', href: `${sims.urls.compute}/flavors/detail?limit=3&marker=4&minDisk=1` }]);
+    // Seeded flavors with disk >= 20 GiB, in flavorid order: 2, 3, 4, 5, d4.
+    const r = await get(`${sims.urls.compute}/flavors/detail?limit=3&minDisk=20`, as(demo));
+    assert.deepEqual(r.body.flavors_links, [{ rel: 'next', href: `${sims.urls.compute}/flavors/detail?limit=3&marker=4&minDisk=20` }]);
     const last = await get(r.body.flavors_links[0].href, as(demo));
-    assert.deepEqual([last.body.flavors.length, last.body.flavors_links], [1, undefined]);
+    assert.deepEqual([last.body.flavors.length, last.body.flavors_links], [2, undefined]);
     const bad = await get(`${sims.urls.compute}/flavors?marker=nope`, as(demo));
     assert.deepEqual(bad.body, { badRequest: { code: 400, message: 'marker [nope] not found' } });
   });

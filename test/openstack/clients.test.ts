@@ -143,12 +143,14 @@ describe('nova', () => {
   test('detail list in flavorid order, filters, pages followed to the end', async () => {
     const calls: CallRecord[] = [];
     const nova = new NovaClient(await session('demo', 'compute', calls));
-    assert.deepEqual((await nova.listFlavors()).map((f) => f.name), ['m1.small', 'm1.medium', 'm1.large', 'm1.xlarge']);
+    // The seed file's flavors (src/cloudsim/seed.yaml).
+    const names = ['m1.tiny', 'm1.small', 'm1.medium', 'm1.large', 'm1.xlarge', 'ds512M', 'ds1G', 'ds2G', 'ds4G'];
+    assert.deepEqual((await nova.listFlavors()).map((f) => f.name), names);
     assert.equal(calls.length, 1);
     assert.deepEqual((await nova.listFlavors({ minRam: 8192 })).map((f) => f.id), ['4', '5']);
     calls.length = 0;
-    assert.deepEqual((await nova.listFlavors({ limit: 2 })).map((f) => f.id), ['2', '3', '4', '5']);
-    assert.equal(calls.length, 3, 'two full pages, then the empty one');
+    assert.deepEqual((await nova.listFlavors({ limit: 2 })).map((f) => f.id), ['1', '2', '3', '4', '5', 'c1', 'd1', 'd2', 'd4']);
+    assert.equal(calls.length, 5, 'four full pages, then the short last one');
   });
 
   test('without a limit Nova pages at max_limit, and the client follows', async () => {
@@ -156,8 +158,8 @@ describe('nova', () => {
     try {
       const calls: CallRecord[] = [];
       const nova = new NovaClient(await session('demo', 'compute', calls));
-      assert.equal((await nova.listFlavors()).length, 4);
-      assert.equal(calls.length, 2);
+      assert.equal((await nova.listFlavors()).length, 9);
+      assert.equal(calls.length, 4, 'three full pages, then the empty one');
     } finally {
       sims.nova.state.maxLimit = 1000;
     }

@@ -224,6 +224,30 @@ export function registerCinderRoutes(scope: FastifyInstance, s: CinderState): vo
   };
   for (const root of ['/v3/:project_id', '/v3']) {
     type R = FastifyRequest<{ Params: Params }>;
+    // Quota sets: limits (and with ?usage=true, in_use/reserved per resource); admins may read any project.
+    scope.get(`${root}/os-quota-sets/:target`, async (req: FastifyRequest<{ Params: Params & { target: string }; Querystring: { usage?: string } }>) => {
+      const caller = callerOf(req);
+      const target = req.params.target;
+      if (target !== caller.projectId && !caller.isAdmin) throw new SimError(403, 'Policy does not allow volume_extension:quotas:show to be performed.');
+      const q = s.quotaOf(target);
+      const mine = [...s.volumes.values()].filter((v) => v.projectId === target);
+      const used = { volumes: mine.length, gigabytes: mine.reduce((n, v) => n + v.size, 0) };
+      const usage = /^(1|true|yes)$/i.test(req.query.usage ?? '');
+      const entry = (k: 'volumes' | 'gigabytes') => (usage ? { limit: q[k], in_use: used[k], reserved: 0, allocated: 0 } : q[k]);
+      const unlimited = (n: number) => (usage ? { limit: n, in_use: 0, reserved: 0, allocated: 0 } : n);
+      return {
+        quota_set: {
+          id: target,
+          volumes: entry('volumes'),
+          gigabytes: entry('gigabytes'),
+          snapshots: unlimited(-1),
+          backups: unlimited(-1),
+          backup_gigabytes: unlimited(-1),
+          per_volume_gigabytes: unlimited(-1),
+          groups: unlimited(-1),
+        },
+      };
+    });
     // Absolute limits with usage (what clients check before creating volumes).
     scope.get(`${root}/limits`, async (req: R) => {
       const projectId = projectOf(req);

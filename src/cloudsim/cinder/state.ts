@@ -2,6 +2,7 @@
 // openstack-apis §6: creating → available (or error), deleting → gone; reserved → in-use through
 // the attachments API (or the attach/detach methods Nova's simulator can call later).
 import { randomUUID } from 'node:crypto';
+import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js';
 import { SimClock, type SimTimer } from '../common/clock.js';
 import { SimError } from '../common/errors.js';
 import { Faults } from '../common/faults.js';
@@ -64,7 +65,14 @@ export const DELETABLE = ['available', 'error', 'error_restoring', 'error_extend
 
 export const iso = (ms: number): string => new Date(ms).toISOString().replace(/Z$/, '000');
 
-export class CinderState {
+interface CinderSnapshot {
+  volumes: Volume[];
+  attachments: Attachment[];
+  quotas: Record<string, Partial<CinderQuota>>;
+  seq: number;
+}
+
+export class CinderState implements Auditable, Snapshotable {
   readonly volumes = new Map<string, Volume>();
   readonly attachments = new Map<string, Attachment>();
   readonly faults = new Faults();
@@ -215,5 +223,41 @@ export class CinderState {
       v.status = 'available';
       this.touch(v);
     }
+  }
+
+  auditResources(): AuditResource[] {
+    return [...this.volumes.values()].map((v) => ({
+      type: 'volume',
+      id: v.id,
+      project_id: v.projectId,
+      ...(v.name !== null ? { name: v.name } : {}),
+      tags: Object.entries(v.metadata).map(([k, x]) => `${k}=${x}`),
+    }));
+  }
+
+  snapshot(): CinderSnapshot {
+    return {
+      volumes: [...this.volumes.values()],
+      attachments: [...this.attachments.values()],
+      quotas: Object.fromEntries(this.quotas),
+      seq: this.seq,
+    };
+  }
+
+  /** Loads a snapshot; volumes `creating` then are `available` now, `deleting` ones gone. */
+  restore(snapshot: unknown): void {
+    const s = snapshot as CinderSnapshot;
+    for (const t of this.timers.values()) t.cancel();
+    this.timers.clear();
+    this.volumes.clear();
+    this.attachments.clear();
+    for (const v of s.volumes) {
+      if (v.status === 'deleting') continue;
+      this.volumes.set(v.id, v.status === 'creating' ? { ...v, status: 'available' } : v);
+    }
+    for (const a of s.attachments) if (this.volumes.has(a.volumeId)) this.attachments.set(a.id, a);
+    this.quotas.clear();
+    for (const [p, q] of Object.entries(s.quotas)) this.quotas.set(p, q);
+    this.seq = s.seq;
   }
 }

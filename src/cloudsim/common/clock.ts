@@ -101,6 +101,10 @@ export const DEFAULT_DELAYS = {
   'octavia.loadbalancer.delete': { kind: 'lognormal', ms: 15_000, sigma: 0.3, minMs: 5_000, maxMs: 60_000 },
   'cinder.volume.create': { kind: 'lognormal', ms: 5_000, sigma: 0.3, minMs: 1_000, maxMs: 30_000 },
   'cinder.volume.delete': { kind: 'lognormal', ms: 3_000, sigma: 0.3, minMs: 500, maxMs: 20_000 },
+  'designate.zone.create': { kind: 'lognormal', ms: 3_000, sigma: 0.3, minMs: 1_000, maxMs: 20_000 },
+  'designate.zone.update': { kind: 'lognormal', ms: 2_000, sigma: 0.3, minMs: 500, maxMs: 15_000 },
+  'designate.zone.delete': { kind: 'lognormal', ms: 3_000, sigma: 0.3, minMs: 1_000, maxMs: 20_000 },
+  'designate.recordset.update': { kind: 'lognormal', ms: 2_000, sigma: 0.3, minMs: 500, maxMs: 15_000 },
 } satisfies Record<string, DelayDistribution>;
 
 export type DelayName = keyof typeof DEFAULT_DELAYS | (string & {});

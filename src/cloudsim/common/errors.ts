@@ -19,7 +19,8 @@ export interface RenderedError {
   contentType: string;
 }
 
-export type ErrorRenderer = (e: SimError, accept: string | undefined) => RenderedError;
+/** Renders an error; `requestId` is the x-openstack-request-id of the answer (Designate puts it in the body). */
+export type ErrorRenderer = (e: SimError, accept: string | undefined, requestId: string) => RenderedError;
 
 /** HTTP reason phrases, as webob and the services print them. */
 export const REASONS: Record<number, string> = {

@@ -1,9 +1,10 @@
-// The Fastify skeleton every simulated service shares: request ids, fault injection, the
-// keystonemiddleware stage in front of the API, project scoping, and one error handler that
-// renders in the service's own envelope.
+// The Fastify skeleton every simulated service shares: request ids, call counters, fault
+// injection, the keystonemiddleware stage in front of the API, project scoping, and one error
+// handler that renders in the service's own envelope.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { CallCounter, operationOf } from './audit.js';
 import { reason, SimError, type ErrorRenderer } from './errors.js';
 import type { Faults } from './faults.js';
 import { KeystoneUnavailable, type KeystoneAuth, type SimCaller } from './keystone-auth.js';
@@ -21,6 +22,23 @@ export interface ServiceAppOptions {
 }
 
 const callers = new WeakMap<FastifyRequest, SimCaller>();
+const counters = new WeakMap<FastifyInstance, CallCounter>();
+
+/** The calls a service app has answered, per operation (`POST /servers`); unknown routes are not counted. */
+export function callCounter(app: FastifyInstance): CallCounter {
+  let counter = counters.get(app);
+  if (!counter) {
+    counter = new CallCounter();
+    counters.set(app, counter);
+  }
+  return counter;
+}
+
+/** Closes the client's connection without an answer; Fastify sends nothing more for this request. */
+function dropConnection(request: FastifyRequest, reply: FastifyReply): void {
+  reply.hijack();
+  request.raw.socket.destroy();
+}
 
 /** The validated, project-scoped caller of a request under `routes`. */
 export function callerOf(request: FastifyRequest): SimCaller & { projectId: string } {
@@ -45,16 +63,50 @@ const DEFAULT_MESSAGES: Record<number, string> = {
 
 export function createServiceApp(opts: ServiceAppOptions): FastifyInstance {
   const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
+  // An empty JSON body is no body: clients (designateclient) send DELETE with a JSON content type.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new SimError(400, 'Malformed request body'), undefined);
+    }
+  });
   const headers = ['x-openstack-request-id', ...(opts.requestIdHeaders ?? [])];
+  const calls = callCounter(app);
+  // Calls whose answer a `lost` fault swallows once the work is done.
+  const lost = new WeakSet<FastifyRequest>();
 
   app.addHook('onRequest', async (request, reply) => {
     const id = `req-${randomUUID()}`;
     for (const h of headers) reply.header(h, id);
-    const fault = opts.faults.take(request.method, request.url);
-    if (fault?.delayMs) await sleep(fault.delayMs);
-    if (fault?.status !== undefined) {
-      throw new SimError(fault.status, fault.message ?? DEFAULT_MESSAGES[fault.status] ?? reason(fault.status));
+    const route = request.routeOptions.url;
+    const operation = route === undefined ? undefined : operationOf(request.method, route);
+    if (operation !== undefined) calls.hit(operation);
+    const fault = opts.faults.take(request.method, request.url, operation);
+    if (!fault) return;
+    if (fault.delayMs) await sleep(fault.delayMs);
+    switch (fault.action) {
+      case 'error': {
+        const status = fault.status ?? 500;
+        throw new SimError(status, fault.message ?? DEFAULT_MESSAGES[status] ?? reason(status));
+      }
+      case 'drop':
+        dropConnection(request, reply);
+        return reply;
+      case 'lost':
+        lost.add(request);
+        return;
+      case 'slow':
+        return;
     }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (lost.has(request)) dropConnection(request, reply);
+    return payload;
   });
 
   app.setErrorHandler((err: FastifyError | SimError, request, reply) => {
@@ -63,12 +115,13 @@ export function createServiceApp(opts: ServiceAppOptions): FastifyInstance {
     else if ('validation' in err && err.validation) e = new SimError(400, err.message);
     else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) e = new SimError(err.statusCode, err.message);
     else e = new SimError(500, DEFAULT_MESSAGES[500]!);
-    const rendered = opts.renderError(e, request.headers.accept);
+    const rendered = opts.renderError(e, request.headers.accept, String(reply.getHeader('x-openstack-request-id') ?? ''));
     return reply.code(e.status).headers(e.headers).type(rendered.contentType).send(rendered.body);
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const rendered = opts.renderError(new SimError(404, 'The resource could not be found.'), request.headers.accept);
+    const requestId = String(reply.getHeader('x-openstack-request-id') ?? '');
+    const rendered = opts.renderError(new SimError(404, 'The resource could not be found.'), request.headers.accept, requestId);
     return reply.code(404).type(rendered.contentType).send(rendered.body);
   });
 

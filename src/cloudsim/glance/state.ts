@@ -1,5 +1,6 @@
 // Glance's images, in memory. Read-only through the API for now; tests and the seed add images here.
 import { createHash, randomUUID } from 'node:crypto';
+import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js';
 import { Faults } from '../common/faults.js';
 
 export type Visibility = 'public' | 'private' | 'shared' | 'community';
@@ -34,7 +35,7 @@ export interface Image {
 
 export type NewImage = Partial<Omit<Image, 'name'>> & { name: string | null };
 
-export class GlanceState {
+export class GlanceState implements Auditable, Snapshotable {
   readonly images = new Map<string, Image>();
   readonly faults = new Faults();
   /** [DEFAULT] limit_param_default and api_limit_max. */
@@ -83,5 +84,23 @@ export class GlanceState {
   byName(name: string): Image | undefined {
     for (const i of this.images.values()) if (i.name === name) return i;
     return undefined;
+  }
+
+  /** Images some project owns (those nobody owns are the cloud's own). */
+  auditResources(): AuditResource[] {
+    return [...this.images.values()]
+      .filter((i) => i.owner !== null)
+      .map((i) => ({ type: 'image', id: i.id, project_id: i.owner!, ...(i.name !== null ? { name: i.name } : {}), tags: [...i.tags] }));
+  }
+
+  snapshot(): unknown {
+    return { images: [...this.images.values()], clock: this.clock };
+  }
+
+  restore(snapshot: unknown): void {
+    const s = snapshot as { images: Image[]; clock: number };
+    this.images.clear();
+    for (const i of s.images) this.images.set(i.id, i);
+    this.clock = s.clock;
   }
 }

@@ -79,6 +79,17 @@ export class AppCredStore {
     for (const c of this.listForUser(userId)) this.byId.delete(c.id);
   }
 
+  /** Every credential (for snapshots). */
+  all(): AppCred[] {
+    return [...this.byId.values()];
+  }
+
+  /** Replaces every credential (restoring a snapshot). */
+  load(creds: AppCred[]): void {
+    this.byId.clear();
+    for (const c of creds) this.byId.set(c.id, c);
+  }
+
   verifySecret(cred: AppCred, secret: string): boolean {
     return verifySecret(secret, cred.secretHash);
   }

@@ -1,5 +1,6 @@
 // In-memory identity data: domains, projects, users, roles, assignments, app credentials, revocations.
-import { AppCredStore } from './appcreds.js';
+import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js';
+import { AppCredStore, type AppCred } from './appcreds.js';
 import type { Catalog } from './catalog.js';
 import { ksErrors } from './errors.js';
 import { Revocations } from './revocations.js';
@@ -73,7 +74,17 @@ export interface NewUser {
 
 const sameScope = (a: Scope, b: Scope): boolean => a.kind === b.kind && a.id === b.id;
 
-export class KeystoneState {
+interface KeystoneSnapshot {
+  domains: Domain[];
+  projects: Project[];
+  users: User[];
+  roles: Role[];
+  implications: [string, string[]][];
+  assignments: Assignment[];
+  appCreds: AppCred[];
+}
+
+export class KeystoneState implements Auditable, Snapshotable {
   /** Number of GET/HEAD /v3/auth/tokens requests handled. */
   validations = 0;
   readonly domains = new Map<string, Domain>();
@@ -288,5 +299,41 @@ export class KeystoneState {
     if (auditId === undefined) return false;
     this.revocations.revokeAuditId(auditId);
     return true;
+  }
+
+  // ---- audit and persistence -----------------------------------------------------------------------------
+
+  /** Application credentials, under the project they are scoped to. */
+  auditResources(): AuditResource[] {
+    return this.appCreds.all().map((c) => ({ type: 'application_credential', id: c.id, project_id: c.projectId, name: c.name }));
+  }
+
+  /** Identity data (not tokens: clients log in again after a restart; not the catalog: the services register anew). */
+  snapshot(): KeystoneSnapshot {
+    return {
+      domains: [...this.domains.values()],
+      projects: [...this.projects.values()],
+      users: [...this.users.values()],
+      roles: [...this.roles.values()],
+      implications: [...this.implications.entries()],
+      assignments: this.assignments,
+      appCreds: this.appCreds.all(),
+    };
+  }
+
+  restore(snapshot: unknown): void {
+    const s = snapshot as KeystoneSnapshot;
+    const load = <T extends { id: string }>(map: Map<string, T>, items: T[]) => {
+      map.clear();
+      for (const i of items) map.set(i.id, i);
+    };
+    load(this.domains, s.domains);
+    load(this.projects, s.projects);
+    load(this.users, s.users);
+    load(this.roles, s.roles);
+    this.implications.clear();
+    for (const [k, v] of s.implications) this.implications.set(k, v);
+    this.assignments = s.assignments;
+    this.appCreds.load(s.appCreds);
   }
 }

@@ -1,27 +1,12 @@
-// What every Neutron simulator starts with: devstack's external `public` network and its
-// 172.24.4.0/24 subnet (router gateways and floating IPs take their addresses from it).
+// What every Neutron simulator starts with: the networks and default quotas of the cloud's seed
+// file (src/cloudsim/seed.yaml): devstack's external `public` network and its 172.24.4.0/24 pool.
+import { defaultSeed, seedNetworkQuotas, seedNetworks, type ProjectIds } from '../seed.js';
 import type { NeutronState } from './state.js';
 
-/** Project ids by name (from the Keystone emulator), for owners. */
-export type ProjectIds = Record<string, string>;
+export type { ProjectIds } from '../seed.js';
 
 export function seedNeutron(state: NeutronState, projects: ProjectIds = {}): void {
-  const network = state.addNetwork({
-    name: 'public',
-    projectId: projects.admin ?? '',
-    external: true,
-    shared: true,
-    isDefault: true,
-    providerNetworkType: 'flat',
-    providerPhysicalNetwork: 'public',
-    description: 'External network (floating IPs, load balancer VIPs)',
-  });
-  state.addSubnet({
-    networkId: network.id,
-    name: 'public-subnet',
-    cidr: '172.24.4.0/24',
-    gatewayIp: '172.24.4.1',
-    enableDhcp: false,
-    allocationPools: [{ start: '172.24.4.2', end: '172.24.4.254' }],
-  });
+  const seed = defaultSeed();
+  seedNetworks(state, seed.networks, projects);
+  seedNetworkQuotas(state, seed.quotas?.network);
 }

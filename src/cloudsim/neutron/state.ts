@@ -2,6 +2,7 @@
 // rules, floating IPs, and per-project quotas. The routes enforce the API rules; tests and the
 // seed may also add networks and subnets here directly.
 import { randomUUID } from 'node:crypto';
+import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js';
 import { Faults } from '../common/faults.js';
 
 /** The standard attributes every Neutron resource carries. */
@@ -139,7 +140,19 @@ const standard = (input: { id?: string; projectId?: string }): Standard => {
   return { id: input.id ?? randomUUID(), projectId: '', name: '', description: '', tags: [], createdAt: now, updatedAt: now, revisionNumber: 1 };
 };
 
-export class NeutronState {
+interface NeutronSnapshot {
+  networks: Network[];
+  subnets: Subnet[];
+  ports: Port[];
+  routers: Router[];
+  securityGroups: SecurityGroup[];
+  securityGroupRules: SecurityGroupRule[];
+  floatingIps: FloatingIp[];
+  /** Per-project overrides; the defaults are configuration (the seed file), not state. */
+  quotas: Record<string, Partial<Record<QuotaResource, number>>>;
+}
+
+export class NeutronState implements Auditable, Snapshotable {
   readonly networks = new Map<string, Network>();
   readonly subnets = new Map<string, Subnet>();
   readonly ports = new Map<string, Port>();
@@ -149,6 +162,8 @@ export class NeutronState {
   readonly floatingIps = new Map<string, FloatingIp>();
   /** Per-project overrides of DEFAULT_QUOTAS. */
   readonly quotas = new Map<string, Partial<Record<QuotaResource, number>>>();
+  /** The quotas of projects without overrides (the seed file may change them). */
+  defaultQuotas: Record<QuotaResource, number> = { ...DEFAULT_QUOTAS };
   readonly faults = new Faults();
 
   addNetwork(input: NewNetwork): Network {
@@ -225,7 +240,7 @@ export class NeutronState {
   }
 
   quota(projectId: string, resource: QuotaResource): number {
-    return this.quotas.get(projectId)?.[resource] ?? DEFAULT_QUOTAS[resource];
+    return this.quotas.get(projectId)?.[resource] ?? this.defaultQuotas[resource];
   }
 
   /** How many `resource`s the project holds now. */
@@ -242,5 +257,48 @@ export class NeutronState {
     let n = 0;
     for (const item of maps[resource].values()) if (item.projectId === projectId) n++;
     return n;
+  }
+
+  auditResources(): AuditResource[] {
+    const of = (type: string, items: Iterable<Standard>) =>
+      [...items].map((i) => ({ type, id: i.id, project_id: i.projectId, name: i.name, tags: [...i.tags] }));
+    return [
+      ...of('network', this.networks.values()),
+      ...of('subnet', this.subnets.values()),
+      ...of('port', this.ports.values()),
+      ...of('router', this.routers.values()),
+      ...of('security_group', this.securityGroups.values()),
+      ...[...this.floatingIps.values()].map((f) => ({ type: 'floatingip', id: f.id, project_id: f.projectId, name: f.floatingIpAddress, tags: [...f.tags] })),
+    ];
+  }
+
+  snapshot(): NeutronSnapshot {
+    return {
+      networks: [...this.networks.values()],
+      subnets: [...this.subnets.values()],
+      ports: [...this.ports.values()],
+      routers: [...this.routers.values()],
+      securityGroups: [...this.securityGroups.values()],
+      securityGroupRules: [...this.securityGroupRules.values()],
+      floatingIps: [...this.floatingIps.values()],
+      quotas: Object.fromEntries(this.quotas),
+    };
+  }
+
+  restore(snapshot: unknown): void {
+    const s = snapshot as NeutronSnapshot;
+    const load = <T extends { id: string }>(map: Map<string, T>, items: T[]) => {
+      map.clear();
+      for (const i of items) map.set(i.id, i);
+    };
+    load(this.networks, s.networks);
+    load(this.subnets, s.subnets);
+    load(this.ports, s.ports);
+    load(this.routers, s.routers);
+    load(this.securityGroups, s.securityGroups);
+    load(this.securityGroupRules, s.securityGroupRules);
+    load(this.floatingIps, s.floatingIps);
+    this.quotas.clear();
+    for (const [p, q] of Object.entries(s.quotas)) this.quotas.set(p, q);
   }
 }

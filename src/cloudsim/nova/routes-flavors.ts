@@ -6,7 +6,7 @@ import { SimError } from '../common/errors.js';
 import type { SimCaller } from '../common/keystone-auth.js';
 import { compareBy, one, parseBool, withParams, type RawQuery } from '../common/query.js';
 import { callerOf, hostUrl } from '../common/service-app.js';
-import { atLeast, registerMicroversions, versionOf, type Version } from './microversion.js';
+import { atLeast, versionOf, type Version } from './microversion.js';
 import type { Flavor, NovaState } from './state.js';
 
 const links = (base: string, id: string) => [
@@ -120,7 +120,6 @@ function listFlavors(state: NovaState, request: FastifyRequest, detail: boolean)
 }
 
 export function registerFlavorRoutes(scope: FastifyInstance, state: NovaState): void {
-  registerMicroversions(scope);
   scope.get('/v2.1/flavors', async (request) => listFlavors(state, request, false));
   scope.get('/v2.1/flavors/detail', async (request) => listFlavors(state, request, true));
   scope.get<{ Params: { id: string } }>('/v2.1/flavors/:id', async (request) => {

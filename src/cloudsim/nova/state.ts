@@ -1,5 +1,15 @@
-// Nova's flavors, in memory. Read-only through the API for now; tests and the seed add flavors here.
+// Nova's resources, in memory: flavors, servers (with their timed lifecycle, see lifecycle.ts),
+// keypairs, server groups and quotas, plus the other services Nova talks to (backends.ts). The
+// routes enforce the API rules; tests and the seed may add flavors here directly.
+import type { AuditResource } from '../common/audit.js';
+import { SimClock, type SimTimer } from '../common/clock.js';
 import { Faults } from '../common/faults.js';
+import { anyImage, LocalNetworking, type NovaImages, type NovaNetworking, type NovaVolumes } from './backends.js';
+import type { Keypair } from './keypairs.js';
+import { resume } from './lifecycle.js';
+import { QUOTA_DEFAULTS, type NovaQuota, type QuotaUsage } from './quota.js';
+import type { ServerGroup } from './server-groups.js';
+import type { Server } from './servers.js';
 
 export interface Flavor {
   /** The flavor id users see (Nova's flavorid): any string, usually short digits. */
@@ -26,11 +36,83 @@ export interface Flavor {
 
 export type NewFlavor = Partial<Flavor> & Pick<Flavor, 'id' | 'name' | 'vcpus' | 'ram' | 'disk'>;
 
+export interface NovaBehaviour {
+  /** Fraction of builds that end in ERROR with "No valid host was found" (drawn from the seeded stream). */
+  bootErrorFraction: number;
+  /** Never settle: servers stay BUILD, or deleting, forever. */
+  stuck: boolean;
+  /** The compute hosts the scheduler places servers on (anti-affinity needs one per member). */
+  hosts: string[];
+  /** The availability zones servers may ask for. */
+  availabilityZones: string[];
+}
+
+/** A rule sending matching builds to ERROR (spec §8.13); the oldest matching rule wins. */
+export interface BuildFailure {
+  /** Only servers whose name contains this string or matches this pattern (any when absent). */
+  name?: string | RegExp;
+  /** The fault message; Nova's NoValidHost text by default. */
+  message?: string;
+  /** How many builds the rule fails before it goes away; unlimited when absent. */
+  times?: number;
+}
+
+export interface NovaStateOptions {
+  clock?: SimClock;
+  behaviour?: Partial<NovaBehaviour>;
+  defaultQuota?: Partial<NovaQuota>;
+  networking?: NovaNetworking;
+  images?: NovaImages;
+  volumes?: NovaVolumes;
+}
+
+/** What `snapshot()` writes down (plain JSON). */
+export interface NovaSnapshot {
+  flavors: Flavor[];
+  servers: Server[];
+  keypairs: Keypair[];
+  serverGroups: ServerGroup[];
+  quotas: Record<string, Partial<NovaQuota>>;
+  seq: number;
+}
+
+/** How long a deleted server stays listable with changes-since (real-world ms). */
+const TOMBSTONE_MS = 3_600_000;
+
 export class NovaState {
   readonly flavors = new Map<string, Flavor>();
+  readonly servers = new Map<string, Server>();
+  /** By `${userId}/${name}`. */
+  readonly keypairs = new Map<string, Keypair>();
+  readonly serverGroups = new Map<string, ServerGroup>();
+  readonly quotas = new Map<string, Partial<NovaQuota>>();
   readonly faults = new Faults();
+  readonly clock: SimClock;
+  readonly behaviour: NovaBehaviour;
+  readonly networking: NovaNetworking;
+  readonly images: NovaImages;
+  readonly volumes: NovaVolumes | undefined;
+  defaultQuota: NovaQuota;
   /** [api] max_limit: the largest page, also the page size when no limit is asked. */
   maxLimit = 1000;
+  private buildFailures: BuildFailure[] = [];
+  private readonly timers = new Map<string, SimTimer>();
+  private seq = 0;
+
+  constructor(opts: NovaStateOptions = {}) {
+    this.clock = opts.clock ?? new SimClock();
+    this.behaviour = {
+      bootErrorFraction: 0,
+      stuck: false,
+      hosts: Array.from({ length: 16 }, (_, i) => `compute-${String(i + 1).padStart(2, '0')}`),
+      availabilityZones: ['nova'],
+      ...opts.behaviour,
+    };
+    this.defaultQuota = { ...QUOTA_DEFAULTS, ...opts.defaultQuota };
+    this.networking = opts.networking ?? new LocalNetworking();
+    this.images = opts.images ?? anyImage;
+    this.volumes = opts.volumes;
+  }
 
   addFlavor(input: NewFlavor): Flavor {
     if (this.flavors.has(input.id)) throw new Error(`nova sim: flavor ${input.id} exists`);
@@ -52,5 +134,117 @@ export class NovaState {
 
   removeFlavor(id: string): void {
     this.flavors.delete(id);
+  }
+
+  nextSeq(): number {
+    return ++this.seq;
+  }
+
+  /** Runs `fn` after `delay` (a named distribution, or real-world ms), replacing the server's pending transition. */
+  arm(serverId: string, delay: string | number, fn: () => void): void {
+    this.timers.get(serverId)?.cancel();
+    this.timers.set(
+      serverId,
+      this.clock.after(delay, () => {
+        this.timers.delete(serverId);
+        fn();
+      }),
+    );
+  }
+
+  disarm(serverId: string): void {
+    this.timers.get(serverId)?.cancel();
+    this.timers.delete(serverId);
+  }
+
+  close(): void {
+    for (const t of this.timers.values()) t.cancel();
+    this.timers.clear();
+    this.clock.close();
+  }
+
+  /** Sends matching builds to ERROR; returns a function removing the rule. */
+  failBuilds(rule: BuildFailure = {}): () => void {
+    const copy = { ...rule };
+    this.buildFailures.push(copy);
+    return () => {
+      this.buildFailures = this.buildFailures.filter((r) => r !== copy);
+    };
+  }
+
+  /** The rule (counted as used) failing this build, if any. */
+  takeBuildFailure(name: string): BuildFailure | undefined {
+    const rule = this.buildFailures.find((r) => r.name === undefined || (typeof r.name === 'string' ? name.includes(r.name) : r.name.test(name)));
+    if (rule?.times !== undefined && --rule.times <= 0) this.buildFailures = this.buildFailures.filter((r) => r !== rule);
+    return rule;
+  }
+
+  quotaOf(projectId: string): NovaQuota {
+    return { ...this.defaultQuota, ...this.quotas.get(projectId) };
+  }
+
+  setQuota(projectId: string, quota: Partial<NovaQuota>): void {
+    this.quotas.set(projectId, { ...this.quotas.get(projectId), ...quota });
+  }
+
+  /** Servers not deleted yet (those being deleted still count). */
+  liveServers(): Server[] {
+    return [...this.servers.values()].filter((s) => s.vmState !== 'deleted');
+  }
+
+  usage(projectId: string, userId?: string): QuotaUsage {
+    const mine = this.liveServers().filter((s) => s.projectId === projectId);
+    return {
+      instances: mine.length,
+      cores: mine.reduce((n, s) => n + s.flavor.vcpus, 0),
+      ram: mine.reduce((n, s) => n + s.flavor.ram, 0),
+      server_groups: [...this.serverGroups.values()].filter((g) => g.projectId === projectId).length,
+      key_pairs: userId === undefined ? 0 : this.keypairsOf(userId).length,
+    };
+  }
+
+  keypairsOf(userId: string): Keypair[] {
+    return [...this.keypairs.values()].filter((k) => k.userId === userId).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Drops deleted servers older than an hour of simulated time (they only served changes-since). */
+  purgeTombstones(): void {
+    const horizon = this.clock.now() - TOMBSTONE_MS * Math.max(this.clock.timeScale, 0.001);
+    for (const s of this.servers.values()) if (s.vmState === 'deleted' && (s.terminatedAt ?? 0) < horizon) this.servers.delete(s.id);
+  }
+
+  /** Live servers, keypairs and server groups, for the cross-service audit. */
+  auditResources(): AuditResource[] {
+    return [
+      ...this.liveServers().map((s) => ({ type: 'server', id: s.id, project_id: s.projectId, name: s.name, tags: [...s.tags] })),
+      ...[...this.keypairs.values()].map((k) => ({ type: 'keypair', id: k.name, project_id: k.projectId, name: k.name })),
+      ...[...this.serverGroups.values()].map((g) => ({ type: 'server_group', id: g.id, project_id: g.projectId, name: g.name })),
+    ];
+  }
+
+  snapshot(): NovaSnapshot {
+    return structuredClone({
+      flavors: [...this.flavors.values()],
+      servers: this.liveServers(),
+      keypairs: [...this.keypairs.values()],
+      serverGroups: [...this.serverGroups.values()],
+      quotas: Object.fromEntries(this.quotas),
+      seq: this.seq,
+    });
+  }
+
+  /** Loads a snapshot; builds and deletes under way then carry on from where they were. */
+  restore(snapshot: unknown): void {
+    const s = structuredClone(snapshot as NovaSnapshot);
+    for (const t of this.timers.values()) t.cancel();
+    this.timers.clear();
+    for (const m of [this.flavors, this.servers, this.keypairs, this.serverGroups, this.quotas]) m.clear();
+    for (const f of s.flavors) this.flavors.set(f.id, f);
+    for (const v of s.servers) this.servers.set(v.id, v);
+    for (const k of s.keypairs) this.keypairs.set(`${k.userId}/${k.name}`, k);
+    for (const g of s.serverGroups) this.serverGroups.set(g.id, g);
+    for (const [p, q] of Object.entries(s.quotas)) this.quotas.set(p, q);
+    this.seq = s.seq;
+    for (const v of this.servers.values()) resume(this, v);
   }
 }

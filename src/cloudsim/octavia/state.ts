@@ -2,6 +2,7 @@
 // of spec openstack-apis §4.1: every mutation test-and-sets the LB (ACTIVE → PENDING_*), and a
 // clock timer settles it (→ ACTIVE, ERROR or gone). Objects are kept in their API (snake_case) shape.
 import { randomUUID } from 'node:crypto';
+import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js';
 import { SimClock, type DelayName, type SimTimer } from '../common/clock.js';
 import { SimError } from '../common/errors.js';
 import { Faults } from '../common/faults.js';
@@ -136,7 +137,19 @@ export interface OctaviaStateOptions {
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '');
 
-export class OctaviaState {
+interface OctaviaSnapshot {
+  loadbalancers: LoadBalancer[];
+  listeners: Listener[];
+  pools: Pool[];
+  members: Member[];
+  healthmonitors: HealthMonitor[];
+  quotas: Record<string, Partial<Quota>>;
+  seq: number;
+}
+
+const KINDS: Kind[] = ['loadbalancer', 'listener', 'pool', 'member', 'healthmonitor'];
+
+export class OctaviaState implements Auditable, Snapshotable {
   readonly loadbalancers = new Map<string, LoadBalancer>();
   readonly listeners = new Map<string, Listener>();
   readonly pools = new Map<string, Pool>();
@@ -330,5 +343,59 @@ export class OctaviaState {
     if (p.healthmonitor_id) this.healthmonitors.delete(p.healthmonitor_id);
     for (const l of this.listenersOfPool(p.id)) l.default_pool_id = null;
     this.pools.delete(p.id);
+  }
+
+  // ---- audit and persistence -------------------------------------------------------------
+
+  auditResources(): AuditResource[] {
+    return KINDS.flatMap((kind) =>
+      [...this.map(kind).values()].map((o) => ({ type: kind, id: o.id, project_id: o.project_id, name: o.name, tags: [...o.tags] })),
+    );
+  }
+
+  snapshot(): OctaviaSnapshot {
+    return {
+      loadbalancers: [...this.loadbalancers.values()],
+      listeners: [...this.listeners.values()],
+      pools: [...this.pools.values()],
+      members: [...this.members.values()],
+      healthmonitors: [...this.healthmonitors.values()],
+      quotas: Object.fromEntries(this.quotas),
+      seq: this.seq,
+    };
+  }
+
+  /**
+   * Loads a snapshot. The controller finished what was pending meanwhile: PENDING_DELETE objects
+   * are gone (an LB's VIP port released), the other PENDING_* ones ACTIVE.
+   */
+  restore(snapshot: unknown): void {
+    const s = snapshot as OctaviaSnapshot;
+    for (const t of this.timers.values()) t.cancel();
+    this.timers.clear();
+    const lists: Record<Kind, AnyObject[]> = {
+      loadbalancer: s.loadbalancers,
+      listener: s.listeners,
+      pool: s.pools,
+      member: s.members,
+      healthmonitor: s.healthmonitors,
+    };
+    for (const kind of KINDS) {
+      const map = this.map(kind);
+      map.clear();
+      for (const o of lists[kind]) map.set(o.id, o);
+    }
+    this.quotas.clear();
+    for (const [p, q] of Object.entries(s.quotas)) this.quotas.set(p, q);
+    this.seq = s.seq;
+    for (const lb of [...this.loadbalancers.values()]) {
+      if (lb.provisioning_status === 'PENDING_DELETE') {
+        this.removeLb(lb);
+        continue;
+      }
+      this.finishTree(lb.id);
+      if (lb.provisioning_status.startsWith('PENDING_')) lb.provisioning_status = 'ACTIVE';
+      this.refreshOperating(lb);
+    }
   }
 }

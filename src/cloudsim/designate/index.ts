@@ -1,0 +1,48 @@
+// Designate v2 simulator (DNS as a service): zones and recordsets with the PENDING → ACTIVE life
+// of a real pool, project scoping with X-Auth-All-Projects / X-Auth-Sudo-Project-ID for admins,
+// quotas, and Designate's error envelope. The catalog URL (type `dns`) is the bare listen address;
+// clients discover /v2 from the version document.
+import type { FastifyInstance } from 'fastify';
+import type { SimClock } from '../common/clock.js';
+import { KeystoneAuth, type KeystoneAuthOptions } from '../common/keystone-auth.js';
+import { createServiceApp } from '../common/service-app.js';
+import { renderDesignateError } from './errors.js';
+import { registerRecordSetRoutes } from './routes-recordsets.js';
+import { registerVersionRoutes } from './routes-versions.js';
+import { registerZoneRoutes } from './routes-zones.js';
+import { DesignateState, type DnsQuota } from './state.js';
+
+export { DesignateState } from './state.js';
+export type { DnsQuota, RecordSet, Zone } from './state.js';
+
+export interface DesignateSimOptions {
+  keystone: KeystoneAuthOptions;
+  /** Timing and seeded randomness (a realistic, randomly seeded clock when absent); closed with the app. */
+  clock?: SimClock;
+  /** Default per-project quota (Designate's defaults: 10 zones, 500 recordsets and records per zone, 20 records per recordset). */
+  defaultQuota?: Partial<DnsQuota>;
+}
+
+export interface DesignateSim {
+  app: FastifyInstance;
+  state: DesignateState;
+}
+
+export function createDesignateSim(opts: DesignateSimOptions): DesignateSim {
+  const state = new DesignateState({
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.defaultQuota ? { defaultQuota: opts.defaultQuota } : {}),
+  });
+  const app = createServiceApp({
+    auth: new KeystoneAuth(opts.keystone),
+    faults: state.faults,
+    renderError: renderDesignateError,
+    publicRoutes: registerVersionRoutes,
+    routes: (scope) => {
+      registerZoneRoutes(scope, state);
+      registerRecordSetRoutes(scope, state);
+    },
+  });
+  app.addHook('onClose', async () => state.close());
+  return { app, state };
+}

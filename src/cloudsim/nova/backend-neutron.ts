@@ -1,0 +1,98 @@
+// Nova's view of the Neutron simulator: networks it may attach to, the ports it creates for a
+// server (device_owner compute:<az>, bound to the host) and the user's ports it binds and unbinds.
+// Structurally a NovaNetworking; cloud.ts passes `neutronNetworking(neutron.state)`.
+import { allocateFixedIps } from '../neutron/ipam.js';
+import { newMac, releaseFloatingIps } from '../neutron/routes-ports.js';
+import { ensureDefaultGroup } from '../neutron/routes-security-groups.js';
+import type { Network, NeutronState, Port } from '../neutron/state.js';
+import type { NovaNetwork, NovaNetworking, NovaPort, PortRequest } from './backends.js';
+
+const view = (n: Network): NovaNetwork => ({
+  id: n.id,
+  name: n.name,
+  projectId: n.projectId,
+  shared: n.shared,
+  external: n.external,
+  subnets: [...n.subnets],
+  portSecurityEnabled: n.portSecurityEnabled,
+});
+
+export function neutronNetworking(state: NeutronState): NovaNetworking {
+  const portView = (p: Port): NovaPort => {
+    const floating = [...state.floatingIps.values()].filter((f) => f.portId === p.id).map((f) => f.floatingIpAddress);
+    return {
+      id: p.id,
+      projectId: p.projectId,
+      networkId: p.networkId,
+      networkName: state.networks.get(p.networkId)?.name ?? '',
+      macAddress: p.macAddress,
+      fixedIps: p.fixedIps.map((f) => f.ipAddress),
+      floatingIps: floating,
+      deviceId: p.deviceId,
+      deviceOwner: p.deviceOwner,
+      securityGroupNames: p.securityGroups.map((id) => state.securityGroups.get(id)?.name ?? id),
+    };
+  };
+  const touch = (p: Port) => {
+    p.updatedAt = Date.now();
+    p.revisionNumber++;
+  };
+
+  return {
+    network(id, projectId) {
+      const n = state.networks.get(id);
+      return n && (n.projectId === projectId || n.shared || n.external) ? view(n) : undefined;
+    },
+    availableNetworks(projectId) {
+      return [...state.networks.values()].filter((n) => n.projectId === projectId || n.shared).map(view);
+    },
+    port(id) {
+      const p = state.ports.get(id);
+      return p ? portView(p) : undefined;
+    },
+    securityGroup(projectId, nameOrId) {
+      if (nameOrId === 'default') return { id: ensureDefaultGroup(state, projectId).id, name: 'default' };
+      const mine = [...state.securityGroups.values()].filter((g) => g.projectId === projectId);
+      const sg = mine.find((g) => g.id === nameOrId) ?? mine.find((g) => g.name === nameOrId);
+      return sg ? { id: sg.id, name: sg.name } : undefined;
+    },
+    portRoom(projectId) {
+      const limit = state.quota(projectId, 'port');
+      return limit < 0 ? Infinity : Math.max(0, limit - state.usage(projectId, 'port'));
+    },
+    createPort(req: PortRequest) {
+      const network = state.networks.get(req.networkId)!;
+      const fixedIps = allocateFixedIps(state, network, req.fixedIp === undefined ? undefined : [{ ip_address: req.fixedIp }]);
+      const groups = network.portSecurityEnabled ? (req.securityGroupIds ?? [ensureDefaultGroup(state, req.projectId).id]) : [];
+      const port = state.addPort({
+        ...state.newStandard(req.projectId),
+        networkId: network.id,
+        macAddress: newMac(state),
+        fixedIps,
+        deviceId: req.deviceId,
+        deviceOwner: req.deviceOwner,
+        bindingHostId: req.hostId,
+        securityGroups: groups,
+        portSecurityEnabled: network.portSecurityEnabled,
+      });
+      return portView(port);
+    },
+    bindPort(portId, deviceId, deviceOwner, hostId) {
+      const p = state.ports.get(portId);
+      if (!p) return;
+      Object.assign(p, { deviceId, deviceOwner, bindingHostId: hostId });
+      touch(p);
+    },
+    unbindPort(portId) {
+      const p = state.ports.get(portId);
+      if (!p) return;
+      Object.assign(p, { deviceId: '', deviceOwner: '', bindingHostId: '' });
+      touch(p);
+    },
+    deletePort(portId) {
+      if (!state.ports.has(portId)) return;
+      releaseFloatingIps(state, portId);
+      state.ports.delete(portId);
+    },
+  };
+}
