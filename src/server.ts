@@ -3,7 +3,8 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.js';
-import { loadConfig, loadWorkerConfig, type Config } from './config.js';
+import { loadConfig, type Config } from './config.js';
+import { createDataSource } from './db/data-source.js';
 import { DEFAULT_SIM_PORTS, startEmbeddedSim, SERVICE_USER, writeCloudsYaml } from './cloudsim/embedded.js';
 import { startWorker } from '../workers/main.js';
 
@@ -33,13 +34,21 @@ export async function startApi(config: Config, extraClose?: () => Promise<void>)
   return app;
 }
 
-/** The operations worker alone (WORKER_CONCURRENCY jobs at once, default 4). */
+/** The operations worker alone (WORKER_CONCURRENCY jobs at once, default 4), with its database and cloud clients. */
 export async function startWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<{ close(): Promise<void> }> {
-  const config = loadWorkerConfig(env);
-  const worker = await startWorker({ redisUrl: config.redisUrl, concurrency: config.workerConcurrency });
+  const config = loadConfig(env);
+  const db = createDataSource(config.databaseUrl, Math.max(4, config.workerConcurrency * 2));
+  await db.initialize();
+  const worker = await startWorker({ redisUrl: config.redisUrl, concurrency: config.workerConcurrency, prefix: config.queuePrefix, db, config });
   console.log(JSON.stringify({ level: 'info', msg: 'worker started', concurrency: config.workerConcurrency }));
-  if (env === process.env) onShutdown(() => worker.close());
-  return worker;
+  const handle = {
+    async close() {
+      await worker.close();
+      await db.destroy();
+    },
+  };
+  if (env === process.env) onShutdown(() => handle.close());
+  return handle;
 }
 
 /**

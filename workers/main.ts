@@ -1,10 +1,14 @@
 // The worker process: consumes the operations queue with bounded concurrency and reports a
-// heartbeat. Shuts down gracefully, letting running jobs finish (BullMQ recovers stalled ones).
+// heartbeat. Shuts down gracefully, letting running jobs finish; a killed worker's jobs stall and
+// BullMQ hands them to another worker (stalled-job recovery), whose run resumes at the first step.
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { DataSource } from 'typeorm';
 import { OPERATIONS_QUEUE } from '../src/queue/names.js';
+import { CloudFactory, type WorkerCloudConfig } from './cloud.js';
 import { startHeartbeat } from './heartbeat.js';
-import { dispatch } from './operations.js';
+import { clusterOperations, dispatcher, type Operation } from './operations.js';
+import type { RunnerDeps } from './runner.js';
 
 export interface WorkerOptions {
   redisUrl: string;
@@ -12,22 +16,58 @@ export interface WorkerOptions {
   heartbeatMs?: number;
   /** BullMQ key prefix of the queue and of the heartbeat (QUEUE_PREFIX; tests use their own). Default 'bull'. */
   prefix?: string;
+  /** With both, the cluster operations (create, delete) are registered; without, only the shared registry. */
+  db?: DataSource;
+  config?: WorkerCloudConfig;
+  /** A job whose worker stops renewing its lock this long is stalled and handed on. Default 30 s. */
+  lockDurationMs?: number;
+  /** How often stalled jobs are looked for. Default 30 s. */
+  stalledIntervalMs?: number;
+  /** Runner tuning and test hooks (lock retry delay, backoff, afterCreate). */
+  runner?: Pick<RunnerDeps, 'lockRetryMs' | 'backoff' | 'hooks' | 'lockTtlMs'>;
 }
 
-export async function startWorker(opts: WorkerOptions): Promise<{ id: string; close(): Promise<void> }> {
+export async function startWorker(opts: WorkerOptions): Promise<{ id: string; close(force?: boolean): Promise<void> }> {
   const connection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
   const prefix = opts.prefix ?? 'bull';
+  const closing = new AbortController();
+  let registered = new Map<string, Operation>();
+  if (opts.db && opts.config) {
+    registered = clusterOperations({
+      ds: opts.db,
+      redis: connection,
+      prefix,
+      cloud: new CloudFactory(opts.config),
+      signal: closing.signal,
+      lockTtlMs: opts.lockDurationMs ?? 30_000,
+      ...opts.runner,
+    });
+  }
   const heartbeat = startHeartbeat(connection, { prefix, intervalMs: opts.heartbeatMs ?? 10_000 });
-  const worker = new Worker(OPERATIONS_QUEUE, dispatch, { connection, concurrency: opts.concurrency, prefix });
+  const worker = new Worker(OPERATIONS_QUEUE, dispatcher(registered), {
+    connection,
+    concurrency: opts.concurrency,
+    prefix,
+    lockDuration: opts.lockDurationMs ?? 30_000,
+    stalledInterval: opts.stalledIntervalMs ?? 30_000,
+    // A job may stall a few times (worker restarts) before BullMQ gives up on it.
+    maxStalledCount: 5,
+  });
   worker.on('failed', (job, err) => {
     console.error(JSON.stringify({ level: 'error', msg: 'operation failed', job: job?.name, job_id: job?.id, reason: err.message }));
+  });
+  worker.on('error', (err) => {
+    console.error(JSON.stringify({ level: 'error', msg: 'worker error', reason: err.message }));
   });
   // Listed by GET /v1/mservices as soon as this returns.
   await Promise.all([worker.waitUntilReady(), heartbeat.ready]);
   return {
     id: heartbeat.id,
-    async close() {
-      await worker.close();
+    /** `force`: do not wait for running jobs (they stall and another worker resumes them). */
+    async close(force = false) {
+      if (force) closing.abort();
+      await worker.close(force);
+      closing.abort();
       await heartbeat.stop();
       connection.disconnect();
     },

@@ -3,6 +3,7 @@ import { migrations } from '../../migrations/index.js';
 import { ClusterEntity } from './entities/cluster.js';
 import { ClusterCertificateEntity } from './entities/cluster-certificate.js';
 import { ClusterEventEntity } from './entities/cluster-event.js';
+import { ClusterResourceEntity } from './entities/cluster-resource.js';
 import { ClusterTemplateEntity } from './entities/cluster-template.js';
 import { NodeGroupEntity } from './entities/nodegroup.js';
 import { OperationEntity } from './entities/operation.js';
@@ -16,6 +17,7 @@ export const entities = [
   QuotaEntity,
   OperationEntity,
   ClusterEventEntity,
+  ClusterResourceEntity,
 ];
 
 export function createDataSource(url: string, poolSize = 10): DataSource {

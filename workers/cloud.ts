@@ -1,0 +1,82 @@
+// The OpenStack clients a run uses: the cluster's own application credential for everything it
+// builds, and the service user (admin) only to delete that credential at the very end.
+import type { Config } from '../src/config.js';
+import type { ClusterRow } from '../src/db/entities/cluster.js';
+import { ServiceToken } from '../src/keystone/service-token.js';
+import { AppCredentialAuth } from '../src/openstack/auth.js';
+import { KeystoneClient } from '../src/openstack/keystone.js';
+import { NeutronClient } from '../src/openstack/neutron.js';
+import { NovaResourcesClient } from '../src/openstack/nova-resources.js';
+import { NovaServersClient } from '../src/openstack/nova-servers.js';
+import { OctaviaClient } from '../src/openstack/octavia.js';
+import { DEFAULT_RETRY_POLICY } from '../src/openstack/retry.js';
+import { SecretBox } from '../src/security/secret-box.js';
+
+/** What a worker needs of the configuration. */
+export type WorkerCloudConfig = Pick<Config, 'keystone' | 'openstack' | 'secretKeys'>;
+
+export interface Cloud {
+  neutron(): Promise<NeutronClient>;
+  octavia(): Promise<OctaviaClient>;
+  servers(): Promise<NovaServersClient>;
+  novaResources(): Promise<NovaResourcesClient>;
+}
+
+export class CloudFactory {
+  private readonly box: SecretBox;
+  private readonly service: ServiceToken;
+  /** One login per credential, reused by the runs of its cluster in this process. */
+  private readonly auths = new Map<string, AppCredentialAuth>();
+
+  constructor(private readonly config: WorkerCloudConfig) {
+    this.box = new SecretBox(config.secretKeys);
+    this.service = new ServiceToken(config.keystone.authUrl, config.keystone.service, config.keystone.timeoutMs);
+  }
+
+  /** Clients acting as the cluster (its application credential); undefined when it has none any more. */
+  forCluster(c: ClusterRow): Cloud | undefined {
+    if (!c.app_cred_id || !c.app_cred_secret) return undefined;
+    const key = `${c.uuid}:${c.app_cred_id}`;
+    let auth = this.auths.get(key);
+    if (!auth) {
+      auth = new AppCredentialAuth({
+        authUrl: this.config.keystone.authUrl,
+        id: c.app_cred_id,
+        secret: this.box.open(c.app_cred_secret, `app-cred:${c.uuid}`),
+        timeoutMs: this.config.openstack.timeoutMs,
+        interface: this.config.openstack.interface,
+        ...(this.config.openstack.region ? { region: this.config.openstack.region } : {}),
+        retry: DEFAULT_RETRY_POLICY,
+      });
+      this.auths.set(key, auth);
+    }
+    const a = auth;
+    return {
+      neutron: async () => new NeutronClient(await a.session('network')),
+      octavia: async () => new OctaviaClient(await a.session('load-balancer')),
+      servers: async () => new NovaServersClient(await a.session('compute')),
+      novaResources: async () => new NovaResourcesClient(await a.session('compute')),
+    };
+  }
+
+  /** Forget the cluster's login (its credential is being deleted). */
+  forget(uuid: string): void {
+    for (const k of this.auths.keys()) if (k.startsWith(`${uuid}:`)) this.auths.delete(k);
+  }
+
+  /** Deletes the cluster's application credential as the service user (admin); false when already gone. */
+  async deleteAppCredential(userId: string, id: string): Promise<boolean> {
+    const svc = this.service;
+    const keystone = new KeystoneClient(
+      {
+        service: 'identity',
+        baseUrl: this.config.keystone.authUrl,
+        token: { token: () => svc.get(), invalidate: (t) => svc.invalidate(t) },
+        timeoutMs: this.config.keystone.timeoutMs,
+        retry: DEFAULT_RETRY_POLICY,
+      },
+      userId,
+    );
+    return keystone.deleteApplicationCredential(id);
+  }
+}

@@ -1,0 +1,70 @@
+// How a step ends other than by finishing: it waits for the cloud (Wait), it fails for good with a
+// reason code (StepFailure), or it notices its operation was cancelled or its lock lost. Cloud errors
+// are classified here, once: retryable ones re-queue the job with backoff, the rest end the step.
+import { isCapacityError, OpenStackError, retryReason } from '../src/openstack/errors.js';
+import type { ConditionType } from '../src/domain/cluster-status.js';
+
+/** The cloud is not there yet: run the operation again in `ms` (never sleep in a worker). */
+export class Wait extends Error {
+  constructor(
+    readonly ms: number,
+    readonly why: string,
+  ) {
+    super(`waiting ${ms} ms: ${why}`);
+    this.name = 'Wait';
+  }
+}
+
+/** Terminal: the operation fails with this reason on this condition. */
+export class StepFailure extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+    /** The condition to mark False; the running step's when absent. */
+    readonly condition?: ConditionType,
+  ) {
+    super(message);
+    this.name = 'StepFailure';
+  }
+}
+
+/** The operation was cancelled (a delete overtook it) or this run lost the cluster lock: stop, touch nothing. */
+export class Stop extends Error {
+  constructor(readonly why: 'cancelled' | 'lock_lost' | 'gone') {
+    super(`stopped: ${why}`);
+    this.name = 'Stop';
+  }
+}
+
+/** Worth running again later (5xx, no answer, 429, Octavia busy, Neutron *InUse): spec §7.3. */
+export function isRetryable(e: unknown): e is OpenStackError {
+  if (!(e instanceof OpenStackError)) return false;
+  const err: OpenStackError = e;
+  if (isCapacityError(err as unknown)) return false;
+  // The step is re-run from a lookup, so even a POST's ambiguous failure is safe to repeat here.
+  return err.retryable || retryReason(err, 'DELETE') !== undefined;
+}
+
+/** A terminal cloud error as a reason code and message for the failing condition. */
+export function failureOf(e: unknown): StepFailure {
+  if (e instanceof StepFailure) return e;
+  if (e instanceof OpenStackError) {
+    const detail = e.fault.message ?? e.message;
+    const where = `${e.service}${e.requestId ? ` (request ${e.requestId})` : ''}`;
+    const kind: string = e.kind;
+    if (isCapacityError(e)) return new StepFailure('QuotaExceeded', `${where}: ${detail}`);
+    const reason: Record<string, string> = {
+      not_found: 'NotFound',
+      forbidden: 'Forbidden',
+      unauthorized: 'Unauthorized',
+      bad_request: 'InvalidRequest',
+      conflict: 'Conflict',
+      no_endpoint: 'NoEndpoint',
+      timeout: 'CloudUnavailable',
+      unreachable: 'CloudUnavailable',
+      server: 'CloudUnavailable',
+    };
+    return new StepFailure(reason[kind] ?? 'CloudError', `${where}: ${detail}`);
+  }
+  return new StepFailure('InternalError', (e as Error)?.message ?? String(e));
+}
