@@ -144,16 +144,6 @@ function secretKeys(env: Env): Buffer[] {
   }
 }
 
-/** What a worker process needs (a subset: workers do not validate user tokens). */
-export function loadWorkerConfig(env: Env = process.env): Pick<Config, 'redisUrl' | 'workerConcurrency' | 'logLevel' | 'queuePrefix'> {
-  return {
-    redisUrl: url(env, 'REDIS_URL'),
-    queuePrefix: str(env, 'QUEUE_PREFIX', 'bull'),
-    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 256),
-    logLevel: str(env, 'LOG_LEVEL', 'info'),
-  };
-}
-
 function defaultReadPem(path: string): string {
   try {
     return readFileSync(path, 'utf8');
