@@ -438,7 +438,7 @@ export interface components {
             name?: string;
             description?: string;
             admin_state_up?: boolean;
-            external_gateway_info?: components["schemas"]["ExternalGatewayInfo"] | null;
+            external_gateway_info?: components["schemas"]["ExternalGatewayInfo"] | null | Record<string, never>;
         };
         Router: components["schemas"]["Standard"] & {
             name: string;

@@ -220,15 +220,15 @@ export interface components {
             tag?: string;
         };
         BlockDeviceMapping: {
-            boot_index?: number | null;
+            boot_index?: number | string | null;
             /** @description The image, volume or snapshot id (per source_type). */
             uuid?: string;
             /** @enum {string} */
             source_type: "image" | "volume" | "snapshot" | "blank";
             /** @enum {string} */
             destination_type?: "local" | "volume";
-            /** @description GiB */
-            volume_size?: number;
+            /** @description GiB (an integer, or one written as a string). */
+            volume_size?: number | string;
             volume_type?: string | null;
             delete_on_termination?: boolean;
             device_name?: string;
@@ -347,7 +347,7 @@ export interface components {
         };
         KeypairCreate: {
             name: string;
-            public_key: string;
+            public_key?: string;
             /** @enum {string} */
             type?: "ssh" | "x509";
         };
@@ -363,7 +363,9 @@ export interface components {
         ServerGroupPolicy: "anti-affinity" | "affinity" | "soft-anti-affinity" | "soft-affinity";
         ServerGroupCreate: {
             name: string;
-            policy: components["schemas"]["ServerGroupPolicy"];
+            policy?: components["schemas"]["ServerGroupPolicy"];
+            /** @description Before 2.64 */
+            policies?: string[];
             /** @description Only with anti-affinity. */
             rules?: {
                 max_server_per_host?: number;

@@ -1,6 +1,7 @@
-// The simulated cloud behind the Keystone emulator: Glance, Nova, Neutron, Octavia, Cinder and
-// Designate listening on one host, each validating tokens against that Keystone and registered in
-// its catalog, plus the simulator's admin API (audit, call counters, fault rules, state file).
+// The simulated cloud behind a Keystone: Glance, Nova, Neutron, Octavia, Cinder and Designate
+// listening on one host, each validating tokens against that Keystone and registered in its catalog,
+// plus the simulator's admin API (audit, call counters, fault rules, state file). The Keystone is the
+// emulator (its state is read directly) or an external one (see external-identity.ts).
 // The cloud starts from the seed file, or from a saved state file when one exists.
 import type { FastifyInstance } from 'fastify';
 import { createAdminSim, type AdminSim } from './admin/index.js';
@@ -24,9 +25,37 @@ import { defaultSeed, seedFlavors, seedImages, seedNetworkQuotas, seedNetworks, 
 
 export const SERVICES = ['glance', 'nova', 'neutron', 'octavia', 'cinder', 'designate'] as const;
 export type ServiceName = (typeof SERVICES)[number];
+/** The catalog's service name of each service type. */
+const CATALOG_NAMES = { image: 'glance', compute: 'nova', network: 'neutron', 'load-balancer': 'octavia', 'block-storage': 'cinderv3', dns: 'designate', 'cloudsim-admin': 'cloudsim' } as const;
+
+/** What the cloud needs from its Keystone besides token validation. */
+export interface CloudIdentity {
+  /** Project ids by name, in the default domain. */
+  projects(): Promise<Record<string, string>>;
+  /** The name of a project, for the audit; undefined when not known (yet). */
+  projectName(id: string): string | undefined;
+  /** Makes `url` the public and internal endpoint of the service type, replacing ones that point elsewhere. */
+  registerEndpoint(type: string, name: string, url: string): Promise<void>;
+}
+
+/** The emulator's state as the identity: read and written in process. */
+export function emulatorIdentity(keystone: KeystoneSim): CloudIdentity {
+  const state = keystone.state;
+  return {
+    projects: async () =>
+      Object.fromEntries([...state.projects.values()].filter((p) => p.domainId === 'default').map((p) => [p.name, p.id])),
+    projectName: (id) => state.projects.get(id)?.name,
+    registerEndpoint: async (type, name, url) => {
+      state.catalog.upsert({ type, name, url });
+    },
+  };
+}
 
 export interface CloudSimOptions {
-  keystone: KeystoneSim;
+  /** The Keystone emulator; its state is saved with the cloud's. Give this or `identity`. */
+  keystone?: KeystoneSim;
+  /** An external Keystone (externalIdentity()); used when `keystone` is absent. */
+  identity?: CloudIdentity;
   /** The Keystone v3 URL the services validate tokens at (…/v3). */
   authUrl: string;
   /** The services' own Keystone user (needs the service or admin role to validate tokens). */
@@ -42,7 +71,7 @@ export interface CloudSimOptions {
   seed?: CloudSeed;
   /** Fault rules active from the start, by service. */
   faults?: FaultConfig;
-  /** Keep the cloud (Keystone included) in this file: loaded at start when present, saved every `intervalMs` (default 30 s) and on close. */
+  /** Keep the cloud (the emulator's Keystone included) in this file: loaded at start when present, saved every `intervalMs` (default 30 s) and on close. */
   persist?: { file: string; intervalMs?: number; log?: (message: string) => void };
 }
 
@@ -88,12 +117,12 @@ function withDefaults<T extends object>(defaults: T, given: Record<string, numbe
 }
 
 export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> {
+  const identity = opts.keystone ? emulatorIdentity(opts.keystone) : opts.identity;
+  if (!identity) throw new Error('startCloudSims needs the Keystone emulator or an external identity');
   const saved = opts.persist ? readSnapshot(opts.persist.file) : undefined;
-  if (saved?.services.keystone !== undefined) opts.keystone.state.restore(saved.services.keystone);
+  if (opts.keystone && saved?.services.keystone !== undefined) opts.keystone.state.restore(saved.services.keystone);
   const keystone = { authUrl: opts.authUrl, credentials: opts.credentials };
-  const projects = Object.fromEntries(
-    [...opts.keystone.state.projects.values()].filter((p) => p.domainId === 'default').map((p) => [p.name, p.id]),
-  );
+  const projects = await identity.projects();
   const seed = opts.seed ?? defaultSeed();
   const quotas = seed.quotas ?? {};
   const clock = new SimClock(opts.clock);
@@ -113,7 +142,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
 
   // Neutron before Octavia: restoring an LB being deleted releases its VIP port.
   const services = { glance: glance.state, nova: nova.state, neutron: neutron.state, octavia: octavia.state, cinder: cinder.state, designate: designate.state };
-  const states = { keystone: opts.keystone.state, ...services };
+  const states = opts.keystone ? { keystone: opts.keystone.state, ...services } : services;
   const restored = saved ? restoreCloud(services, saved) : new Set<string>();
   if (!restored.has('glance')) seedImages(glance.state, seed.images, projects);
   if (!restored.has('neutron')) seedNetworks(neutron.state, seed.networks, projects);
@@ -130,7 +159,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
     for (const rule of opts.faults?.[s] ?? []) faults[s].add(rule);
   }
   const counters = Object.fromEntries(SERVICES.map((s) => [s, callCounter(apps[s].app)])) as Record<ServiceName, CallCounter>;
-  const projectName = (id: string) => opts.keystone.state.projects.get(id)?.name;
+  const projectName = (id: string) => identity.projectName(id);
   const snapshot = () => snapshotCloud(states);
   const saver = opts.persist ? new StateSaver(opts.persist.file, snapshot, opts.persist.intervalMs ?? 30_000, opts.persist.log) : undefined;
   const cloud = {
@@ -177,14 +206,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
       dns: await listen(designate.app, opts.ports?.designate),
       'cloudsim-admin': `${await listen(admin.app, opts.ports?.admin)}/v1`,
     };
-    const catalog = opts.keystone.state.catalog;
-    catalog.upsert({ type: 'image', name: 'glance', url: urls.image });
-    catalog.upsert({ type: 'compute', name: 'nova', url: urls.compute });
-    catalog.upsert({ type: 'network', name: 'neutron', url: urls.network });
-    catalog.upsert({ type: 'load-balancer', name: 'octavia', url: urls['load-balancer'] });
-    catalog.upsert({ type: 'block-storage', name: 'cinderv3', url: urls['block-storage'] });
-    catalog.upsert({ type: 'dns', name: 'designate', url: urls.dns });
-    catalog.upsert({ type: 'cloudsim-admin', name: 'cloudsim', url: urls['cloudsim-admin'] });
+    for (const [type, name] of Object.entries(CATALOG_NAMES)) await identity.registerEndpoint(type, name, urls[type as keyof CloudSims['urls']]);
     return { glance, nova, neutron, octavia, cinder, designate, admin, clock, urls, ...cloud, restored: saved !== undefined, close: () => close() };
   } catch (e) {
     // Nothing ran: the state file keeps what it had.

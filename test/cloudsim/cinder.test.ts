@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
+import { DEFAULT_DELAYS } from '../../src/cloudsim/common/clock.js';
 import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
 import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
 import { passwordToken, startKeystone } from '../support/app.js';
@@ -61,6 +62,18 @@ describe('versions', () => {
 });
 
 describe('volume lifecycle', () => {
+  // These tests observe `creating` and `deleting` over several HTTP calls: drawn delays (5 ms at
+  // the least at this scale) can end before a loaded machine makes them, so both take a fixed
+  // 0.5 s here.
+  before(() => {
+    sims.cinder.state.clock.setDelay('cinder.volume.create', { kind: 'fixed', ms: 50_000 });
+    sims.cinder.state.clock.setDelay('cinder.volume.delete', { kind: 'fixed', ms: 50_000 });
+  });
+  after(() => {
+    sims.cinder.state.clock.setDelay('cinder.volume.create', DEFAULT_DELAYS['cinder.volume.create']);
+    sims.cinder.state.clock.setDelay('cinder.volume.delete', DEFAULT_DELAYS['cinder.volume.delete']);
+  });
+
   test('202 creating → available; fields; bootable is a string; deleting → 404', async () => {
     const r = await create({ size: 2, name: 'data', metadata: { cluster: 'c1' } });
     assert.equal(r.status, 202);

@@ -35,8 +35,13 @@ before(async () => {
   other = await passwordToken(keystone, 'other', BUILTIN_USERS.other.password, 'other');
   admin = await passwordToken(keystone, 'admin', BUILTIN_USERS.admin.password, 'admin');
   lbUrl = `${sims.urls['load-balancer']}/v2/lbaas`;
-  // Child mutations take ~5 ms at this scale: make them 60 ms so PENDING_UPDATE can be observed.
-  sims.octavia.state.clock.setDelay('octavia.loadbalancer.update', { kind: 'fixed', ms: 60_000 });
+  // The tests observe PENDING_CREATE, PENDING_UPDATE and PENDING_DELETE over several HTTP calls:
+  // drawn delays (as short as 5 ms at this scale) can end before a loaded machine makes them, so
+  // these transitions take a fixed 0.3-0.5 s here.
+  const clock = sims.octavia.state.clock;
+  clock.setDelay('octavia.loadbalancer.create', { kind: 'fixed', ms: 500_000 });
+  clock.setDelay('octavia.loadbalancer.update', { kind: 'fixed', ms: 300_000 });
+  clock.setDelay('octavia.loadbalancer.delete', { kind: 'fixed', ms: 300_000 });
 });
 after(async () => {
   await sims.close();

@@ -4,8 +4,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { SimClock } from '../common/clock.js';
 import { KeystoneAuth, type KeystoneAuthOptions } from '../common/keystone-auth.js';
+import { jsonschemaMessage } from '../common/schema-messages.js';
 import { createServiceApp } from '../common/service-app.js';
 import { novaStyleErrors } from '../nova/errors.js';
+import { invalidInput, pyRepr } from '../nova/validate.js';
 import { registerCinderRoutes, registerCinderVersions } from './routes.js';
 import { CinderState, type CinderBehaviour, type CinderQuota } from './state.js';
 
@@ -39,6 +41,14 @@ export function createCinderSim(opts: CinderSimOptions): CinderSim {
     auth: new KeystoneAuth(opts.keystone),
     faults: state.faults,
     renderError: renderCinderError,
+    // openapi/openstack/cinder.yaml's paths are relative to the catalog URL, /v3/{project_id};
+    // the sim also answers without the project id, as Cinder does from microversion 3.67.
+    requestSchemas: {
+      document: 'cinder',
+      mount: { '/v3/:project_id': '', '/v3': '' },
+      // Cinder validates with the same jsonschema machinery, in the same words, as Nova.
+      error: (issue) => invalidInput(issue.at.field || undefined, issue.at.value, jsonschemaMessage(issue, pyRepr)),
+    },
     publicRoutes: registerCinderVersions,
     routes: (scope) => registerCinderRoutes(scope, state),
   });

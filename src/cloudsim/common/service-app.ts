@@ -8,6 +8,7 @@ import { CallCounter, operationOf } from './audit.js';
 import { reason, SimError, type ErrorRenderer } from './errors.js';
 import type { Faults } from './faults.js';
 import { KeystoneUnavailable, type KeystoneAuth, type SimCaller } from './keystone-auth.js';
+import { RequestSchemas, type BodyCheck, type RequestSchemaOptions } from './openapi-validation.js';
 
 export interface ServiceAppOptions {
   auth: KeystoneAuth;
@@ -15,6 +16,11 @@ export interface ServiceAppOptions {
   renderError: ErrorRenderer;
   /** Headers carrying the request id besides x-openstack-request-id (Nova: x-compute-request-id). */
   requestIdHeaders?: string[];
+  /**
+   * The service's OpenAPI document: JSON bodies of the operations it describes are checked
+   * against it (after the token, before the route's own checks); a failure answers 400.
+   */
+  requestSchemas?: RequestSchemaOptions;
   /** Routes served without a token (version documents). */
   publicRoutes(app: FastifyInstance): void;
   /** Routes behind token validation; the caller is `callerOf(request)`. */
@@ -23,6 +29,10 @@ export interface ServiceAppOptions {
 
 const callers = new WeakMap<FastifyRequest, SimCaller>();
 const counters = new WeakMap<FastifyInstance, CallCounter>();
+const schemas = new WeakMap<FastifyInstance, RequestSchemas>();
+
+/** The document checks of a service app (undefined without `requestSchemas`): which operations its routes serve. */
+export const requestSchemasOf = (app: FastifyInstance): RequestSchemas | undefined => schemas.get(app);
 
 /** The calls a service app has answered, per operation (`POST /servers`); unknown routes are not counted. */
 export function callCounter(app: FastifyInstance): CallCounter {
@@ -78,6 +88,24 @@ export function createServiceApp(opts: ServiceAppOptions): FastifyInstance {
   const calls = callCounter(app);
   // Calls whose answer a `lost` fault swallows once the work is done.
   const lost = new WeakSet<FastifyRequest>();
+
+  if (opts.requestSchemas) {
+    const documented = new RequestSchemas(opts.requestSchemas);
+    schemas.set(app, documented);
+    // Routes are matched to the document's operations once, as they are registered.
+    const checks = new Map<string, BodyCheck>();
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) {
+        const check = documented.forRoute(method, route.url);
+        if (check) checks.set(`${method} ${route.url}`, check);
+      }
+    });
+    app.addHook('preValidation', async (request) => {
+      const check = checks.get(`${request.method} ${request.routeOptions.url ?? ''}`);
+      const failure = check?.(request.body);
+      if (failure) throw failure;
+    });
+  }
 
   app.addHook('onRequest', async (request, reply) => {
     const id = `req-${randomUUID()}`;

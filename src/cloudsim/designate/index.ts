@@ -5,8 +5,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { SimClock } from '../common/clock.js';
 import { KeystoneAuth, type KeystoneAuthOptions } from '../common/keystone-auth.js';
+import { jsonschemaMessage } from '../common/schema-messages.js';
 import { createServiceApp } from '../common/service-app.js';
-import { renderDesignateError } from './errors.js';
+import { dnsErrors, renderDesignateError } from './errors.js';
 import { registerRecordSetRoutes } from './routes-recordsets.js';
 import { registerVersionRoutes } from './routes-versions.js';
 import { registerZoneRoutes } from './routes-zones.js';
@@ -14,6 +15,9 @@ import { DesignateState, type DnsQuota } from './state.js';
 
 export { DesignateState } from './state.js';
 export type { DnsQuota, RecordSet, Zone } from './state.js';
+
+/** How Designate's messages print a value: strings quoted, the rest as JSON. */
+const designateRepr = (v: unknown): string => (typeof v === 'string' ? `'${v}'` : JSON.stringify(v) ?? 'None');
 
 export interface DesignateSimOptions {
   keystone: KeystoneAuthOptions;
@@ -37,6 +41,11 @@ export function createDesignateSim(opts: DesignateSimOptions): DesignateSim {
     auth: new KeystoneAuth(opts.keystone),
     faults: state.faults,
     renderError: renderDesignateError,
+    // openapi/openstack/designate.yaml's paths start with /v2, as the sim's routes do.
+    requestSchemas: {
+      document: 'designate',
+      error: (issue) => dnsErrors.invalidObject(issue.path, jsonschemaMessage(issue, designateRepr), issue.keyword),
+    },
     publicRoutes: registerVersionRoutes,
     routes: (scope) => {
       registerZoneRoutes(scope, state);

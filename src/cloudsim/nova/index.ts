@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CinderState } from '../cinder/state.js';
 import type { SimClock } from '../common/clock.js';
 import { KeystoneAuth, type KeystoneAuthOptions } from '../common/keystone-auth.js';
+import { jsonschemaMessage } from '../common/schema-messages.js';
 import { createServiceApp } from '../common/service-app.js';
 import type { GlanceState } from '../glance/state.js';
 import type { NeutronState } from '../neutron/state.js';
@@ -24,6 +25,7 @@ import { registerServerRoutes } from './routes-servers.js';
 import { registerVersionRoutes } from './routes-versions.js';
 import { registerVolumeAttachmentRoutes } from './routes-volume-attachments.js';
 import { seedNova } from './seed.js';
+import { invalidInput, pyRepr } from './validate.js';
 import { NovaState, type NovaBehaviour } from './state.js';
 import type { NovaQuota } from './quota.js';
 
@@ -78,6 +80,12 @@ export function createNovaSim(opts: NovaSimOptions): NovaSim {
     faults: state.faults,
     renderError: renderNovaError,
     requestIdHeaders: ['x-compute-request-id'],
+    // openapi/openstack/nova.yaml's paths are relative to the catalog URL, /v2.1.
+    requestSchemas: {
+      document: 'nova',
+      mount: { '/v2.1': '' },
+      error: (issue) => invalidInput(issue.at.field || undefined, issue.at.value, jsonschemaMessage(issue, pyRepr)),
+    },
     publicRoutes: registerVersionRoutes,
     routes: (scope) => {
       registerMicroversions(scope);
