@@ -170,3 +170,37 @@ test('quotas, stats and service list', { timeout: 600_000 }, async () => {
   assert.ok(services.some((s) => s.binary === 'magnum-conductor' && s.state === 'up'), JSON.stringify(services));
   assert.match((await cli.run('demo', ['coe', 'service', 'list'])).stderr, /\(HTTP 403\)/);
 });
+
+test('cluster config writes a kubeconfig whose client certificate the cluster CA signed', { timeout: 600_000 }, async () => {
+  const uuid = accepted.exec((await cli.run('demo', ['coe', 'cluster', 'create', 'cfg', '--cluster-template', 'k8s'])).stdout)![1]!;
+  await settleCluster(t.app, uuid, { apiAddress: 'https://203.0.113.20:6443' });
+  const dir = await mkdtemp(join(tmpdir(), 'coe-config-'));
+  const res = await cli.run('demo', ['coe', 'cluster', 'config', 'cfg', '--dir', dir, '--output-certs']);
+  assert.equal(res.code, 0, res.stderr);
+  assert.match(res.stdout, new RegExp(`export KUBECONFIG=${dir}/config`));
+  const config = await readFile(join(dir, 'config'), 'utf8');
+  assert.match(config, /server: https:\/\/203\.0\.113\.20:6443/);
+  assert.match(config, /name: cfg/);
+  const verify = await run('openssl', ['verify', '-CAfile', join(dir, 'ca.pem'), join(dir, 'cert.pem')]);
+  assert.match(verify.stdout, /OK/);
+  const subject = (await run('openssl', ['x509', '-in', join(dir, 'cert.pem'), '-noout', '-subject'])).stdout;
+  assert.match(subject, /O ?= ?system:masters/);
+  assert.match(subject, /CN ?= ?admin/);
+  const again = await cli.run('demo', ['coe', 'cluster', 'config', 'cfg', '--dir', dir]);
+  assert.notEqual(again.code, 0);
+  assert.match(again.stderr + again.stdout, /config exists, aborting/);
+  assert.equal((await cli.run('demo', ['coe', 'cluster', 'config', 'cfg', '--dir', dir, '--force'])).code, 0);
+  // Only the creator (or an admin) may have a certificate signed: another member of the project may not.
+  const reader = await cli.run('demo-reader', ['coe', 'cluster', 'config', 'cfg', '--dir', await mkdtemp(join(tmpdir(), 'coe-config-'))]);
+  assert.match(reader.stderr, /Policy doesn't allow certificate:get to be performed \(HTTP 403\)/);
+});
+
+test('output formats: -f value with -c', { timeout: 600_000 }, async () => {
+  accepted.exec((await cli.run('demo', ['coe', 'cluster', 'create', 'fmt', '--cluster-template', 'k8s', '--node-count', '3'])).stdout);
+  const value = await cli.run('demo', ['coe', 'cluster', 'show', 'fmt', '-f', 'value', '-c', 'name', '-c', 'node_count', '-c', 'status']);
+  assert.equal(value.code, 0, value.stderr);
+  // The client prints the chosen columns in its own (alphabetical) order.
+  assert.deepEqual(value.stdout.trim().split('\n'), ['CREATE_IN_PROGRESS', '3', 'fmt']);
+  const listed = await cli.run('demo', ['coe', 'cluster', 'list', '-f', 'value', '-c', 'name']);
+  assert.ok(listed.stdout.split('\n').includes('fmt'));
+});

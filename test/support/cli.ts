@@ -55,7 +55,8 @@ export async function cliFor(authUrl: string): Promise<Cli> {
   );
   await writeFile(join(home, 'clouds.yaml'), stringify({ clouds }));
   // A clean environment: no OS_* variables, no clouds.yaml but ours (found in the working folder).
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' };
+  // SHELL: `coe cluster config` picks its export syntax from it, as in a user's terminal.
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', SHELL: '/bin/bash' };
   const cli: Cli = {
     async run(user, args) {
       try {
