@@ -2,7 +2,9 @@
 // the project), made at create while the caller's token is at hand. Workers act only through it.
 import { errors } from '../../../../domain/errors.js';
 import type { AuthContext } from '../../../../keystone/context.js';
-import { OpenStackError, requestJson, type Session } from '../../../../openstack/http.js';
+import { OpenStackError } from '../../../../openstack/errors.js';
+import type { Session } from '../../../../openstack/http.js';
+import { KeystoneClient } from '../../../../openstack/keystone.js';
 
 export interface ClusterCredential {
   id: string;
@@ -14,12 +16,9 @@ interface Caller {
   token: string;
 }
 
-const session = (authUrl: string, token: string, timeoutMs: number): Session => ({
-  service: 'identity',
-  baseUrl: authUrl,
-  token,
-  timeoutMs,
-});
+/** The caller's own Keystone client: application credentials belong to the user who makes them. */
+const keystone = (authUrl: string, who: Caller, timeoutMs: number) =>
+  new KeystoneClient({ service: 'identity', baseUrl: authUrl, token: who.token, timeoutMs } satisfies Session, who.ctx.userId);
 
 /**
  * Creates the credential, named after the cluster (a rotation adds a suffix: Keystone names are
@@ -34,19 +33,12 @@ export async function createClusterCredential(
 ): Promise<ClusterCredential> {
   if (who.ctx.applicationCredential?.restricted) throw errors.restrictedApplicationCredential();
   try {
-    const res = await requestJson<{ application_credential: { id: string; secret: string } }>(session(authUrl, who.token, timeoutMs), {
-      method: 'POST',
-      path: `/users/${encodeURIComponent(who.ctx.userId)}/application_credentials`,
-      body: {
-        application_credential: {
-          name: `${clusterUuid}${suffix}`,
-          description: `Credential of cluster ${clusterUuid}: its workers act through it; deleted with the cluster.`,
-          roles: who.ctx.roles.map((name) => ({ name })),
-          unrestricted: false,
-        },
-      },
+    const made = await keystone(authUrl, who, timeoutMs).createApplicationCredential({
+      name: `${clusterUuid}${suffix}`,
+      description: `Credential of cluster ${clusterUuid}: its workers act through it; deleted with the cluster.`,
+      roles: who.ctx.roles.map((name) => ({ name })),
     });
-    return { id: res.body.application_credential.id, secret: res.body.application_credential.secret };
+    return { id: made.id, secret: made.secret };
   } catch (e) {
     if (e instanceof OpenStackError) {
       // Keystone refuses restricted application credentials (and some policies refuse users) with 403.
@@ -59,8 +51,7 @@ export async function createClusterCredential(
 
 /** Removes a credential made for a create that did not commit (best effort; the name says whose it was). */
 export async function deleteClusterCredential(authUrl: string, who: Caller, id: string, timeoutMs: number): Promise<void> {
-  await requestJson(session(authUrl, who.token, timeoutMs), {
-    method: 'DELETE',
-    path: `/users/${encodeURIComponent(who.ctx.userId)}/application_credentials/${encodeURIComponent(id)}`,
-  }).catch(() => undefined);
+  await keystone(authUrl, who, timeoutMs)
+    .deleteApplicationCredential(id)
+    .catch(() => undefined);
 }
