@@ -62,7 +62,8 @@ test('openstack CLI: token issue, catalog list, project list, application creden
   const viaCred = await openstack([
     '--os-auth-type', 'v3applicationcredential',
     '--os-application-credential-id', cred.id,
-    '--os-application-credential-secret', cred.secret,
+    // One argument with '=': a secret starting with '-' would otherwise read as an option.
+    `--os-application-credential-secret=${cred.secret}`,
     'token', 'issue',
   ]);
   assert.equal(viaCred.project_id, ks.state.projectId('demo'));
