@@ -2,7 +2,6 @@
 import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import { ClusterEntity, type ClusterRow } from '../entities/cluster.js';
 import { NodeGroupEntity, type NodeGroupRow } from '../entities/nodegroup.js';
-import { OperationEntity, type OperationRow } from '../entities/operation.js';
 import { orderAndPage, type Keyset } from './keyset.js';
 
 /** Every project (admin widening) or one. */
@@ -21,8 +20,8 @@ export interface ClusterTotals {
 export class ClusterRepo {
   constructor(private readonly ds: DataSource) {}
 
-  private scoped(scope: Scope, em: EntityManager = this.ds.manager): SelectQueryBuilder<ClusterRow> {
-    const qb = em.getRepository(ClusterEntity).createQueryBuilder('c');
+  private scoped(scope: Scope): SelectQueryBuilder<ClusterRow> {
+    const qb = this.ds.getRepository(ClusterEntity).createQueryBuilder('c');
     if (!scope.all) qb.where('c.project_id = :p', { p: scope.projectId ?? '' });
     return qb;
   }
@@ -36,10 +35,9 @@ export class ClusterRepo {
     return orderAndPage(this.scoped(scope), 'c', page, marker ?? undefined).getMany();
   }
 
-  /** By UUID when UUID-shaped, else by name; two clusters with that name → 'ambiguous'. `lock` takes FOR UPDATE. */
-  async find(ident: string, scope: Scope, em?: EntityManager, lock = false): Promise<ClusterRow | 'ambiguous' | null> {
-    const qb = this.scoped(scope, em);
-    if (lock) qb.setLock('pessimistic_write');
+  /** By UUID when UUID-shaped, else by name; two clusters with that name → 'ambiguous'. */
+  async find(ident: string, scope: Scope): Promise<ClusterRow | 'ambiguous' | null> {
+    const qb = this.scoped(scope);
     if (UUID_SHAPE.test(ident)) return qb.andWhere('c.uuid = :u', { u: ident.toLowerCase() }).getOne();
     const rows = await qb.andWhere('c.name = :n', { n: ident }).take(2).getMany();
     if (rows.length > 1) return 'ambiguous';
@@ -59,25 +57,6 @@ export class ClusterRepo {
       .where('n.cluster_id IN (:...ids)', { ids: clusterIds })
       .orderBy('n.id', 'ASC')
       .getMany();
-  }
-
-  /** The latest operation of each cluster (what its status describes). */
-  async latestOperations(clusterIds: string[], em: EntityManager = this.ds.manager): Promise<Map<string, OperationRow>> {
-    if (clusterIds.length === 0) return new Map();
-    const rows = await em
-      .getRepository(OperationEntity)
-      .createQueryBuilder('o')
-      .distinctOn(['o.cluster_id'])
-      .where('o.cluster_id IN (:...ids)', { ids: clusterIds })
-      .orderBy('o.cluster_id')
-      .addOrderBy('o.created_at', 'DESC')
-      .getMany();
-    return new Map(rows.map((r) => [r.cluster_id, r]));
-  }
-
-  /** Clusters in a project (quota counting), under the caller's transaction. */
-  async countInProject(em: EntityManager, projectId: string): Promise<number> {
-    return em.getRepository(ClusterEntity).countBy({ project_id: projectId });
   }
 }
 
