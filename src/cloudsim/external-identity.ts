@@ -2,7 +2,7 @@
 // GET /v3/projects and the services are registered in that Keystone's catalog (public and internal
 // endpoints in one region), all with the services' own user, which needs the admin role.
 import type { CloudIdentity } from './cloud.js';
-import type { ServiceCredentials } from './common/keystone-auth.js';
+import { passwordAuthBody, type ServiceCredentials } from './common/keystone-auth.js';
 
 export interface ExternalIdentityOptions {
   /** Keystone v3 URL, ending in /v3. */
@@ -36,17 +36,7 @@ export function externalIdentity(opts: ExternalIdentityOptions): CloudIdentity {
   let lastRefresh = 0;
 
   const login = async (): Promise<string> => {
-    const c = opts.credentials;
-    const body = {
-      auth: {
-        identity: {
-          methods: ['password'],
-          password: { user: { name: c.username, domain: { name: c.userDomainName ?? 'Default' }, password: c.password } },
-        },
-        scope: { project: { name: c.projectName, domain: { name: c.projectDomainName ?? 'Default' } } },
-      },
-    };
-    const res = await send('POST', '/auth/tokens?nocatalog', {}, body);
+    const res = await send('POST', '/auth/tokens?nocatalog', {}, passwordAuthBody(opts.credentials));
     await res.body?.cancel();
     const value = res.headers.get('x-subject-token');
     if (res.status !== 201 || !value) throw new ExternalIdentityError(`service login refused (HTTP ${res.status})`);

@@ -74,17 +74,7 @@ export class KeystoneAuth {
   }
 
   private async login(): Promise<string> {
-    const c = this.opts.credentials;
-    const body = {
-      auth: {
-        identity: {
-          methods: ['password'],
-          password: { user: { name: c.username, domain: { name: c.userDomainName ?? 'Default' }, password: c.password } },
-        },
-        scope: { project: { name: c.projectName, domain: { name: c.projectDomainName ?? 'Default' } } },
-      },
-    };
-    const res = await this.call('POST', '/auth/tokens?nocatalog', { 'content-type': 'application/json' }, JSON.stringify(body));
+    const res = await this.call('POST', '/auth/tokens?nocatalog', { 'content-type': 'application/json' }, JSON.stringify(passwordAuthBody(this.opts.credentials)));
     await res.body?.cancel();
     const value = res.headers.get('x-subject-token');
     if (res.status !== 201 || !value) throw new KeystoneUnavailable(`service login refused (HTTP ${res.status})`);
@@ -103,4 +93,17 @@ export class KeystoneAuth {
       throw new KeystoneUnavailable(`Keystone unreachable: ${(e as Error).message}`);
     }
   }
+}
+
+/** The project-scoped password login of a service user (POST /v3/auth/tokens). */
+export function passwordAuthBody(c: ServiceCredentials) {
+  return {
+    auth: {
+      identity: {
+        methods: ['password'],
+        password: { user: { name: c.username, domain: { name: c.userDomainName ?? 'Default' }, password: c.password } },
+      },
+      scope: { project: { name: c.projectName, domain: { name: c.projectDomainName ?? 'Default' } } },
+    },
+  };
 }
