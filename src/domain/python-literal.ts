@@ -22,6 +22,14 @@ export function parsePythonDict(text: string): Record<string, string | number | 
         const n = text[i + 1];
         const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"' };
         if (n === undefined) break;
+        // Python's repr writes non-printable characters as \xNN, \uXXXX or \UXXXXXXXX.
+        const width = n === 'x' ? 2 : n === 'u' ? 4 : n === 'U' ? 8 : 0;
+        const hex = width ? text.slice(i + 2, i + 2 + width) : '';
+        if (width && new RegExp(`^[0-9a-fA-F]{${width}}$`).test(hex)) {
+          out += String.fromCodePoint(parseInt(hex, 16));
+          i += 2 + width;
+          continue;
+        }
         out += map[n] ?? `\\${n}`;
         i += 2;
       } else out += text[i++];
