@@ -5,7 +5,12 @@ import type { ClusterRow } from '../src/db/entities/cluster.js';
 import { ServiceToken } from '../src/keystone/service-token.js';
 import { AppCredentialAuth } from '../src/openstack/auth.js';
 import { KeystoneClient } from '../src/openstack/keystone.js';
+import { CinderClient } from '../src/openstack/cinder.js';
+import { DesignateClient } from '../src/openstack/designate.js';
+import { GlanceClient } from '../src/openstack/glance.js';
+import { OpenStackError, requestJson } from '../src/openstack/http.js';
 import { NeutronClient } from '../src/openstack/neutron.js';
+import { NovaClient } from '../src/openstack/nova.js';
 import { NovaResourcesClient } from '../src/openstack/nova-resources.js';
 import { NovaServersClient } from '../src/openstack/nova-servers.js';
 import { OctaviaClient } from '../src/openstack/octavia.js';
@@ -20,6 +25,16 @@ export interface Cloud {
   octavia(): Promise<OctaviaClient>;
   servers(): Promise<NovaServersClient>;
   novaResources(): Promise<NovaResourcesClient>;
+  /** Flavors. */
+  nova(): Promise<NovaClient>;
+  glance(): Promise<GlanceClient>;
+  cinder(): Promise<CinderClient>;
+  designate(): Promise<DesignateClient>;
+  /**
+   * GET on the simulator's admin API (catalog type cloudsim-admin) as the cluster; undefined when
+   * the catalog has no such service (a real cloud), so the caller connects directly.
+   */
+  simulatorAdmin(): Promise<((path: string) => Promise<unknown>) | undefined>;
 }
 
 export class CloudFactory {
@@ -56,7 +71,34 @@ export class CloudFactory {
       octavia: async () => new OctaviaClient(await a.session('load-balancer')),
       servers: async () => new NovaServersClient(await a.session('compute')),
       novaResources: async () => new NovaResourcesClient(await a.session('compute')),
+      nova: async () => new NovaClient(await a.session('compute')),
+      glance: async () => new GlanceClient(await a.session('image')),
+      cinder: async () => new CinderClient(await a.session('block-storage')),
+      designate: async () => new DesignateClient(await a.session('dns')),
+      simulatorAdmin: async () => {
+        const session = await a.session('cloudsim-admin').catch((e: unknown) => {
+          if (e instanceof OpenStackError && e.kind === 'no_endpoint') return undefined;
+          throw e;
+        });
+        if (!session) return undefined;
+        return async (path: string) => (await requestJson<unknown>(session, { path, operation: 'kube.endpoints' })).body;
+      },
     };
+  }
+
+  /** The cluster's application-credential secret, opened (cloud.conf and bootstrap tokens derive from it). */
+  credentialSecret(c: ClusterRow): string | undefined {
+    return c.app_cred_secret ? this.box.open(c.app_cred_secret, `app-cred:${c.uuid}`) : undefined;
+  }
+
+  /** The SecretBox sealing the cluster's keys. */
+  get secretBox(): SecretBox {
+    return this.box;
+  }
+
+  /** Keystone and region as the cluster's in-cluster cloud provider sees them (cloud.conf). */
+  get identity(): { authUrl: string; region: string } {
+    return { authUrl: this.config.keystone.authUrl, region: this.config.openstack.region ?? 'RegionOne' };
   }
 
   /** Forget the cluster's login (its credential is being deleted). */

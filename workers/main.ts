@@ -1,11 +1,12 @@
 // The worker process: consumes the operations queue with bounded concurrency and reports a
 // heartbeat. Shuts down gracefully, letting running jobs finish; a killed worker's jobs stall and
 // BullMQ hands them to another worker (stalled-job recovery), whose run resumes at the first step.
-import { Worker } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { OPERATIONS_QUEUE } from '../src/queue/names.js';
 import { CloudFactory, type WorkerCloudConfig } from './cloud.js';
+import { healthPass } from './health.js';
 import { startHeartbeat } from './heartbeat.js';
 import { clusterOperations, dispatcher, type Operation } from './operations.js';
 import type { RunnerDeps } from './runner.js';
@@ -23,8 +24,10 @@ export interface WorkerOptions {
   lockDurationMs?: number;
   /** How often stalled jobs are looked for. Default 30 s. */
   stalledIntervalMs?: number;
+  /** How often the health of settled clusters is checked (one job for all workers). Default 60 s; 0 = never. */
+  healthIntervalMs?: number;
   /** Runner tuning and test hooks (lock retry delay, backoff, afterCreate). */
-  runner?: Pick<RunnerDeps, 'lockRetryMs' | 'backoff' | 'hooks' | 'lockTtlMs'>;
+  runner?: Pick<RunnerDeps, 'lockRetryMs' | 'backoff' | 'hooks' | 'lockTtlMs' | 'pollMs'>;
 }
 
 export async function startWorker(opts: WorkerOptions): Promise<{ id: string; close(force?: boolean): Promise<void> }> {
@@ -32,16 +35,25 @@ export async function startWorker(opts: WorkerOptions): Promise<{ id: string; cl
   const prefix = opts.prefix ?? 'bull';
   const closing = new AbortController();
   let registered = new Map<string, Operation>();
+  let scheduler: Queue | undefined;
   if (opts.db && opts.config) {
+    const ds = opts.db;
+    const cloud = new CloudFactory(opts.config);
     registered = clusterOperations({
-      ds: opts.db,
+      ds,
       redis: connection,
       prefix,
-      cloud: new CloudFactory(opts.config),
+      cloud,
       signal: closing.signal,
       lockTtlMs: opts.lockDurationMs ?? 30_000,
       ...opts.runner,
     });
+    registered.set('health', async () => ({ checked: await healthPass(ds, cloud) }));
+    const every = opts.healthIntervalMs ?? 60_000;
+    if (every > 0) {
+      scheduler = new Queue(OPERATIONS_QUEUE, { connection, prefix });
+      await scheduler.upsertJobScheduler('health', { every }, { name: 'health', opts: { removeOnComplete: true, removeOnFail: 100 } });
+    }
   }
   const heartbeat = startHeartbeat(connection, { prefix, intervalMs: opts.heartbeatMs ?? 10_000 });
   const worker = new Worker(OPERATIONS_QUEUE, dispatcher(registered), {
@@ -69,6 +81,7 @@ export async function startWorker(opts: WorkerOptions): Promise<{ id: string; cl
       await worker.close(force);
       closing.abort();
       await heartbeat.stop();
+      await scheduler?.close();
       connection.disconnect();
     },
   };

@@ -3,6 +3,8 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { createOperation } from './cluster/create.js';
 import { deleteOperation } from './cluster/delete.js';
+import { rotateCaOperation, upgradeOperation } from './cluster/roll.js';
+import { nodegroupCreateOperation, nodegroupDeleteOperation, nodegroupUpdateOperation, resizeOperation, updateOperation } from './cluster/scale.js';
 import { operationRunner, type RunnerDeps } from './runner.js';
 
 export type Operation = (job: Job, token?: string) => Promise<unknown>;
@@ -10,16 +12,10 @@ export type Operation = (job: Job, token?: string) => Promise<unknown>;
 /** Operations registered by hand (tests); the cluster operations come from clusterOperations(). */
 export const operations = new Map<string, Operation>();
 
-/**
- * The cluster operations implemented so far, bound to a worker's database, Redis and cloud
- * clients. Other kinds (update, resize, upgrade, rotate_ca, nodegroup_*) are not registered:
- * their jobs fail at once as unknown.
- */
+/** Every cluster operation, bound to a worker's database, Redis and cloud clients. */
 export function clusterOperations(deps: RunnerDeps): Map<string, Operation> {
-  return new Map<string, Operation>([
-    ['create', operationRunner(deps, createOperation)],
-    ['delete', operationRunner(deps, deleteOperation)],
-  ]);
+  const specs = [createOperation, deleteOperation, resizeOperation, updateOperation, upgradeOperation, rotateCaOperation, nodegroupCreateOperation, nodegroupUpdateOperation, nodegroupDeleteOperation];
+  return new Map<string, Operation>(specs.map((s) => [s.kind, operationRunner(deps, s)]));
 }
 
 /** The job handler: `registered` first, then the shared registry. */

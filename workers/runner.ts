@@ -33,6 +33,8 @@ export interface RunnerDeps {
   lockTtlMs?: number;
   /** Delay before a job that found its cluster locked runs again. Default 2 s. */
   lockRetryMs?: number;
+  /** How long a waiting step waits before it looks again. Default 2 s. */
+  pollMs?: number;
   /** Retry of retryable cloud errors: base × 2^n (jittered), capped; terminal after maxRetries. */
   backoff?: { baseMs: number; maxMs: number; maxRetries: number };
   hooks?: RunnerHooks;
@@ -45,17 +47,26 @@ export interface RunContext {
   ledger: Ledger;
   cloudFactory: CloudFactory;
   hooks: RunnerHooks;
+  /** Values computed once per run (a server list, the spec), keyed by name; `forget` drops one. */
+  memo<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  forget(key: string): void;
+  /** How long a step waits before looking at the cloud again (ms). */
+  pollMs: number;
   /** The cluster's clients; StepFailure when it has no credential. */
   cloud(): Cloud;
   /** Sets a condition (an event when status or reason changes) and the cluster's derived status. */
   setCondition(type: ConditionType, status: Condition['status'], reason: string, message: string): Promise<void>;
   /** Throws Stop when the operation was cancelled, the cluster is gone, or the lock was lost. */
   checkpoint(): Promise<void>;
+  /** An event of the cluster (GET /v1/clusters/{id}/events) without a condition change. */
+  event(type: string, reason: string, message: string, severity?: 'info' | 'warning' | 'error'): Promise<void>;
   log(msg: string, extra?: Record<string, unknown>): void;
 }
 
 export interface Step {
   name: string;
+  /** Parallel operations: the steps that must have finished (in this run) before this one runs. */
+  after?: readonly string[];
   /** The condition the step drives; a terminal failure of the step marks it False. */
   condition?: ConditionType;
   run(ctx: RunContext): Promise<void>;
@@ -67,6 +78,12 @@ export interface OperationSpec {
   overtakes?: boolean;
   /** Creates: the operation fails with reason Timeout after the cluster's create_timeout minutes. */
   deadline?: boolean;
+  /**
+   * Steps form a graph (`after`) rather than a sequence: a step that waits (Wait) holds back only
+   * the steps after it, the others go on in the same run; the run re-queues itself with the
+   * shortest wait once nothing more can proceed.
+   */
+  parallel?: boolean;
   steps: readonly Step[];
   /** After the last step; default: the operation succeeded. Returns the job's result. */
   finish?(ctx: RunContext): Promise<unknown>;
@@ -78,6 +95,11 @@ type JobData = OperationJob & { retries?: number };
 
 export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
   const { ds } = deps;
+  // A step waiting on a step the operation does not have would be skipped for ever.
+  const names = new Set(spec.steps.map((s) => s.name));
+  for (const s of spec.steps) {
+    for (const d of s.after ?? []) if (!names.has(d)) throw new Error(`${spec.kind}: step ${s.name} comes after ${d}, which the operation does not have`);
+  }
   return async (job: Job<JobData>, token?: string): Promise<unknown> => {
     const { operationId } = job.data;
     const op = await ds.getRepository(OperationEntity).findOneBy({ id: operationId });
@@ -93,13 +115,23 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
       const ctx = context(deps, started.cluster, started.op, lock);
       let current: Step | undefined;
       try {
+        const done = new Set<string>();
+        let waiting: Wait | undefined;
         for (const step of spec.steps) {
           await ctx.checkpoint();
           if (spec.deadline) checkDeadline(ctx);
+          if ((step.after ?? []).some((d) => !done.has(d))) continue;
           current = step;
-          await step.run(ctx);
+          try {
+            await step.run(ctx);
+            done.add(step.name);
+          } catch (e) {
+            if (!(spec.parallel && e instanceof Wait)) throw e;
+            if (!waiting || e.ms < waiting.ms) waiting = e;
+          }
         }
         current = undefined;
+        if (waiting) throw waiting;
         await ctx.checkpoint();
         return spec.finish ? await spec.finish(ctx) : await succeed(ctx);
       } catch (e) {
@@ -174,6 +206,7 @@ async function start(ds: DataSource, op: OperationRow): Promise<{ op: OperationR
 
 function context(deps: RunnerDeps, cluster: ClusterRow, op: OperationRow, lock: ClusterLock): RunContext {
   const { ds } = deps;
+  const memos = new Map<string, Promise<unknown>>();
   const ctx: RunContext = {
     ds,
     cluster,
@@ -181,6 +214,19 @@ function context(deps: RunnerDeps, cluster: ClusterRow, op: OperationRow, lock: 
     ledger: new Ledger(ds, cluster.uuid),
     cloudFactory: deps.cloud,
     hooks: deps.hooks ?? {},
+    pollMs: deps.pollMs ?? 2000,
+    memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
+      let p = memos.get(key) as Promise<T> | undefined;
+      if (!p) {
+        p = compute();
+        memos.set(key, p);
+        p.catch(() => memos.delete(key));
+      }
+      return p;
+    },
+    forget(key) {
+      memos.delete(key);
+    },
     cloud() {
       const c = deps.cloud.forCluster(ctx.cluster);
       if (!c) throw new StepFailure('NoCredential', 'The cluster has no application credential.');
@@ -208,6 +254,9 @@ function context(deps: RunnerDeps, cluster: ClusterRow, op: OperationRow, lock: 
       const rows: { state: string }[] = await ds.query('SELECT state FROM operation WHERE id = $1', [op.id]);
       if (rows.length === 0) throw new Stop('gone');
       if (rows[0]!.state !== 'running') throw new Stop('cancelled');
+    },
+    async event(type, reason, message, severity = 'info') {
+      await event(ds.manager, cluster.uuid, op.id, type, reason, message, severity);
     },
     log(msg, extra = {}) {
       console.log(JSON.stringify({ level: 'info', msg, cluster: cluster.uuid, operation: op.id, kind: op.kind, ...extra }));
@@ -243,16 +292,27 @@ async function end(ctx: RunContext, state: 'succeeded' | 'failed', error: string
   });
 }
 
-export function succeed(ctx: RunContext): Promise<unknown> {
-  return end(ctx, 'succeeded', null).then(() => ({ state: 'succeeded' }));
+/** The operation succeeded; `change` writes what it observed in the same transaction. */
+export function succeed(ctx: RunContext, change?: (em: EntityManager, row: ClusterRow) => Promise<void>): Promise<unknown> {
+  return end(ctx, 'succeeded', null, change).then(() => ({ state: 'succeeded' }));
 }
 
 /** The operation failed: the condition (if any) turns False with the reason, node groups of a create fail too. */
 async function fail(ctx: RunContext, f: StepFailure, condition: ConditionType | undefined): Promise<void> {
   if (condition) await ctx.setCondition(condition, 'False', f.reason, f.message);
   await end(ctx, 'failed', `${f.reason}: ${f.message}`, async (em) => {
-    if (ctx.op.kind !== 'create') return;
-    await em.getRepository(NodeGroupEntity).update({ cluster_id: ctx.cluster.uuid }, { status: 'CREATE_FAILED', status_reason: `${f.reason}: ${f.message}`, updated_at: new Date() });
+    const reason = `${f.reason}: ${f.message}`;
+    const repo = em.getRepository(NodeGroupEntity);
+    if (ctx.op.kind === 'create') {
+      await repo.update({ cluster_id: ctx.cluster.uuid }, { status: 'CREATE_FAILED', status_reason: reason, updated_at: new Date() });
+      return;
+    }
+    // The node groups the operation was changing (those it marked *_IN_PROGRESS) fail with it.
+    const verb = ctx.op.kind === 'nodegroup_create' ? 'CREATE' : ctx.op.kind === 'nodegroup_delete' ? 'DELETE' : 'UPDATE';
+    await em.query(
+      `UPDATE nodegroup SET status = $2, status_reason = $3, updated_at = now() WHERE cluster_id = $1 AND status LIKE '%\_IN\_PROGRESS'`,
+      [ctx.cluster.uuid, `${verb}_FAILED`, reason],
+    );
   });
 }
 

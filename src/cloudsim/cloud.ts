@@ -16,6 +16,7 @@ import { callCounter } from './common/service-app.js';
 import { createDesignateSim, type DesignateSim, type DnsQuota } from './designate/index.js';
 import { createGlanceSim, type GlanceSim } from './glance/index.js';
 import type { KeystoneSim } from './keystone/index.js';
+import { KubeSim } from './kube/index.js';
 import { createNeutronSim, type NeutronSim } from './neutron/index.js';
 import { createNovaSim, type NovaSim } from './nova/index.js';
 import { NeutronVipAllocator } from './neutron/vip.js';
@@ -83,6 +84,8 @@ export interface CloudSims {
   cinder: CinderSim;
   designate: DesignateSim;
   admin: AdminSim;
+  /** The simulated Kubernetes API of each cluster booted with kubeadm user-data (src/cloudsim/kube). */
+  kube: KubeSim;
   /** The clock every service's delays and fault draws come from (its seed replays a run); closed by close(). */
   clock: SimClock;
   /** The catalog URLs, by service type (block-storage still holds its %(project_id)s placeholder). */
@@ -132,6 +135,8 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
   const cinder = createCinderSim({ keystone, clock: clock.fork('cinder') });
   const designate = createDesignateSim({ keystone, clock: clock.fork('designate') });
   const nova = createNovaSim({ keystone, clock: clock.fork('nova'), glance: glance.state, neutron: neutron.state, cinder: cinder.state });
+  const kube = new KubeSim({ states: { nova: nova.state, neutron: neutron.state, octavia: octavia.state }, clock: clock.fork('kube') });
+  nova.state.hooks.serverChanged = (s) => kube.serverChanged(s);
 
   // Default quotas are configuration: from the seed file, also for a restored cloud.
   seedNetworkQuotas(neutron.state, quotas.network);
@@ -141,9 +146,11 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
   nova.state.defaultQuota = withDefaults(nova.state.defaultQuota, quotas.compute);
 
   // Neutron before Octavia: restoring an LB being deleted releases its VIP port.
-  const services = { glance: glance.state, nova: nova.state, neutron: neutron.state, octavia: octavia.state, cinder: cinder.state, designate: designate.state };
+  // The simulated clusters after Nova: they follow its restored servers.
+  const services = { glance: glance.state, nova: nova.state, neutron: neutron.state, octavia: octavia.state, cinder: cinder.state, designate: designate.state, kube };
   const states = opts.keystone ? { keystone: opts.keystone.state, ...services } : services;
   const restored = saved ? restoreCloud(services, saved) : new Set<string>();
+  if (saved) kube.resume();
   if (!restored.has('glance')) seedImages(glance.state, seed.images, projects);
   if (!restored.has('neutron')) seedNetworks(neutron.state, seed.networks, projects);
   if (!restored.has('nova')) {
@@ -173,6 +180,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
     keystone,
     target: {
       ...cloud,
+      kube,
       save: () => {
         saver?.save();
         return saver !== undefined;
@@ -188,6 +196,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
     cinder.state.close();
     designate.state.close();
     nova.state.close();
+    await kube.close();
     clock.close();
     saver?.stop(save);
   };
@@ -207,7 +216,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
       'cloudsim-admin': `${await listen(admin.app, opts.ports?.admin)}/v1`,
     };
     for (const [type, name] of Object.entries(CATALOG_NAMES)) await identity.registerEndpoint(type, name, urls[type as keyof CloudSims['urls']]);
-    return { glance, nova, neutron, octavia, cinder, designate, admin, clock, urls, ...cloud, restored: saved !== undefined, close: () => close() };
+    return { glance, nova, neutron, octavia, cinder, designate, admin, kube, clock, urls, ...cloud, restored: saved !== undefined, close: () => close() };
   } catch (e) {
     // Nothing ran: the state file keeps what it had.
     await close(false);

@@ -42,6 +42,8 @@ export interface TestAppOptions {
   listen?: boolean;
   /** Start Glance, Nova and Neutron simulators on loopback, in the catalog, with cloudResourceChecks on. */
   cloud?: boolean;
+  /** The simulated cloud's time scale (default 0.001: a 90 s load balancer takes 90 ms). */
+  timeScale?: number;
 }
 
 export async function startKeystone(opts: Partial<KeystoneSimOptions> = {}): Promise<KeystoneSim> {
@@ -56,14 +58,14 @@ export async function startKeystone(opts: Partial<KeystoneSimOptions> = {}): Pro
 }
 
 /** The simulated OpenStack services on loopback, registered in the emulator's catalog. */
-export async function startSims(keystone: KeystoneSim): Promise<CloudSims> {
+export async function startSims(keystone: KeystoneSim, timeScale = 0.001): Promise<CloudSims> {
   return startCloudSims({
     keystone,
     authUrl: `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`,
     credentials: { username: SERVICE_USER.username, password: SERVICE_USER.password, projectName: SERVICE_USER.project },
     host: '127.0.0.1',
     // Cloud transitions (load balancers ~90 s, volumes ~5 s) in milliseconds.
-    clock: { timeScale: 0.001 },
+    clock: { timeScale },
   });
 }
 
@@ -87,7 +89,7 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const keystone = await startKeystone(opts.keystone);
   const authUrl = `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`;
   const sims = opts.cloud
-    ? await startSims(keystone)
+    ? await startSims(keystone, opts.timeScale)
     : undefined;
   const db = await freshDatabase();
   const config = loadConfig({

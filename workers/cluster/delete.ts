@@ -13,8 +13,9 @@ import type { OperationSpec, RunContext, Step } from '../runner.js';
 import { ours, type Named } from './ensure.js';
 
 /** Types this delete knows; anything else in the ledger is logged and left (and stays recorded). */
-const KNOWN = new Set(['loadbalancer', 'floatingip', 'server', 'port', 'router', 'router_interface', 'subnet', 'network', 'security_group', 'server_group']);
-const POLL_MS = 2000;
+const KNOWN = new Set(['loadbalancer', 'listener', 'pool', 'healthmonitor', 'floatingip', 'server', 'port', 'router', 'router_interface', 'subnet', 'network', 'security_group', 'server_group']);
+/** Octavia children: gone with their load balancer (cascade). */
+const LB_CHILDREN = ['listener', 'pool', 'healthmonitor'];
 
 /** The cluster's clients, or undefined when its credential is already gone (a resumed delete). */
 function cloudOf(ctx: RunContext): Cloud | undefined {
@@ -70,7 +71,8 @@ const loadBalancers: Step = {
       pending++;
       if (status === 'ACTIVE' || status === 'ERROR') await o.deleteLoadBalancer(id, { cascade: true });
     }
-    if (pending > 0) throw new Wait(POLL_MS, `${pending} load balancer(s) being deleted`);
+    if (pending > 0) throw new Wait(ctx.pollMs, `${pending} load balancer(s) being deleted`);
+    for (const type of LB_CHILDREN) for (const r of await ctx.ledger.live(type)) await ctx.ledger.markDeleted(r.service, type, r.cloud_id);
   },
 };
 
@@ -80,8 +82,12 @@ const floatingIps: Step = {
     const cloud = cloudOf(ctx);
     if (!cloud) return;
     const n = await cloud.neutron();
-    const found = await n.floatingIps.list({ tags: clusterTag(ctx.cluster.uuid) } as never);
-    for (const id of await targets(ctx, 'floatingip', found)) {
+    const uuid = ctx.cluster.uuid;
+    const tagged = await n.floatingIps.list({ tags: clusterTag(uuid) } as never);
+    // OCCM's and the ingress controller's floating IPs for the cluster's Services (§4.1: description).
+    const occm = new RegExp(`^Floating IP for Kubernetes .+ from cluster ${uuid}$`);
+    const fromOccm = (await n.floatingIps.list()).filter((f) => occm.test(f.description ?? '')).map((f) => ({ ...f, description: uuid }));
+    for (const id of await targets(ctx, 'floatingip', [...tagged, ...fromOccm])) {
       await n.floatingIps.delete(id);
       await ctx.ledger.markDeleted('network', 'floatingip', id);
     }
@@ -110,7 +116,7 @@ const servers: Step = {
         await ctx.ledger.markDeleted('compute', 'server', id);
       }
     }
-    if (pending > 0) throw new Wait(POLL_MS, `${pending} server(s) being deleted`);
+    if (pending > 0) throw new Wait(ctx.pollMs, `${pending} server(s) being deleted`);
   },
 };
 
@@ -214,6 +220,42 @@ const serverGroups: Step = {
   },
 };
 
+/**
+ * Volumes the cluster's Cinder CSI made (metadata cinder.csi.openstack.org/cluster = uuid, §4.1):
+ * kept by default and listed in the cluster's events (they hold user data); deleted when the
+ * cluster asked for it (label delete_volumes).
+ */
+const volumes: Step = {
+  name: 'volumes',
+  async run(ctx) {
+    const cloud = cloudOf(ctx);
+    if (!cloud) return;
+    const cinder = await optional(() => cloud.cinder(), undefined);
+    if (!cinder) return;
+    const found = await cinder.listVolumes({ metadata: { 'cinder.csi.openstack.org/cluster': ctx.cluster.uuid } });
+    if (found.length === 0) return;
+    const remove = ['true', 'True', '1', 'yes'].includes(String(ctx.cluster.labels.delete_volumes ?? ''));
+    if (!remove) {
+      await ctx.event('volumes', 'VolumesKept', `Kept ${found.length} volume(s) made by the cluster's CSI: ${found.map((v) => v.id).join(', ')}.`, 'warning');
+      return;
+    }
+    let pending = 0;
+    for (const v of found) {
+      if (v.status === 'deleting') {
+        pending++;
+        continue;
+      }
+      if (v.status === 'in-use' || v.status === 'attaching' || v.status === 'detaching') {
+        pending++;
+        continue;
+      }
+      await cinder.deleteVolume(v.id);
+      pending++;
+    }
+    if (pending > 0) throw new Wait(ctx.pollMs, `${pending} volume(s) being deleted`);
+  },
+};
+
 /** Last of the cloud: the credential everything above used, deleted by the service user. */
 const credential: Step = {
   name: 'credential',
@@ -243,6 +285,7 @@ export const deleteOperation: OperationSpec = {
     neutronStep('networks', 'network', 'networks', ['network']),
     securityGroups,
     serverGroups,
+    volumes,
     credential,
   ],
   /** DELETE_COMPLETE: the row goes (node groups, certificates, operations, events with it), and the walked ledger. */

@@ -1,12 +1,15 @@
 // The simulator's own admin API (catalog type `cloudsim-admin`): the audit of every live
 // resource, the per-operation call counters, fault rules per service at run time, and saving the
-// state file. Tokens are validated like the services do; only admins may call it.
+// state file; and where a simulated cluster's API address leads. Tokens are validated like the
+// services do; only admins may call it, except the Kubernetes endpoint lookup (any project-scoped
+// caller, for its own project's clusters).
 import type { FastifyInstance } from 'fastify';
 import type { CloudAudit } from '../audit.js';
 import { reason, type RenderedError, type SimError } from '../common/errors.js';
 import { Faults } from '../common/faults.js';
 import { KeystoneAuth, type KeystoneAuthOptions } from '../common/keystone-auth.js';
 import { createServiceApp, hostUrl } from '../common/service-app.js';
+import { registerKubeEndpointRoutes, type KubeEndpoints } from '../kube/routes-admin.js';
 import { registerAuditRoutes, requireAdmin } from './routes-audit.js';
 import { registerFaultRoutes } from './routes-faults.js';
 
@@ -19,6 +22,8 @@ export interface AdminTarget {
   faults: Record<string, Faults>;
   /** Saves the state file now; false when the cloud is not persisted. */
   save(): boolean;
+  /** The simulated clusters' API endpoints (GET /v1/kube/endpoints). */
+  kube?: KubeEndpoints;
 }
 
 export interface AdminSim {
@@ -42,9 +47,12 @@ export function createAdminSim(opts: { keystone: KeystoneAuthOptions; target: Ad
       }));
     },
     routes: (scope) => {
-      scope.addHook('preHandler', async (request) => requireAdmin(request));
-      registerAuditRoutes(scope, opts.target);
-      registerFaultRoutes(scope, opts.target);
+      if (opts.target.kube) registerKubeEndpointRoutes(scope, opts.target.kube);
+      void scope.register(async (admin) => {
+        admin.addHook('preHandler', async (request) => requireAdmin(request));
+        registerAuditRoutes(admin, opts.target);
+        registerFaultRoutes(admin, opts.target);
+      });
     },
   });
   return { app };

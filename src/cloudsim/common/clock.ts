@@ -105,6 +105,12 @@ export const DEFAULT_DELAYS = {
   'designate.zone.update': { kind: 'lognormal', ms: 2_000, sigma: 0.3, minMs: 500, maxMs: 15_000 },
   'designate.zone.delete': { kind: 'lognormal', ms: 3_000, sigma: 0.3, minMs: 1_000, maxMs: 20_000 },
   'designate.recordset.update': { kind: 'lognormal', ms: 2_000, sigma: 0.3, minMs: 500, maxMs: 15_000 },
+  // simulated Kubernetes (src/cloudsim/kube): kubeadm init until the apiserver serves, a join from
+  // discovery to the registered Node, kubeadm's discovery poll and its timeout per `kubeadm join`
+  'kube.init': { kind: 'lognormal', ms: 60_000, sigma: 0.3, minMs: 30_000, maxMs: 180_000 },
+  'kube.join': { kind: 'lognormal', ms: 30_000, sigma: 0.3, minMs: 10_000, maxMs: 120_000 },
+  'kube.join.retry': { kind: 'fixed', ms: 5_000 },
+  'kube.join.discovery': { kind: 'fixed', ms: 300_000 },
 } satisfies Record<string, DelayDistribution>;
 
 export type DelayName = keyof typeof DEFAULT_DELAYS | (string & {});

@@ -24,6 +24,7 @@ function fail(state: NovaState, s: Server, message: string, details = ''): void 
   Object.assign(s, { vmState: 'error', taskState: null, powerState: 0 });
   s.fault = { code: 500, message, details, created: state.clock.now() };
   touch(state, s);
+  state.notify(s);
 }
 
 type Phase = keyof typeof PHASES;
@@ -70,6 +71,7 @@ function runBuild(state: NovaState, s: Server, from: Phase, total: number, doome
     spawning: () => {
       Object.assign(s, { vmState: 'active', taskState: null, powerState: 1, launchedAt: state.clock.now() });
       touch(state, s);
+      state.notify(s);
     },
   };
   enter(from);
@@ -168,6 +170,7 @@ export function startDelete(state: NovaState, s: Server): void {
   state.disarm(s.id);
   s.taskState = 'deleting';
   touch(state, s);
+  state.notify(s);
   if (state.behaviour.stuck) return;
   state.arm(s.id, 'nova.server.delete', () => finishDelete(state, s));
 }
@@ -183,5 +186,6 @@ function finishDelete(state: NovaState, s: Server): void {
   if (group) group.members = group.members.filter((id) => id !== s.id);
   Object.assign(s, { vmState: 'deleted', taskState: null, powerState: 0, terminatedAt: state.clock.now() });
   touch(state, s);
+  state.notify(s);
   state.purgeTombstones();
 }

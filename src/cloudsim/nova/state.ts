@@ -57,8 +57,15 @@ export interface BuildFailure {
   times?: number;
 }
 
+/** Who follows the life of servers (the simulated Kubernetes plays the servers' side). */
+export interface NovaHooks {
+  /** A server became ACTIVE, started deleting, was deleted or went to ERROR. */
+  serverChanged?(s: Server): void;
+}
+
 export interface NovaStateOptions {
   clock?: SimClock;
+  hooks?: NovaHooks;
   behaviour?: Partial<NovaBehaviour>;
   defaultQuota?: Partial<NovaQuota>;
   networking?: NovaNetworking;
@@ -92,6 +99,7 @@ export class NovaState {
   readonly networking: NovaNetworking;
   readonly images: NovaImages;
   readonly volumes: NovaVolumes | undefined;
+  readonly hooks: NovaHooks;
   defaultQuota: NovaQuota;
   /** [api] max_limit: the largest page, also the page size when no limit is asked. */
   maxLimit = 1000;
@@ -112,6 +120,16 @@ export class NovaState {
     this.networking = opts.networking ?? new LocalNetworking();
     this.images = opts.images ?? anyImage;
     this.volumes = opts.volumes;
+    this.hooks = opts.hooks ?? {};
+  }
+
+  /** Tells the hooks a server's life changed; their failures never disturb Nova. */
+  notify(s: Server): void {
+    try {
+      this.hooks.serverChanged?.(s);
+    } catch {
+      // a hook's own problem
+    }
   }
 
   addFlavor(input: NewFlavor): Flavor {

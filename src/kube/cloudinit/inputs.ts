@@ -15,6 +15,8 @@ interface Common {
   endpoint: ApiEndpoint;
   /** `[a-z0-9]{6}.[a-z0-9]{16}`; listed in InitConfiguration.bootstrapTokens, used by every join. */
   bootstrapToken: string;
+  /** Further CAs a joining node accepts for the cluster (the previous CA during a CA rotation). */
+  trustedCaCerts?: string[];
 }
 
 export type UserDataInput =

@@ -82,7 +82,7 @@ function discovery(spec: ClusterSpec, input: UserDataInput, caCert: string): Rec
     bootstrapToken: {
       apiServerEndpoint: endpointHostPort(spec, input.endpoint),
       token: input.bootstrapToken,
-      caCertHashes: [caCertHash(caCert)],
+      caCertHashes: [caCertHash(caCert), ...(input.trustedCaCerts ?? []).map(caCertHash)],
     },
   };
 }

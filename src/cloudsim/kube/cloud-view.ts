@@ -1,0 +1,124 @@
+// What the simulated clusters see of the cloud, read from the other simulators' state: servers
+// and their addresses, and whether an address:port reaches a control plane's apiserver through
+// the network as the cloud has wired it (a fixed IP, a load balancer's VIP, a floating IP).
+import type { Member as LbMember, OctaviaState } from '../octavia/state.js';
+import type { NeutronState } from '../neutron/state.js';
+import type { NovaState } from '../nova/state.js';
+import type { Server } from '../nova/servers.js';
+
+export interface CloudStates {
+  nova: NovaState;
+  neutron: NeutronState;
+  octavia: OctaviaState;
+}
+
+export interface FixedAddress {
+  ip: string;
+  subnetId: string;
+  portId: string;
+}
+
+/** An apiserver a packet may reach: its server and the port it binds. */
+export interface ApiBackend {
+  serverId: string;
+  bindPort: number;
+}
+
+/** Settled objects of a load balancer's tree carry traffic. */
+const settled = (o: { provisioning_status: string; admin_state_up: boolean }) =>
+  o.admin_state_up && (o.provisioning_status === 'ACTIVE' || o.provisioning_status === 'PENDING_UPDATE');
+
+export class CloudView {
+  constructor(private readonly s: CloudStates) {}
+
+  server(id: string): Server | undefined {
+    return this.s.nova.servers.get(id);
+  }
+
+  /** Servers not deleted yet. */
+  liveServers(): Server[] {
+    return this.s.nova.liveServers();
+  }
+
+  /** ACTIVE and not being deleted: its kubelet and apiserver run. */
+  alive(id: string): boolean {
+    const s = this.server(id);
+    return s !== undefined && s.vmState === 'active' && s.taskState !== 'deleting';
+  }
+
+  /** Live servers of a project with this name (how OCCM finds a node without a provider id). */
+  serversNamed(projectId: string, name: string): Server[] {
+    return this.s.nova.liveServers().filter((x) => x.projectId === projectId && x.name === name && x.taskState !== 'deleting');
+  }
+
+  fixedAddresses(serverId: string): FixedAddress[] {
+    const out: FixedAddress[] = [];
+    for (const p of this.server(serverId)?.ports ?? []) {
+      for (const f of this.s.neutron.ports.get(p.portId)?.fixedIps ?? []) out.push({ ip: f.ipAddress, subnetId: f.subnetId, portId: p.portId });
+    }
+    return out;
+  }
+
+  /** Floating IPs associated with one of the server's ports. */
+  floatingAddresses(serverId: string): string[] {
+    const ports = new Set((this.server(serverId)?.ports ?? []).map((p) => p.portId));
+    return [...this.s.neutron.floatingIps.values()].filter((f) => f.portId !== null && ports.has(f.portId)).map((f) => f.floatingIpAddress);
+  }
+
+  /**
+   * Whether `address:port` reaches one of `backends`: (a) a backend's fixed IP on its bind port;
+   * (b) the VIP of an ACTIVE load balancer whose listener on `port` has a default pool with a
+   * member on a backend's address and bind port; (c) a floating IP on such a VIP port or on a backend's port.
+   */
+  /** The networks a server is attached to (where its private addresses resolve). */
+  networksOf(serverId: string): Set<string> {
+    const out = new Set<string>();
+    for (const f of this.fixedAddresses(serverId)) {
+      const net = this.s.neutron.subnets.get(f.subnetId)?.networkId;
+      if (net) out.add(net);
+    }
+    return out;
+  }
+
+  /**
+   * `from`: the networks the caller sits on; private addresses (fixed IPs, VIPs) resolve only on
+   * them (two clusters of a project may both have 10.0.0.10). Without it (a client outside the
+   * cloud, through the admin API) any matching private address answers.
+   */
+  reaches(address: string, port: number, backends: readonly ApiBackend[], from?: ReadonlySet<string>): boolean {
+    const onNet = (subnetId: string) => from === undefined || from.has(this.s.neutron.subnets.get(subnetId)?.networkId ?? '');
+    const byIp = new Map<string, { b: ApiBackend; f: FixedAddress }>();
+    const byPort = new Map<string, { b: ApiBackend; f: FixedAddress }>();
+    for (const b of backends) {
+      for (const f of this.fixedAddresses(b.serverId)) {
+        byIp.set(f.ip, { b, f });
+        byPort.set(f.portId, { b, f });
+      }
+    }
+    const direct = byIp.get(address);
+    if (direct && direct.b.bindPort === port && onNet(direct.f.subnetId)) return true;
+    const memberOk = (m: LbMember) => {
+      const hit = byIp.get(m.address);
+      return settled(m) && hit !== undefined && hit.b.bindPort === m.protocol_port && (m.subnet_id === null || m.subnet_id === hit.f.subnetId);
+    };
+    const viaLb = (vip: (lb: { vip_address: string; vip_port_id: string; vip_network_id: string }) => boolean) => {
+      for (const lb of this.s.octavia.loadbalancers.values()) {
+        if (lb.provisioning_status !== 'ACTIVE' || !lb.admin_state_up || !vip(lb)) continue;
+        for (const l of this.s.octavia.listenersOf(lb.id)) {
+          if (l.protocol_port !== port || !settled(l) || !l.default_pool_id) continue;
+          const pool = this.s.octavia.pools.get(l.default_pool_id);
+          if (pool && settled(pool) && this.s.octavia.membersOf(pool.id).some(memberOk)) return true;
+        }
+      }
+      return false;
+    };
+    if (viaLb((lb) => lb.vip_address === address && (from === undefined || from.has(lb.vip_network_id)))) return true;
+    for (const fip of this.s.neutron.floatingIps.values()) {
+      if (fip.floatingIpAddress !== address || fip.portId === null) continue;
+      const onServer = byPort.get(fip.portId);
+      if (onServer && onServer.b.bindPort === port && (fip.fixedIpAddress === null || fip.fixedIpAddress === onServer.f.ip)) return true;
+      if (viaLb((lb) => lb.vip_port_id === fip.portId)) return true;
+    }
+    return false;
+  }
+}

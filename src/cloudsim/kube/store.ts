@@ -1,0 +1,175 @@
+// One cluster's objects, as etcd would hold them behind the apiserver: keyed by API group,
+// resource, namespace and name, with uid, creationTimestamp and generation kept across writes and
+// one resourceVersion counter bumped only by writes that change something. Errors are
+// Kubernetes Status objects.
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }[];
+  [field: string]: unknown;
+}
+
+/** Any Kubernetes object, as JSON. */
+export interface Obj {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+/** Where an object lives: group ('' = core), resource (plural), namespace ('' = cluster-scoped), name. */
+export interface ObjKey {
+  group: string;
+  resource: string;
+  namespace: string;
+  name: string;
+}
+
+const REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  406: 'NotAcceptable',
+  409: 'Conflict',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+};
+
+/** A failure the API answers as a Status object. */
+export class KubeStatus extends Error {
+  readonly reason: string;
+
+  constructor(
+    readonly code: number,
+    message: string,
+    reason?: string,
+    readonly details?: { name?: string; group?: string; kind?: string },
+  ) {
+    super(message);
+    this.reason = reason ?? REASONS[code] ?? 'Unknown';
+  }
+
+  body(): Obj {
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {} as ObjectMeta,
+      status: 'Failure',
+      message: this.message,
+      reason: this.reason,
+      ...(this.details ? { details: this.details } : {}),
+      code: this.code,
+    };
+  }
+}
+
+/** `nodes "x" not found`, Kubernetes' wording (the resource qualified by its group). */
+export function notFound(k: ObjKey): KubeStatus {
+  const what = k.group ? `${k.resource}.${k.group}` : k.resource;
+  return new KubeStatus(404, `${what} "${k.name}" not found`, 'NotFound', { name: k.name, group: k.group, kind: k.resource });
+}
+
+export const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const keyOf = (k: ObjKey): string => `${k.group}/${k.resource}/${k.namespace}/${k.name}`;
+
+export interface StoreSnapshot {
+  rv: number;
+  objects: { key: ObjKey; object: Obj }[];
+}
+
+export class ObjectStore {
+  private rv = 0;
+  private readonly items = new Map<string, { key: ObjKey; object: Obj }>();
+
+  constructor(private readonly now: () => number) {}
+
+  get resourceVersion(): string {
+    return String(this.rv);
+  }
+
+  get(k: ObjKey): Obj | undefined {
+    const hit = this.items.get(keyOf(k));
+    return hit ? structuredClone(hit.object) : undefined;
+  }
+
+  has(k: ObjKey): boolean {
+    return this.items.has(keyOf(k));
+  }
+
+  /** Objects of a resource, in one namespace or (undefined) all, sorted by namespace and name. */
+  list(group: string, resource: string, namespace?: string): Obj[] {
+    const out: Obj[] = [];
+    for (const { key, object } of this.items.values()) {
+      if (key.group === group && key.resource === resource && (namespace === undefined || key.namespace === namespace)) out.push(object);
+    }
+    return structuredClone(out.sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || a.metadata.name.localeCompare(b.metadata.name)));
+  }
+
+  /**
+   * Writes `obj` at `k` (creating it when absent), keeping uid and creationTimestamp of what was there.
+   * The resourceVersion moves only when something changed; generation follows changes of `spec`.
+   */
+  write(k: ObjKey, obj: Obj): Obj {
+    const old = this.items.get(keyOf(k))?.object;
+    const next = structuredClone(obj);
+    const meta: ObjectMeta = { ...next.metadata, name: k.name };
+    if (k.namespace) meta.namespace = k.namespace;
+    else delete meta.namespace;
+    meta.uid = old?.metadata.uid ?? randomUUID();
+    meta.creationTimestamp = old?.metadata.creationTimestamp ?? iso(this.now());
+    const specChanged = !old || !isDeepStrictEqual(old.spec, next.spec);
+    meta.generation = (old?.metadata.generation ?? 0) + (specChanged ? 1 : 0);
+    meta.resourceVersion = old?.metadata.resourceVersion ?? '';
+    next.metadata = meta;
+    if (old && isDeepStrictEqual(old, next)) return structuredClone(old);
+    meta.resourceVersion = String(++this.rv);
+    this.items.set(keyOf(k), { key: { ...k }, object: next });
+    return structuredClone(next);
+  }
+
+  /** 409 AlreadyExists when present. */
+  create(k: ObjKey, obj: Obj): Obj {
+    if (this.has(k)) {
+      const what = k.group ? `${k.resource}.${k.group}` : k.resource;
+      throw new KubeStatus(409, `${what} "${k.name}" already exists`, 'AlreadyExists', { name: k.name, group: k.group, kind: k.resource });
+    }
+    return this.write(k, obj);
+  }
+
+  delete(k: ObjKey): Obj | undefined {
+    const hit = this.items.get(keyOf(k));
+    if (!hit) return undefined;
+    this.items.delete(keyOf(k));
+    this.rv++;
+    return hit.object;
+  }
+
+  /** Every object of a namespace (any resource), for a namespace delete. */
+  keysIn(namespace: string): ObjKey[] {
+    return [...this.items.values()].filter((i) => i.key.namespace === namespace).map((i) => ({ ...i.key }));
+  }
+
+  snapshot(): StoreSnapshot {
+    return structuredClone({ rv: this.rv, objects: [...this.items.values()] });
+  }
+
+  restore(s: StoreSnapshot): void {
+    this.items.clear();
+    this.rv = s.rv;
+    for (const i of structuredClone(s.objects)) this.items.set(keyOf(i.key), i);
+  }
+}

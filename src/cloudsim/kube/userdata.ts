@@ -1,0 +1,179 @@
+// What a booting server would do with its user-data, read the way cloud-init and kubeadm read it:
+// base64 → (gzip) → #cloud-config → write_files → the kubeadm documents among them. A server whose
+// user-data carries no kubeadm configuration is not ours and is ignored.
+import { gunzipSync } from 'node:zlib';
+import { parse, parseAllDocuments } from 'yaml';
+
+export type KubeRole = 'init' | 'control-plane' | 'worker';
+
+export interface KeyPair {
+  cert: string;
+  key: string;
+}
+
+/** One node as its user-data describes it. */
+export interface KubeadmNode {
+  role: KubeRole;
+  /** nodeRegistration.name, else the cloud-config hostname, else the server's name. */
+  nodeName: string;
+  /** Init: controlPlaneEndpoint; joins: discovery.bootstrapToken.apiServerEndpoint. */
+  endpoint: { host: string; port: number };
+  /** The port this control plane's apiserver binds (localAPIEndpoint.bindPort, 6443 by default). */
+  bindPort: number;
+  /** The bootstrap token a join presents. */
+  token: string | undefined;
+  caCertHashes: string[];
+  /** The Kubernetes version the node runs: ClusterConfiguration's on init, else its bootstrap script's pin. */
+  version: string | undefined;
+  /** `1.35` when the script pins only the minor (kubeadm version -o short | grep '^v1\.35\.'). */
+  minor: string | undefined;
+  certSans: string[];
+  /** /etc/kubernetes/pki/ca.{crt,key} of a control plane. */
+  ca: KeyPair | undefined;
+  /** InitConfiguration.bootstrapTokens. */
+  bootstrapTokens: { token: string; ttlMs: number }[];
+  /** The kubelet's --provider-id, as written (the bootstrap script substitutes the instance id). */
+  providerId: string | undefined;
+  /** Init only: ClusterConfiguration fields the cluster keeps. */
+  cluster: { name: string; serviceSubnet: string; dnsDomain: string; podSubnet: string } | undefined;
+  /** The retry budget of the bootstrap script's join loop (`for attempt in $(seq 1 N)` … `sleep S`). */
+  joinLoop: { attempts: number; sleepMs: number } | undefined;
+}
+
+type Doc = Record<string, unknown>;
+const obj = (v: unknown): Doc => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Doc) : {});
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+const DEFAULT_PORT = 6443;
+const PKI = '/etc/kubernetes/pki';
+
+/** `10.0.0.10:6443`, `[fd00::1]:6443` or a bare host. */
+export function hostPort(value: string): { host: string; port: number } {
+  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(value) ?? /^([^:]+)(?::(\d+))?$/.exec(value);
+  if (!m) return { host: value, port: DEFAULT_PORT };
+  return { host: m[1]!, port: m[2] ? Number(m[2]) : DEFAULT_PORT };
+}
+
+/** A Go duration (`2h0m0s`, `15m`, `90s`) in milliseconds; undefined when unreadable. */
+export function goDuration(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !/^(\d+(\.\d+)?(h|m|s|ms))+$/.test(value)) return undefined;
+  const unit: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  let ms = 0;
+  for (const [, n, , u] of value.matchAll(/(\d+(\.\d+)?)(h|ms|m|s)/g)) ms += Number(n) * unit[u!]!;
+  return ms;
+}
+
+function decode(content: string, encoding: unknown): string {
+  const e = typeof encoding === 'string' ? encoding.toLowerCase() : '';
+  if (e === 'b64' || e === 'base64') return Buffer.from(content, 'base64').toString('utf8');
+  if (e === 'gz+b64' || e === 'gzip+base64' || e === 'gz+base64' || e === 'gzip+b64') return gunzipSync(Buffer.from(content, 'base64')).toString('utf8');
+  return content;
+}
+
+/** The #cloud-config document of Nova's base64 user_data; undefined when it is something else. */
+function cloudConfig(userData: string): Doc | undefined {
+  let raw = Buffer.from(userData, 'base64');
+  if (raw[0] === 0x1f && raw[1] === 0x8b) raw = gunzipSync(raw);
+  const text = raw.toString('utf8');
+  if (!text.startsWith('#cloud-config')) return undefined;
+  try {
+    return obj(parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Version pins of the bootstrap script: the full version in its header, else the minor its kubeadm check wants. */
+function scriptPins(scripts: string[]): { version?: string; minor?: string; joinLoop?: KubeadmNode['joinLoop'] } {
+  const out: { version?: string; minor?: string; joinLoop?: KubeadmNode['joinLoop'] } = {};
+  for (const s of scripts) {
+    out.version ??= /Kubernetes (v\d+\.\d+\.\d+)\b/.exec(s)?.[1];
+    const minor = /kubeadm version[^\n]*'\^v(\d+)\\\.(\d+)\\\./.exec(s);
+    if (minor) out.minor ??= `${minor[1]}.${minor[2]}`;
+    const loop = /seq 1 (\d+)\)[\s\S]*?kubeadm join[\s\S]*?sleep (\d+)/.exec(s);
+    if (loop) out.joinLoop ??= { attempts: Number(loop[1]), sleepMs: Number(loop[2]) * 1000 };
+  }
+  return out;
+}
+
+/** The node a server's user-data describes, or undefined when it carries no kubeadm configuration. */
+export function parseUserData(userData: string | null, serverName: string): KubeadmNode | undefined {
+  if (!userData) return undefined;
+  const doc = cloudConfig(userData);
+  if (!doc) return undefined;
+  const files = new Map<string, string>();
+  for (const f of Array.isArray(doc.write_files) ? doc.write_files : []) {
+    const path = str(obj(f).path);
+    const content = obj(f).content;
+    if (path && typeof content === 'string') files.set(path, decode(content, obj(f).encoding));
+  }
+  const kubeadm: Doc[] = [];
+  for (const content of files.values()) {
+    if (!content.includes('kubeadm.k8s.io/')) continue;
+    for (const d of parseAllDocuments(content)) {
+      const o = obj(d.toJSON());
+      if (typeof o.apiVersion === 'string' && o.apiVersion.startsWith('kubeadm.k8s.io/')) kubeadm.push(o);
+    }
+  }
+  const kind = (k: string) => kubeadm.find((d) => d.kind === k);
+  const init = kind('InitConfiguration');
+  const clusterCfg = kind('ClusterConfiguration');
+  const join = kind('JoinConfiguration');
+  if (!(init && clusterCfg) && !join) return undefined;
+
+  const pins = scriptPins([...files.values()].filter((c) => c.startsWith('#!')));
+  const registration = obj((init ?? join)!.nodeRegistration);
+  const kubeletArgs = Array.isArray(registration.kubeletExtraArgs)
+    ? (registration.kubeletExtraArgs as unknown[]).map(obj)
+    : Object.entries(obj(registration.kubeletExtraArgs)).map(([name, value]) => ({ name, value }));
+  const caCert = files.get(`${PKI}/ca.crt`);
+  const caKey = files.get(`${PKI}/ca.key`);
+  const common = {
+    nodeName: str(registration.name) ?? str(doc.hostname) ?? serverName,
+    providerId: str(kubeletArgs.find((a) => a.name === 'provider-id')?.value),
+    ca: caCert && caKey ? { cert: caCert, key: caKey } : undefined,
+    minor: pins.minor,
+    joinLoop: pins.joinLoop,
+  };
+  if (init && clusterCfg) {
+    const api = obj(clusterCfg.apiServer);
+    const net = obj(clusterCfg.networking);
+    const endpoint = str(clusterCfg.controlPlaneEndpoint);
+    const bindPort = Number(obj(init.localAPIEndpoint).bindPort ?? DEFAULT_PORT);
+    return {
+      ...common,
+      role: 'init',
+      endpoint: endpoint ? hostPort(endpoint) : { host: '', port: bindPort },
+      bindPort,
+      token: undefined,
+      caCertHashes: [],
+      version: str(clusterCfg.kubernetesVersion) ?? pins.version,
+      certSans: strings(api.certSANs),
+      bootstrapTokens: (Array.isArray(init.bootstrapTokens) ? init.bootstrapTokens : [])
+        .map(obj)
+        .filter((t) => typeof t.token === 'string')
+        .map((t) => ({ token: t.token as string, ttlMs: goDuration(t.ttl) ?? 86_400_000 })),
+      cluster: {
+        name: str(clusterCfg.clusterName) ?? 'kubernetes',
+        serviceSubnet: str(net.serviceSubnet) ?? '10.96.0.0/12',
+        dnsDomain: str(net.dnsDomain) ?? 'cluster.local',
+        podSubnet: str(net.podSubnet) ?? '',
+      },
+    };
+  }
+  const discovery = obj(obj(join!.discovery).bootstrapToken);
+  const controlPlane = join!.controlPlane === undefined ? undefined : obj(join!.controlPlane);
+  return {
+    ...common,
+    role: controlPlane ? 'control-plane' : 'worker',
+    endpoint: hostPort(str(discovery.apiServerEndpoint) ?? ''),
+    bindPort: Number(obj(controlPlane?.localAPIEndpoint).bindPort ?? DEFAULT_PORT),
+    token: str(discovery.token) ?? str(obj(join!.discovery).tlsBootstrapToken),
+    caCertHashes: strings(discovery.caCertHashes),
+    version: pins.version,
+    certSans: [],
+    bootstrapTokens: [],
+    cluster: undefined,
+  };
+}

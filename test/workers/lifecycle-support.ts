@@ -1,0 +1,145 @@
+// A cluster's whole life through the API against the simulated cloud and its simulated Kubernetes
+// APIs, driven by real workers: what the lifecycle, chaos and parallel suites share.
+import assert from 'node:assert/strict';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { AuditedResource } from '../../src/cloudsim/audit.js';
+import { startWorker, type WorkerOptions } from '../../workers/main.js';
+import { OPERATIONS_QUEUE } from '../../src/queue/names.js';
+import { testApp, type TestApp } from '../support/app.js';
+
+export interface Harness {
+  t: TestApp;
+  project: string;
+  templates: { v135: string; v136: string };
+  /** What the project held before any cluster (seeded images, ...). */
+  baseline: Set<string>;
+  workerOptions(extra?: Partial<WorkerOptions>): WorkerOptions;
+  close(): Promise<void>;
+}
+
+export async function harness(opts: { roomy?: boolean; timeScale?: number } = {}): Promise<Harness> {
+  const t = await testApp({ cloud: true, ...(opts.timeScale ? { timeScale: opts.timeScale } : {}) });
+  const connections: Redis[] = [];
+  const template = async (name: string, kubeTag: string) => {
+    const res = await t.as('demo', {
+      method: 'POST',
+      url: '/v1/clustertemplates',
+      payload: {
+        name, coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
+        master_lb_enabled: true, floating_ip_enabled: true, network_driver: 'calico', labels: { kube_tag: kubeTag },
+      },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json().uuid as string;
+  };
+  const templates = { v135: await template('k8s-135', 'v1.35.1'), v136: await template('k8s-136', 'v1.36.0') };
+  const project = t.keystone.state.findProjectByName('demo', 'default')!.id;
+  if (opts.roomy) {
+    // Room for many clusters at once: the default quotas are the seed's (10 instances, 10 routers, ...).
+    const nova = t.cloud!.nova;
+    nova.defaultQuota = { ...nova.defaultQuota, instances: -1, cores: -1, ram: -1, server_groups: -1, server_group_members: -1 };
+    for (const k of ['network', 'subnet', 'port', 'router', 'floatingip', 'security_group', 'security_group_rule']) {
+      (t.cloud!.neutron.defaultQuotas as Record<string, number>)[k] = -1;
+    }
+  }
+  const baseline = new Set(t.cloud!.sims.audit(project).projects.flatMap((p) => p.resources).map((r) => `${r.service}:${r.type}:${r.id}`));
+  return {
+    t,
+    project,
+    templates,
+    baseline,
+    workerOptions: (extra = {}) => ({
+      redisUrl: process.env.REDIS_URL!,
+      concurrency: 4,
+      heartbeatMs: 1000,
+      prefix: t.config.queuePrefix,
+      db: t.app.services.db,
+      config: t.config,
+      lockDurationMs: 1000,
+      stalledIntervalMs: 300,
+      healthIntervalMs: 0,
+      runner: { lockRetryMs: 50, pollMs: 20, backoff: { baseMs: 20, maxMs: 300, maxRetries: 30 } },
+      ...extra,
+    }),
+    async close() {
+      const q = new Queue(OPERATIONS_QUEUE, { connection: new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null }), prefix: t.config.queuePrefix });
+      await q.obliterate({ force: true }).catch(() => undefined);
+      await q.close();
+      for (const c of connections) c.disconnect();
+      await t.close();
+    },
+  };
+}
+
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export async function api(h: Harness, method: string, url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
+  const res = await h.t.as('demo', { method: method as 'GET', url, ...(payload !== undefined ? { payload: payload as Json } : {}), headers: { 'OpenStack-API-Version': 'container-infra latest', ...headers } });
+  return { status: res.statusCode, body: res.body ? (JSON.parse(res.body) as Json) : {} };
+}
+
+/** The cluster once its status leaves *_IN_PROGRESS; fails the test with the reason when it is not `want`. */
+export async function settled(h: Harness, uuid: string, want: string, timeoutMs = 90_000): Promise<Json> {
+  let last: Json = {};
+  const c = await until(`cluster ${uuid} to settle`, async () => {
+    const r = await api(h, 'GET', `/v1/clusters/${uuid}`);
+    last = r.body;
+    return r.status === 200 && !String(r.body.status).endsWith('_IN_PROGRESS') ? r.body : undefined;
+  }, timeoutMs).catch((e: Error) => {
+    const agents = [...servers(h, uuid).values()].map((s) => JSON.stringify(h.t.cloud!.sims.kube.joinStatus(s.id) ?? null));
+    throw new Error(`${e.message}: still ${last.status} (${last.status_reason}); kubeadm: ${agents.join(' ')}`);
+  });
+  assert.equal(c.status, want, `status_reason: ${c.status_reason}`);
+  return c;
+}
+
+/** A client's retry: the API answers 503 while the cloud behind it does (fault tests). */
+export async function apiRetrying(h: Harness, method: string, url: string, payload?: unknown): Promise<{ status: number; body: Json }> {
+  for (let i = 0; ; i++) {
+    const r = await api(h, method, url, payload);
+    if (r.status !== 503 || i >= 20) return r;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
+export async function createCluster(h: Harness, name: string, masters: number, workers: number): Promise<string> {
+  const r = await apiRetrying(h, 'POST', '/v1/clusters', { cluster_template_id: h.templates.v135, name, master_count: masters, node_count: workers });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  return r.body.uuid as string;
+}
+
+export async function deleteCluster(h: Harness, uuid: string, timeoutMs = 90_000): Promise<void> {
+  const r = await apiRetrying(h, 'DELETE', `/v1/clusters/${uuid}`);
+  assert.equal(r.status, 204, JSON.stringify(r.body));
+  await until(`cluster ${uuid} to be gone`, async () => (await api(h, 'GET', `/v1/clusters/${uuid}`)).status === 404, timeoutMs);
+}
+
+/** The project's live resources in the whole simulated cloud beyond what it held before any cluster (Keystone's excepted). */
+export function leftovers(h: Harness): AuditedResource[] {
+  const audit = h.t.cloud!.sims.audit(h.project);
+  return audit.projects.flatMap((p) => p.resources).filter((r) => r.service !== 'keystone' && !h.baseline.has(`${r.service}:${r.type}:${r.id}`) && !(r.type === 'security_group' && r.name === 'default'));
+}
+
+/** The cluster's live servers, by name; fails on two live servers with one name (a duplicate boot). */
+export function servers(h: Harness, uuid: string): Map<string, { id: string; metadata: Record<string, string> }> {
+  const out = new Map<string, { id: string; metadata: Record<string, string> }>();
+  for (const s of h.t.cloud!.nova.servers.values()) {
+    if (s.vmState === 'deleted' || !s.tags.includes(`magnum-cluster=${uuid}`)) continue;
+    assert.ok(!out.has(s.name), `two live servers named ${s.name}`);
+    out.set(s.name, { id: s.id, metadata: s.metadata });
+  }
+  return out;
+}
+
+export { startWorker };

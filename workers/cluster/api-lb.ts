@@ -1,0 +1,209 @@
+// The API endpoint (k8s-bootstrap §1.3): an Octavia load balancer on the cluster subnet (its VIP
+// is known as soon as the POST answers, so servers boot while it builds), listener TCP 6443, pool,
+// health monitor and one member per control-plane port, each child made only while the load
+// balancer is ACTIVE; a floating IP on the VIP port when asked. Without a load balancer the
+// endpoint is the single control plane's port. The address is recorded on the cluster at once.
+import { ClusterEntity } from '../../src/db/entities/cluster.js';
+import { networkPlan, type LoadBalancerPlan } from '../../src/kube/network-plan.js';
+import type { FloatingIp } from '../../src/openstack/neutron.js';
+import type { LoadBalancer, OctaviaClient } from '../../src/openstack/octavia.js';
+import { StepFailure, Wait } from '../errors.js';
+import { clusterDescription, clusterTag, resourceName } from '../naming.js';
+import type { RunContext, Step } from '../runner.js';
+import { clusterNet, clusterSpec } from './context.js';
+import { ensure } from './ensure.js';
+import { controlPlanePorts } from './ports.js';
+
+export interface Endpoint {
+  /** kubeadm's controlPlaneEndpoint: the VIP (or the single control plane's fixed IP). */
+  internal: string;
+  /** What users and the worker reach: the floating IP, else `internal`. */
+  external: string;
+  /** The Neutron port the floating IP points at. */
+  portId: string;
+  loadBalancerId?: string;
+}
+
+function plan(ctx: RunContext): Promise<LoadBalancerPlan | null> {
+  return ctx.memo('lb-plan', async () => networkPlan(await clusterSpec(ctx, (await clusterNet(ctx)).subnetCidr)).loadBalancer);
+}
+
+/** The recorded API load balancer (undefined before it was made). */
+async function recordedLb(ctx: RunContext, o: OctaviaClient): Promise<LoadBalancer | undefined> {
+  const row = (await ctx.ledger.live('loadbalancer')).find((r) => r.name === resourceName(ctx.cluster, 'kubeapi'));
+  return row ? o.getLoadBalancer(row.cloud_id) : undefined;
+}
+
+async function ensureLoadBalancer(ctx: RunContext, lb: LoadBalancerPlan): Promise<LoadBalancer> {
+  const o = await ctx.cloud().octavia();
+  const net = await clusterNet(ctx);
+  const name = resourceName(ctx.cluster, 'kubeapi');
+  const found = await ensure(ctx, {
+    step: 'api_lb', service: 'load-balancer', type: 'loadbalancer', name,
+    get: (id) => o.getLoadBalancer(id),
+    findByName: () => o.listLoadBalancers({ name } as never),
+    create: () =>
+      o.createLoadBalancer({ name, description: clusterDescription(ctx.cluster.uuid), vip_subnet_id: net.subnetId, provider: lb.provider, tags: [clusterTag(ctx.cluster.uuid)] } as never),
+  });
+  return found;
+}
+
+/** The floating IP on `portId` (ledger, then a lookup by port, then a new one). */
+async function ensureFloatingIp(ctx: RunContext, portId: string): Promise<FloatingIp> {
+  const n = await ctx.cloud().neutron();
+  for (const row of await ctx.ledger.live('floatingip')) {
+    const fip = await n.floatingIps.get(row.cloud_id).catch(() => undefined);
+    if (fip) {
+      if (fip.port_id !== portId) return n.associateFloatingIp(fip.id, portId);
+      return fip;
+    }
+    await ctx.ledger.markDeleted('network', 'floatingip', row.cloud_id);
+  }
+  const onPort = (await n.floatingIps.list({ port_id: portId } as never))[0];
+  if (onPort) {
+    await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: onPort.id, name: 'kubeapi', step: 'api_lb' });
+    return onPort;
+  }
+  await ctx.checkpoint();
+  const net = await clusterNet(ctx);
+  const fip = await n.floatingIps.create({ floating_network_id: net.externalNetworkId, port_id: portId, description: `${clusterDescription(ctx.cluster.uuid)} API` } as never);
+  await ctx.hooks.afterCreate?.('floatingip', fip.id);
+  await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: fip.id, name: 'kubeapi', step: 'api_lb' });
+  await n.addTag('floatingips' as never, fip.id, clusterTag(ctx.cluster.uuid));
+  return fip;
+}
+
+/** The endpoint, made if needed (load balancer POST and floating IP; not waiting for ACTIVE). */
+export function endpoint(ctx: RunContext): Promise<Endpoint> {
+  return ctx.memo('endpoint', async () => {
+    const lb = await plan(ctx);
+    let ep: Endpoint;
+    if (lb) {
+      const made = await ensureLoadBalancer(ctx, lb);
+      if (made.provisioning_status === 'ERROR') throw new StepFailure('LoadBalancerError', `The API load balancer ${made.id} is in ERROR.`, 'api_lb');
+      ep = { internal: made.vip_address!, external: made.vip_address!, portId: made.vip_port_id!, loadBalancerId: made.id };
+    } else {
+      const first = (await controlPlanePorts(ctx))[0];
+      if (!first) throw new StepFailure('InvalidRequest', 'The cluster has no control-plane node.', 'api_lb');
+      const ip = first.port.fixed_ips?.[0]?.ip_address;
+      ep = { internal: ip!, external: ip!, portId: first.port.id };
+    }
+    if ((await clusterSpec(ctx)).apiServer.floatingIp) {
+      const fip = await ensureFloatingIp(ctx, ep.portId);
+      ep.external = fip.floating_ip_address!;
+    }
+    const address = `https://${ep.external}:6443`;
+    if (ctx.cluster.api_address !== address) {
+      await ctx.ds.getRepository(ClusterEntity).update({ uuid: ctx.cluster.uuid }, { api_address: address });
+      ctx.cluster = { ...ctx.cluster, api_address: address };
+    }
+    return ep;
+  });
+}
+
+export const ensureApiEndpoint: Step = {
+  name: 'api_endpoint',
+  condition: 'api_lb',
+  after: ['ports'],
+  async run(ctx) {
+    if (ctx.cluster.conditions.api_lb?.status === 'True') return;
+    const ep = await endpoint(ctx);
+    await ctx.setCondition('api_lb', 'Unknown', 'Creating', `API endpoint ${ep.external}${ep.loadBalancerId ? ` (load balancer ${ep.loadBalancerId} being built)` : ''}.`);
+  },
+};
+
+/** ACTIVE, or Wait (PENDING_*), or a failure (ERROR). */
+async function activeLb(ctx: RunContext, o: OctaviaClient, id: string): Promise<void> {
+  const status = await o.provisioningStatus(id);
+  if (status === 'ACTIVE') return;
+  if (status === 'ERROR') throw new StepFailure('LoadBalancerError', `The API load balancer ${id} went to ERROR.`, 'api_lb');
+  if (status === 'DELETED') throw new StepFailure('NotFound', `The API load balancer ${id} disappeared.`, 'api_lb');
+  throw new Wait(ctx.pollMs, `load balancer ${id} is ${status}`);
+}
+
+/** Listener, pool and monitor, one at a time while the load balancer is ACTIVE. */
+export const ensureApiListener: Step = {
+  name: 'api_listener',
+  condition: 'api_lb',
+  after: ['api_endpoint'],
+  async run(ctx) {
+    const lb = await plan(ctx);
+    if (!lb || ctx.cluster.conditions.api_lb?.status === 'True') return;
+    const o = await ctx.cloud().octavia();
+    const ep = await endpoint(ctx);
+    const lbId = ep.loadBalancerId!;
+    const name = resourceName(ctx.cluster, 'kubeapi-6443');
+    const tags = [clusterTag(ctx.cluster.uuid)];
+    const child = async <T extends { id: string; name?: string | null }>(type: string, list: () => Promise<T[]>, create: () => Promise<T>, get: (id: string) => Promise<T>): Promise<T> => {
+      const rows = await ctx.ledger.live(type);
+      if (rows[0]) return get(rows[0].cloud_id);
+      await activeLb(ctx, o, lbId);
+      return ensure(ctx, { step: 'api_lb', service: 'load-balancer', type, name, get, findByName: async () => (await list()).map((r) => ({ ...r, description: ctx.cluster.uuid })), create });
+    };
+    const listener = await child('listener',
+      () => o.listeners.list({ name, loadbalancer_id: lbId } as never),
+      () => o.listeners.create({ name, loadbalancer_id: lbId, protocol: lb.listener.protocol, protocol_port: lb.listener.port, tags, ...(lb.listener.allowedCidrs.length > 0 ? { allowed_cidrs: lb.listener.allowedCidrs } : {}) } as never),
+      (id) => o.listeners.get(id));
+    const pool = await child('pool',
+      () => o.pools.list({ name, loadbalancer_id: lbId } as never),
+      () => o.pools.create({ name, listener_id: listener.id, protocol: lb.pool.protocol, lb_algorithm: lb.pool.algorithm, tags } as never),
+      (id) => o.pools.get(id));
+    if (lb.monitor) {
+      const m = lb.monitor;
+      await child('healthmonitor',
+        () => o.healthMonitors.list({ name, pool_id: pool.id } as never),
+        () => o.healthMonitors.create({ name, pool_id: pool.id, type: m.type, delay: m.delay, timeout: m.timeout, max_retries: m.maxRetries, max_retries_down: m.maxRetriesDown, tags } as never),
+        (id) => o.healthMonitors.get(id));
+    }
+  },
+};
+
+/** One member per control-plane port (added before that node joins, k8s-bootstrap §1.3). */
+export const ensureApiMembers: Step = {
+  name: 'api_members',
+  condition: 'api_lb',
+  after: ['api_listener', 'ports'],
+  async run(ctx) {
+    const lb = await plan(ctx);
+    if (!lb) {
+      if (ctx.cluster.conditions.api_lb?.status !== 'True') await ctx.setCondition('api_lb', 'True', 'Ready', `API at ${ctx.cluster.api_address} (no load balancer).`);
+      return;
+    }
+    await syncMembers(ctx);
+    if (ctx.cluster.conditions.api_lb?.status !== 'True') await ctx.setCondition('api_lb', 'True', 'Ready', `API load balancer ready at ${ctx.cluster.api_address}.`);
+  },
+};
+
+/**
+ * The pool's members made exactly the control-plane ports' addresses (those `keep` says stay):
+ * one change at a time while the load balancer is ACTIVE, waiting otherwise.
+ */
+export async function syncMembers(ctx: RunContext, keep: (portName: string) => boolean = () => true): Promise<void> {
+  const lb = await plan(ctx);
+  if (!lb) return;
+  const o = await ctx.cloud().octavia();
+  const ep = await endpoint(ctx);
+  const poolRow = (await ctx.ledger.live('pool'))[0];
+  if (!poolRow) throw new Wait(ctx.pollMs, 'the API pool is not made yet');
+  const net = await clusterNet(ctx);
+  const wanted = new Map<string, string>();
+  for (const p of await controlPlanePorts(ctx)) {
+    const ip = p.port.fixed_ips?.find((f) => f.subnet_id === net.subnetId)?.ip_address;
+    if (ip && keep(p.port.name ?? '')) wanted.set(ip, p.port.name ?? ip);
+  }
+  const present = await o.listMembers(poolRow.cloud_id);
+  for (const m of present) {
+    if (wanted.has(m.address!)) continue;
+    await activeLb(ctx, o, ep.loadBalancerId!);
+    await o.deleteMember(poolRow.cloud_id, m.id);
+    throw new Wait(ctx.pollMs, `member ${m.address} being removed`);
+  }
+  const have = new Set(present.map((m) => m.address));
+  for (const [address, portName] of wanted) {
+    if (have.has(address)) continue;
+    await activeLb(ctx, o, ep.loadBalancerId!);
+    await o.createMember(poolRow.cloud_id, { address, protocol_port: lb.memberPort, subnet_id: net.subnetId, name: `${portName}-6443`, tags: [clusterTag(ctx.cluster.uuid)] } as never);
+    throw new Wait(ctx.pollMs, `member ${address} being added`);
+  }
+  await activeLb(ctx, o, ep.loadBalancerId!);
+}

@@ -1,0 +1,148 @@
+// The Kubernetes side of a create (k8s-bootstrap §1.1 steps 10–14): the first control plane
+// (kubeadm init) boots while the load balancer builds; workers boot right after it (their join
+// retries until the API answers); once /readyz answers through the endpoint the add-ons are
+// applied in order and the other control planes join one at a time; the cluster is ready when
+// every server is a Ready, initialised Node.
+import { renderAddons } from '../../src/kube/addons/framework.js';
+import { ADDONS } from '../../src/kube/addons/index.js';
+import { nodeReady, type KubeClient, type KubeNode } from '../../src/kube/api-client.js';
+import { renderCloudConfig } from '../../src/kube/cloudconf.js';
+import { StepFailure, Wait } from '../errors.js';
+import { kubeFor } from '../kube.js';
+import type { RunContext, Step } from '../runner.js';
+import { clusterNet, clusterSpec } from './context.js';
+import { isControlPlane, observedServers, plannedNodes, type ObservedServer } from './ports.js';
+import { ensureServer, failIfBroken } from './servers.js';
+
+const UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';
+
+/** Registered, Ready, with a provider id and without the cloud provider's taint. */
+export function nodeUsable(n: KubeNode): boolean {
+  return nodeReady(n) && !!n.spec?.providerID && !(n.spec?.taints ?? []).some((t) => t.key === UNINITIALIZED);
+}
+
+export const ensureControlPlaneInit: Step = {
+  name: 'control_plane_init',
+  condition: 'control_plane',
+  after: ['ports', 'server_groups', 'api_endpoint'],
+  async run(ctx) {
+    const init = (await plannedNodes(ctx)).find((p) => p.role === 'init');
+    if (init) {
+      await ensureServer(ctx, init);
+      await ctx.setCondition('control_plane', 'Unknown', 'Booting', `Booting ${init.name} (kubeadm init).`);
+    }
+    for (const s of await observedServers(ctx)) if (isControlPlane(s.role)) failIfBroken(s, 'control_plane');
+  },
+};
+
+/** Workers boot as soon as the first control plane does: their join retries until the API answers. */
+export const ensureWorkers: Step = {
+  name: 'workers',
+  condition: 'workers',
+  after: ['control_plane_init'],
+  async run(ctx) {
+    const wanted = (await plannedNodes(ctx)).filter((p) => p.role === 'worker');
+    for (const p of wanted) await ensureServer(ctx, p);
+    if (wanted.length > 0) await ctx.setCondition('workers', 'Unknown', 'Booting', `Booting ${wanted.length} worker(s).`);
+    for (const s of await observedServers(ctx)) if (s.role === 'worker') failIfBroken(s, 'workers');
+  },
+};
+
+export const ensureApiReady: Step = {
+  name: 'api_ready',
+  condition: 'control_plane',
+  after: ['control_plane_init', 'api_members'],
+  async run(ctx) {
+    const kube = await kubeFor(ctx);
+    if (await kube.readyz()) return;
+    const c = ctx.cluster.conditions.control_plane;
+    if (c?.reason !== 'Initializing') await ctx.setCondition('control_plane', 'Unknown', 'Initializing', `Waiting for the API at ${ctx.cluster.api_address} to answer /readyz.`);
+    throw new Wait(ctx.pollMs, 'the API is not ready');
+  },
+};
+
+/** Every add-on's objects, applied in order by server-side apply (idempotent). */
+export async function applyAddons(ctx: RunContext, kube: KubeClient): Promise<string[]> {
+  const spec = await clusterSpec(ctx);
+  const net = await clusterNet(ctx);
+  const secret = ctx.cloudFactory.credentialSecret(ctx.cluster);
+  if (!secret || !ctx.cluster.app_cred_id) throw new StepFailure('NoCredential', 'The cluster has no application credential.', 'addons');
+  const cloud = renderCloudConfig(
+    spec,
+    { ...ctx.cloudFactory.identity, applicationCredentialId: ctx.cluster.app_cred_id, applicationCredentialSecret: secret },
+    { floatingNetworkId: net.externalNetworkId, subnetId: net.subnetId, networkName: net.networkName },
+  );
+  const applied: string[] = [];
+  for (const addon of renderAddons(ADDONS, spec, { cloud })) {
+    for (const o of addon.objects) await kube.apply(o, 'magnum');
+    applied.push(addon.name);
+  }
+  return applied;
+}
+
+export const ensureAddons: Step = {
+  name: 'addons',
+  condition: 'addons',
+  after: ['api_ready'],
+  async run(ctx) {
+    if (ctx.cluster.conditions.addons?.status === 'True') return;
+    await ctx.setCondition('addons', 'Unknown', 'Applying', 'Applying the add-ons.');
+    const applied = await applyAddons(ctx, await kubeFor(ctx));
+    await ctx.setCondition('addons', 'True', 'Applied', `Applied: ${applied.join(', ')}.`);
+  },
+};
+
+/** Extra control planes, one at a time: the next boots once the previous one is a Node. */
+export const ensureControlPlaneJoins: Step = {
+  name: 'control_plane_join',
+  condition: 'control_plane',
+  after: ['api_ready', 'api_members'],
+  async run(ctx) {
+    const servers = await observedServers(ctx);
+    for (const s of servers) if (isControlPlane(s.role)) failIfBroken(s, 'control_plane');
+    const next = (await plannedNodes(ctx)).find((p) => p.role === 'control-plane');
+    if (!next) return;
+    const nodes = new Set((await (await kubeFor(ctx)).listNodes()).map((n) => n.metadata.name));
+    const joining = servers.find((s) => isControlPlane(s.role) && !nodes.has(s.name));
+    if (joining) throw new Wait(ctx.pollMs, `control plane ${joining.name} is joining`);
+    await ensureServer(ctx, next);
+    await ctx.setCondition('control_plane', 'Unknown', 'Joining', `Control plane ${next.name} is joining.`);
+    throw new Wait(ctx.pollMs, `control plane ${next.name} is joining`);
+  },
+};
+
+/** Servers without a usable Node, by role. */
+export async function unready(ctx: RunContext, kube: KubeClient, servers: ObservedServer[]): Promise<ObservedServer[]> {
+  const nodes = new Map((await kube.listNodes()).map((n) => [n.metadata.name, n]));
+  return servers.filter((s) => {
+    const n = nodes.get(s.name);
+    return s.server.status !== 'ACTIVE' || !n || !nodeUsable(n);
+  });
+}
+
+export const ensureReady: Step = {
+  name: 'readiness',
+  after: ['addons', 'control_plane_join', 'workers'],
+  async run(ctx) {
+    const servers = await observedServers(ctx);
+    for (const s of servers) failIfBroken(s, isControlPlane(s.role) ? 'control_plane' : 'workers');
+    if ((await plannedNodes(ctx)).length > 0) throw new Wait(ctx.pollMs, 'nodes still to be made');
+    const kube = await kubeFor(ctx);
+    if (!(await kube.readyz())) throw new Wait(ctx.pollMs, 'the API is not ready');
+    const waiting = await unready(ctx, kube, servers);
+    const cps = servers.filter((s) => isControlPlane(s.role));
+    const cpWaiting = waiting.filter((s) => isControlPlane(s.role));
+    const wkWaiting = waiting.filter((s) => !isControlPlane(s.role));
+    if (cpWaiting.length === 0) {
+      if (ctx.cluster.conditions.control_plane?.status !== 'True') await ctx.setCondition('control_plane', 'True', 'Ready', `${cps.length} control plane node(s) Ready.`);
+    } else {
+      await ctx.setCondition('control_plane', 'Unknown', 'NodesNotReady', `Waiting for ${cpWaiting.map((s) => s.name).join(', ')} to be Ready.`);
+    }
+    if (wkWaiting.length === 0) {
+      if (ctx.cluster.conditions.workers?.status !== 'True') await ctx.setCondition('workers', 'True', 'Ready', `${servers.length - cps.length} worker node(s) Ready.`);
+    } else {
+      await ctx.setCondition('workers', 'Unknown', 'NodesNotReady', `Waiting for ${wkWaiting.map((s) => s.name).join(', ')} to be Ready.`);
+    }
+    if (waiting.length > 0) throw new Wait(ctx.pollMs, `${waiting.length} node(s) not Ready`);
+  },
+};

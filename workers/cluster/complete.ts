@@ -1,0 +1,34 @@
+// The end of an operation that changed nodes: what the cloud and the cluster's API show is written
+// back (node addresses per group, the group's Kubernetes version, the cluster's coe_version) in
+// the transaction that ends the operation.
+import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
+import { ClusterEntity } from '../../src/db/entities/cluster.js';
+import { kubeFor } from '../kube.js';
+import { succeed, type RunContext } from '../runner.js';
+import { nodeGroups } from './context.js';
+import { observedServers } from './ports.js';
+import { addressesOf } from './servers.js';
+
+export async function completeNodeGroups(ctx: RunContext, status: string, only?: string): Promise<unknown> {
+  ctx.forget('servers');
+  const servers = await observedServers(ctx);
+  const version = (await (await kubeFor(ctx)).version()).gitVersion;
+  const groups = await nodeGroups(ctx);
+  const result = await succeed(ctx, async (em) => {
+    for (const g of groups) {
+      const mine = servers.filter((s) => s.nodegroup === g.uuid).sort((a, b) => a.name.localeCompare(b.name));
+      const versions = [...new Set(mine.map((s) => s.version).filter(Boolean))];
+      await em.getRepository(NodeGroupEntity).update(
+        { uuid: g.uuid },
+        {
+          node_addresses: mine.flatMap((s) => addressesOf(s.server)),
+          ...(only === undefined || only === g.uuid ? { status, status_reason: null } : {}),
+          ...(versions.length === 1 ? { version: versions[0]!.startsWith('v') ? versions[0]! : `v${versions[0]!}` } : {}),
+          updated_at: new Date(),
+        },
+      );
+    }
+    await em.getRepository(ClusterEntity).update({ uuid: ctx.cluster.uuid }, { coe_version: version });
+  });
+  return result;
+}

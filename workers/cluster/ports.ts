@@ -1,0 +1,162 @@
+// The cluster's nodes as the cloud shows them and as the operation wants them. Observed: the
+// servers carrying the cluster tag, each labelled by its metadata (node group, role, Kubernetes
+// version, CA generation). Wanted: per node group, `node_count` servers that are not retiring; the
+// missing ones get names derived from the operation (serverName), so every run of it plans the
+// same names. Ports are made first, named after their server (IPs known before boot, §1.1 step 8).
+import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
+import type { NodeRole } from '../../src/kube/cloudinit/inputs.js';
+import { networkPlan, type GroupRef } from '../../src/kube/network-plan.js';
+import type { NeutronPort } from '../../src/openstack/neutron.js';
+import type { Server } from '../../src/openstack/nova-servers.js';
+import { StepFailure } from '../errors.js';
+import { clusterDescription, clusterTag, resourceName, serverName } from '../naming.js';
+import type { RunContext, Step } from '../runner.js';
+import { clusterNet, clusterSpec, nodeGroups } from './context.js';
+import { ensure } from './ensure.js';
+import { SG_ROLE } from './network.js';
+
+/** Server metadata keys the worker writes (observed state of each node). */
+export const META = {
+  cluster: 'magnum_cluster',
+  nodegroup: 'magnum_nodegroup',
+  role: 'magnum_role',
+  version: 'magnum_kube_version',
+  caGeneration: 'magnum_ca_generation',
+} as const;
+
+export interface ObservedServer {
+  server: Server;
+  name: string;
+  nodegroup: string;
+  role: NodeRole;
+  version: string;
+  caGeneration: number;
+}
+
+export interface PlannedNode {
+  name: string;
+  group: NodeGroupRow;
+  role: NodeRole;
+}
+
+/** Servers of the cluster (by tag), not yet gone. */
+export function observedServers(ctx: RunContext): Promise<ObservedServer[]> {
+  return ctx.memo('servers', async () => {
+    const nova = await ctx.cloud().servers();
+    const all = await nova.list({ tags: [clusterTag(ctx.cluster.uuid)] });
+    return all
+      .filter((s) => s.status !== 'DELETED' && s.status !== 'SOFT_DELETED')
+      .map((s) => {
+        const md = (s.metadata ?? {}) as Record<string, string>;
+        return {
+          server: s,
+          name: s.name,
+          nodegroup: md[META.nodegroup] ?? '',
+          role: (md[META.role] ?? 'worker') as NodeRole,
+          version: md[META.version] ?? '',
+          caGeneration: Number(md[META.caGeneration] ?? '1'),
+        };
+      });
+  });
+}
+
+/** The servers a run of this operation is retiring (resize's nodes_to_remove, replaced nodes). */
+export type Retiring = (s: ObservedServer) => boolean;
+
+/** Operations that retire servers register how they choose them (resize, upgrade, CA rotation). */
+export const RETIRING = new Map<string, (ctx: RunContext) => Promise<Retiring>>();
+
+export function retiringOf(ctx: RunContext): Promise<Retiring> {
+  return ctx.memo('retiring', async () => (await RETIRING.get(ctx.op.kind)?.(ctx)) ?? (() => false));
+}
+
+const groupLabel = (g: NodeGroupRow): string => (g.role === 'master' ? 'control-plane' : g.is_default ? 'worker' : g.name);
+export const isControlPlane = (r: NodeRole): boolean => r === 'init' || r === 'control-plane';
+
+/** The nodes to add: per group, node_count minus its live, non-retiring servers. */
+export function plannedNodes(ctx: RunContext): Promise<PlannedNode[]> {
+  return ctx.memo('plan', async () => {
+    const retiring = await retiringOf(ctx);
+    const spec = await clusterSpec(ctx);
+    const servers = await observedServers(ctx);
+    const taken = new Set(servers.map((s) => s.name));
+    const anyControlPlane = servers.some((s) => isControlPlane(s.role));
+    const out: PlannedNode[] = [];
+    // A create plans every group; other operations only the group they name.
+    const target = ctx.op.kind === 'create' ? undefined : (ctx.op.params as { nodegroup?: string }).nodegroup;
+    for (const g of await nodeGroups(ctx)) {
+      if (ctx.op.kind !== 'create' && (g.uuid !== target || ctx.op.kind === 'nodegroup_delete')) continue;
+      const live = servers.filter((s) => s.nodegroup === g.uuid && !retiring(s));
+      let missing = Math.max(0, g.node_count - live.length);
+      for (let i = 0; missing > 0; i++) {
+        const name = serverName(spec.cluster.shortName, groupLabel(g), ctx.op.id, g.uuid, i);
+        if (taken.has(name)) continue;
+        const role: NodeRole = g.role !== 'master' ? 'worker' : !anyControlPlane && !out.some((p) => isControlPlane(p.role)) ? 'init' : 'control-plane';
+        out.push({ name, group: g, role });
+        missing--;
+      }
+    }
+    return out;
+  });
+}
+
+async function securityGroupId(ctx: RunContext, g: GroupRef): Promise<string> {
+  const name = resourceName(ctx.cluster, SG_ROLE[g]);
+  const row = (await ctx.ledger.live('security_group')).find((r) => r.name === name);
+  if (!row) throw new StepFailure('NotFound', `Security group ${name} is not recorded.`, 'security_groups');
+  return row.cloud_id;
+}
+
+/** The port named `name` (made if absent): fixed IP on the cluster subnet, the role's security group. */
+export async function ensurePort(ctx: RunContext, name: string, role: NodeRole): Promise<NeutronPort> {
+  const n = await ctx.cloud().neutron();
+  const net = await clusterNet(ctx);
+  const spec = await clusterSpec(ctx, net.subnetCidr);
+  const ref: GroupRef = isControlPlane(role) ? 'control-plane' : 'worker';
+  const plan = networkPlan(spec).ports[ref];
+  const sg = await securityGroupId(ctx, plan.securityGroup);
+  return ensure(ctx, {
+    step: 'ports', service: 'network', type: 'port', name,
+    get: (id) => n.ports.get(id),
+    findByName: () => n.ports.list({ name, network_id: net.networkId }),
+    create: () =>
+      n.ports.create({
+        name,
+        description: clusterDescription(ctx.cluster.uuid),
+        network_id: net.networkId,
+        fixed_ips: [{ subnet_id: net.subnetId }],
+        security_groups: [sg],
+        allowed_address_pairs: plan.allowedAddressPairs,
+        tags: [clusterTag(ctx.cluster.uuid)],
+      } as never),
+  });
+}
+
+/** Ports of the planned nodes, ahead of their servers. */
+export const ensurePorts: Step = {
+  name: 'ports',
+  after: ['network', 'security_groups'],
+  async run(ctx) {
+    for (const p of await plannedNodes(ctx)) await ensurePort(ctx, p.name, p.role);
+  },
+};
+
+/** Control-plane ports (live control-plane servers' and planned ones'), in creation order. */
+export function controlPlanePorts(ctx: RunContext): Promise<{ name: string; port: NeutronPort }[]> {
+  return ctx.memo('cp-ports', async () => {
+    const names = [
+      ...(await observedServers(ctx)).filter((s) => isControlPlane(s.role)).map((s) => s.name),
+      ...(await plannedNodes(ctx)).filter((p) => isControlPlane(p.role)).map((p) => p.name),
+    ];
+    const n = await ctx.cloud().neutron();
+    const rows = await ctx.ledger.live('port');
+    const out: { name: string; port: NeutronPort }[] = [];
+    for (const name of names) {
+      const row = rows.find((r) => r.name === name);
+      if (!row) continue;
+      const port = await n.ports.get(row.cloud_id).catch(() => undefined);
+      if (port) out.push({ name, port });
+    }
+    return out;
+  });
+}

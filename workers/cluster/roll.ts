@@ -1,0 +1,163 @@
+// Rolling replacement (k8s-bootstrap §5, §6): upgrade and CA rotation replace nodes, control
+// planes first and one at a time, then the workers of the group, with a surge of one: a new node
+// joins and is Ready before an old one is drained and deleted. A node is outdated when its server
+// metadata shows another Kubernetes version (upgrade) or an older CA generation (rotation).
+import { ClusterEntity } from '../../src/db/entities/cluster.js';
+import { OperationEntity } from '../../src/db/entities/operation.js';
+import { loadCa, loadClusterPki, rotateClusterPki, sealContext } from '../../src/pki/store.js';
+import { StepFailure, Wait } from '../errors.js';
+import { ACCESS, forgetKubeIdentity, kubeFor } from '../kube.js';
+import { serverName } from '../naming.js';
+import type { OperationSpec, RunContext, Step } from '../runner.js';
+import { syncMembers } from './api-lb.js';
+import { applyAddons, nodeUsable } from './bootstrap.js';
+import { completeNodeGroups } from './complete.js';
+import { clusterSpec, effectiveLabels, nodeGroups, template } from './context.js';
+import { isControlPlane, observedServers, type ObservedServer } from './ports.js';
+import { drainAndForget, ensureJoinToken, removeServer } from './scale.js';
+import { ensureServer, ensureServerGroups, failIfBroken } from './servers.js';
+
+const param = <T>(ctx: RunContext, k: string): T | undefined => (ctx.op.params as Record<string, unknown>)[k] as T | undefined;
+
+type Outdated = (s: ObservedServer) => boolean;
+
+/** Which servers the operation replaces: control planes always, workers of its node group (all groups for a rotation). */
+async function outdatedOf(ctx: RunContext): Promise<Outdated> {
+  const group = param<string>(ctx, 'nodegroup');
+  if (ctx.op.kind === 'upgrade') {
+    const version = (await clusterSpec(ctx)).kubernetes.version;
+    const groups = await nodeGroups(ctx);
+    const master = groups.find((g) => g.role === 'master')?.uuid;
+    const target = groups.find((g) => g.uuid === group);
+    // A default group's upgrade is the cluster's: control planes first; another group follows the cluster.
+    const inScope = (s: ObservedServer) => s.nodegroup === group || (target?.is_default === true && s.nodegroup === master);
+    return (s) => inScope(s) && s.version !== version;
+  }
+  const generation = (await loadClusterPki(ctx.ds, ctx.cloudFactory.secretBox, ctx.cluster.uuid))?.generation ?? 1;
+  return (s) => s.caGeneration < generation;
+}
+
+export const roll: Step = {
+  name: 'roll',
+  condition: 'control_plane',
+  after: ['server_groups'],
+  async run(ctx) {
+    const outdated = await outdatedOf(ctx);
+    const servers = await observedServers(ctx);
+    for (const s of servers) failIfBroken(s, isControlPlane(s.role) ? 'control_plane' : 'workers');
+    const old = servers.filter(outdated).sort((a, b) => Number(isControlPlane(b.role)) - Number(isControlPlane(a.role)) || a.name.localeCompare(b.name));
+    const first = old[0];
+    if (!first) return;
+    const condition = isControlPlane(first.role) ? 'control_plane' : 'workers';
+    if (isControlPlane(first.role) && !(await clusterSpec(ctx)).apiServer.loadBalancer) {
+      throw new StepFailure('NotSupported', 'Replacing the control plane of a cluster without an API load balancer would change its API address; create the cluster with master_lb_enabled.', condition);
+    }
+    const groups = await nodeGroups(ctx);
+    const g = groups.find((x) => x.uuid === first.nodegroup);
+    if (!g) throw new StepFailure('NotFound', `Server ${first.name} belongs to no node group.`, condition);
+    const kube = await kubeFor(ctx);
+    const inGroup = servers.filter((s) => s.nodegroup === g.uuid);
+    const fresh = inGroup.filter((s) => !outdated(s));
+    const nodes = new Map((await kube.listNodes()).map((n) => [n.metadata.name, n]));
+    const joining = fresh.filter((s) => { const n = nodes.get(s.name); return s.server.status !== 'ACTIVE' || !n || !nodeUsable(n); });
+    if (joining.length > 0) {
+      await ctx.setCondition(condition, 'Unknown', 'Replacing', `${joining.map((s) => s.name).join(', ')} joining to replace ${first.name}.`);
+      throw new Wait(ctx.pollMs, `${joining[0]!.name} joining`);
+    }
+    if (inGroup.length > g.node_count) {
+      // The surge node is Ready: the oldest outdated one goes (its load balancer member first).
+      if (isControlPlane(first.role)) await syncMembers(ctx, (port) => port !== first.name);
+      await drainAndForget(kube, first.name);
+      await ctx.setCondition(condition, 'Unknown', 'Replacing', `Removing ${first.name}.`);
+      await removeServer(ctx, first);
+      return;
+    }
+    const spec = await clusterSpec(ctx);
+    const taken = new Set(servers.map((s) => s.name));
+    let name = '';
+    for (let i = 0; !name || taken.has(name); i++) {
+      name = serverName(spec.cluster.shortName, g.role === 'master' ? 'control-plane' : g.is_default ? 'worker' : g.name, ctx.op.id, g.uuid, i);
+    }
+    await ensureJoinToken(ctx, kube);
+    const role = isControlPlane(first.role) ? 'control-plane' : 'worker';
+    await ensureServer(ctx, { name, group: g, role });
+    if (role === 'control-plane') {
+      ctx.forget('servers');
+      ctx.forget('cp-ports');
+      await syncMembers(ctx).catch((e) => { if (!(e instanceof Wait)) throw e; });
+    }
+    await ctx.setCondition(condition, 'Unknown', 'Replacing', `${name} joining to replace ${first.name}.`);
+    throw new Wait(ctx.pollMs, `${name} joining`);
+  },
+};
+
+/** After the control planes are replaced: add-ons whose versions follow Kubernetes' (OCCM, CSI, ...). */
+const reapplyAddons: Step = {
+  name: 'addons',
+  after: ['roll'],
+  async run(ctx) {
+    await applyAddons(ctx, await kubeFor(ctx));
+    if (ctx.cluster.conditions.control_plane?.status !== 'True') await ctx.setCondition('control_plane', 'True', 'Ready', 'Control plane up to date.');
+    if (ctx.cluster.conditions.workers?.status !== 'True') await ctx.setCondition('workers', 'True', 'Ready', 'Workers up to date.');
+  },
+};
+
+export const upgradeOperation: OperationSpec = {
+  kind: 'upgrade',
+  parallel: true,
+  steps: [ensureServerGroups, roll, reapplyAddons],
+  async finish(ctx) {
+    const target = param<string>(ctx, 'cluster_template');
+    const g = (await nodeGroups(ctx)).find((x) => x.uuid === param<string>(ctx, 'nodegroup'));
+    if (target && g?.is_default) {
+      await ctx.ds.getRepository(ClusterEntity).update({ uuid: ctx.cluster.uuid }, { cluster_template_id: target, labels: effectiveLabels(ctx, await template(ctx)) });
+    }
+    return completeNodeGroups(ctx, 'UPDATE_COMPLETE');
+  },
+};
+
+/** New CAs (an ensure: a retried run finds them), the previous kubernetes CA kept sealed in the operation for the roll. */
+const rotatePki: Step = {
+  name: 'rotate_pki',
+  after: [],
+  async run(ctx) {
+    if (param<string>(ctx, 'previous_ca')) return;
+    const box = ctx.cloudFactory.secretBox;
+    await ctx.ds.transaction(async (em) => {
+      const previous = await loadCa(em, box, ctx.cluster.uuid, 'kubernetes');
+      if (!previous) throw new StepFailure('NotFound', 'The cluster has no certificate authority.', 'control_plane');
+      const from = param<number>(ctx, 'from_generation');
+      const rotated = await rotateClusterPki(em, box, ctx.cluster, from !== undefined ? { fromGeneration: from } : {});
+      if (!rotated.rotated) throw new StepFailure('Conflict', 'The CAs were rotated by an earlier run whose previous CA was not kept; rotate again.', 'control_plane');
+      const params = { ...ctx.op.params, previous_ca: previous.cert, previous_ca_key: box.seal(previous.key, `${sealContext(ctx.cluster.uuid, 'kubernetes')}:previous`), generation: rotated.generation };
+      await em.getRepository(OperationEntity).update({ id: ctx.op.id }, { params });
+      ctx.op = { ...ctx.op, params };
+    });
+    forgetKubeIdentity(ctx.cluster.uuid);
+    ctx.forget('kube');
+    ctx.forget('pki');
+    ctx.forget('pki-generation');
+  },
+};
+
+ACCESS.set('rotate_ca', async (ctx) => {
+  const cert = param<string>(ctx, 'previous_ca');
+  const sealed = param<string>(ctx, 'previous_ca_key');
+  if (!cert || !sealed) return {};
+  const generation = param<number>(ctx, 'generation') ?? 0;
+  const oldControlPlanes = (await observedServers(ctx)).some((s) => isControlPlane(s.role) && s.caGeneration < generation);
+  // The API trusts the CAs of its live control planes: the old identity works until the last old one goes.
+  const previous = { cert, key: ctx.cloudFactory.secretBox.open(sealed, `${sealContext(ctx.cluster.uuid, 'kubernetes')}:previous`) };
+  return { trust: [cert], ...(oldControlPlanes ? { identityCa: previous } : {}) };
+});
+
+export const rotateCaOperation: OperationSpec = {
+  kind: 'rotate_ca',
+  parallel: true,
+  steps: [rotatePki, { ...ensureServerGroups, after: ['rotate_pki'] }, roll, reapplyAddons],
+  async finish(ctx) {
+    forgetKubeIdentity(ctx.cluster.uuid);
+    ctx.forget('kube');
+    return completeNodeGroups(ctx, 'UPDATE_COMPLETE');
+  },
+};

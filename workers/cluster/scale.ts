@@ -1,0 +1,224 @@
+// Node changes after the create (k8s-bootstrap §5): resize and update (a node group's count, with
+// named nodes_to_remove or else the newest), node group create/update/delete. New nodes join with
+// a bootstrap token the worker registers in the cluster for the operation; removed nodes are
+// cordoned, drained through the Eviction API, their Node deleted, then their server and port.
+import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
+import type { KubeClient } from '../../src/kube/api-client.js';
+import { isNotFound, OpenStackError } from '../../src/openstack/errors.js';
+import { Wait } from '../errors.js';
+import { kubeFor } from '../kube.js';
+import { succeed, type OperationSpec, type RunContext, type Step } from '../runner.js';
+import { completeNodeGroups } from './complete.js';
+import { nodeGroups } from './context.js';
+import { syncMembers } from './api-lb.js';
+import { isControlPlane, observedServers, plannedNodes, RETIRING, type ObservedServer, type Retiring } from './ports.js';
+import { ensurePorts } from './ports.js';
+import { bootstrapToken, ensureServer, ensureServerGroups, failIfBroken } from './servers.js';
+import { unready } from './bootstrap.js';
+
+const param = (ctx: RunContext, k: string): unknown => (ctx.op.params as Record<string, unknown>)[k];
+const created = (s: ObservedServer): number => new Date((s.server as { created?: string }).created ?? 0).getTime();
+
+/** Resize/update: the named nodes, then the newest of the group beyond its node_count. */
+async function resizeRetiring(ctx: RunContext): Promise<Retiring> {
+  const groupId = param(ctx, 'nodegroup') as string;
+  const named = new Set(((param(ctx, 'nodes_to_remove') as string[] | undefined) ?? []).map((x) => x.toLowerCase()));
+  const g = (await nodeGroups(ctx)).find((x) => x.uuid === groupId);
+  const mine = (await observedServers(ctx)).filter((s) => s.nodegroup === groupId);
+  const out = new Set(mine.filter((s) => named.has(s.server.id.toLowerCase()) || named.has(s.name.toLowerCase())).map((s) => s.server.id));
+  const keep = mine.filter((s) => !out.has(s.server.id)).sort((a, b) => created(a) - created(b) || a.name.localeCompare(b.name));
+  const excess = Math.max(0, keep.length - (g?.node_count ?? keep.length));
+  for (const s of keep.slice(keep.length - excess)) out.add(s.server.id);
+  return (s) => out.has(s.server.id);
+}
+
+RETIRING.set('resize', resizeRetiring);
+RETIRING.set('update', resizeRetiring);
+RETIRING.set('nodegroup_delete', async (ctx) => {
+  const groupId = param(ctx, 'nodegroup') as string;
+  return (s) => s.nodegroup === groupId;
+});
+
+/** The operation's bootstrap token as a Secret in kube-system (k8s-bootstrap §1.6), valid one hour. */
+export async function ensureJoinToken(ctx: RunContext, kube: KubeClient): Promise<void> {
+  const [id, secret] = bootstrapToken(ctx).split('.') as [string, string];
+  await kube.apply({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `bootstrap-token-${id}`, namespace: 'kube-system' },
+    type: 'bootstrap.kubernetes.io/token',
+    stringData: {
+      'token-id': id,
+      'token-secret': secret,
+      expiration: new Date(Date.now() + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      'usage-bootstrap-authentication': 'true',
+      'usage-bootstrap-signing': 'true',
+      'auth-extra-groups': 'system:bootstrappers:kubeadm:default-node-token',
+    },
+  } as never, 'magnum');
+}
+
+export async function dropJoinToken(ctx: RunContext, kube: KubeClient): Promise<void> {
+  const [id] = bootstrapToken(ctx).split('.') as [string];
+  await kube.delete('v1', 'Secret', 'kube-system', `bootstrap-token-${id}`).catch(() => undefined);
+}
+
+/** Cordon, evict what is not a DaemonSet's or a mirror pod, delete the Node (gone: done). */
+export async function drainAndForget(kube: KubeClient, name: string): Promise<void> {
+  if (!(await kube.getNode(name))) return;
+  await kube.cordon(name);
+  for (const p of await kube.podsOn(name)) {
+    const owners = p.metadata.ownerReferences ?? [];
+    if (owners.some((o) => o.kind === 'DaemonSet')) continue;
+    if (p.metadata.annotations?.['kubernetes.io/config.mirror']) continue;
+    await kube.evict(p.metadata.namespace ?? 'default', p.metadata.name);
+  }
+  await kube.deleteNode(name);
+}
+
+/** Deletes a server and then its port; Wait until the server is gone. */
+export async function removeServer(ctx: RunContext, s: ObservedServer): Promise<void> {
+  const nova = await ctx.cloud().servers();
+  try {
+    await nova.delete(s.server.id);
+  } catch (e) {
+    if (!(e instanceof OpenStackError && e.kind === 'conflict') && !isNotFound(e)) throw e;
+  }
+  throw new Wait(ctx.pollMs, `server ${s.name} being deleted`);
+}
+
+/** Ports of servers that are gone (the server's delete frees but keeps a pre-made port). */
+async function dropOrphanPorts(ctx: RunContext): Promise<void> {
+  const live = new Set((await observedServers(ctx)).map((s) => s.name));
+  const planned = new Set((await plannedNodes(ctx)).map((p) => p.name));
+  const n = await ctx.cloud().neutron();
+  for (const row of await ctx.ledger.live('port')) {
+    if (!row.name || live.has(row.name) || planned.has(row.name)) continue;
+    await n.ports.delete(row.cloud_id);
+    await ctx.ledger.markDeleted('network', 'port', row.cloud_id);
+  }
+}
+
+/** Servers whose server record is still there after deletion: gone once Nova answers 404. */
+async function settleRemoved(ctx: RunContext, gone: ObservedServer[]): Promise<void> {
+  for (const s of gone) await ctx.ledger.markDeleted('compute', 'server', s.server.id);
+}
+
+export const scaleDown: Step = {
+  name: 'scale_down',
+  condition: 'workers',
+  after: [],
+  async run(ctx) {
+    const retiring = await (RETIRING.get(ctx.op.kind)?.(ctx) ?? Promise.resolve(() => false));
+    const leaving = (await observedServers(ctx)).filter(retiring);
+    if (leaving.length > 0) {
+      await ctx.setCondition('workers', 'Unknown', 'Removing', `Removing ${leaving.map((s) => s.name).join(', ')}.`);
+      const kube = await kubeFor(ctx);
+      if (leaving.some((s) => isControlPlane(s.role))) await syncMembers(ctx, (port) => !leaving.some((s) => s.name === port));
+      for (const s of leaving) {
+        if (await kube.readyz()) await drainAndForget(kube, s.name);
+      }
+      for (const s of leaving) {
+        try {
+          await removeServer(ctx, s);
+        } catch (e) {
+          if (!(e instanceof Wait)) throw e;
+        }
+      }
+      throw new Wait(ctx.pollMs, `${leaving.length} server(s) being removed`);
+    }
+    await settleRemoved(ctx, []);
+    await dropOrphanPorts(ctx);
+  },
+};
+
+export const joinToken: Step = {
+  name: 'join_token',
+  after: [],
+  async run(ctx) {
+    if ((await plannedNodes(ctx)).length === 0) return;
+    await ensureJoinToken(ctx, await kubeFor(ctx));
+  },
+};
+
+export const scaleUp: Step = {
+  name: 'scale_up',
+  condition: 'workers',
+  after: ['ports', 'server_groups', 'join_token'],
+  async run(ctx) {
+    const planned = await plannedNodes(ctx);
+    for (const p of planned) await ensureServer(ctx, p);
+    if (planned.length > 0) await ctx.setCondition('workers', 'Unknown', 'Joining', `${planned.map((p) => p.name).join(', ')} joining.`);
+    for (const s of await observedServers(ctx)) failIfBroken(s, 'workers');
+  },
+};
+
+/** Every remaining server a usable Node. */
+export const nodesReady: Step = {
+  name: 'nodes_ready',
+  after: ['scale_up', 'scale_down'],
+  async run(ctx) {
+    ctx.forget('servers');
+    const servers = await observedServers(ctx);
+    for (const s of servers) failIfBroken(s, 'workers');
+    const kube = await kubeFor(ctx);
+    const waiting = await unready(ctx, kube, servers);
+    if (waiting.length > 0) {
+      await ctx.setCondition('workers', 'Unknown', 'NodesNotReady', `Waiting for ${waiting.map((s) => s.name).join(', ')} to be Ready.`);
+      throw new Wait(ctx.pollMs, `${waiting.length} node(s) not Ready`);
+    }
+    await dropJoinToken(ctx, kube);
+    await ctx.setCondition('workers', 'True', 'Ready', `${servers.filter((s) => !isControlPlane(s.role)).length} worker node(s) Ready.`);
+  },
+};
+
+const NODE_STEPS: readonly Step[] = [ensureServerGroups, scaleDown, { ...ensurePorts, after: [] }, joinToken, scaleUp, nodesReady];
+
+function nodeOperation(kind: 'resize' | 'update' | 'nodegroup_create', status: 'UPDATE_COMPLETE' | 'CREATE_COMPLETE'): OperationSpec {
+  return {
+    kind,
+    parallel: true,
+    steps: NODE_STEPS,
+    finish: (ctx) => completeNodeGroups(ctx, status, param(ctx, 'nodegroup') as string),
+  };
+}
+
+export const resizeOperation = nodeOperation('resize', 'UPDATE_COMPLETE');
+export const updateOperation = nodeOperation('update', 'UPDATE_COMPLETE');
+export const nodegroupCreateOperation = nodeOperation('nodegroup_create', 'CREATE_COMPLETE');
+
+/** min/max only: nothing in the cloud changes. */
+export const nodegroupUpdateOperation: OperationSpec = {
+  kind: 'nodegroup_update',
+  steps: [],
+  finish: (ctx) => completeNodeGroups(ctx, 'UPDATE_COMPLETE', param(ctx, 'nodegroup') as string),
+};
+
+/** The group's servers go, then its server group, then its row. */
+export const nodegroupDeleteOperation: OperationSpec = {
+  kind: 'nodegroup_delete',
+  parallel: true,
+  steps: [
+    scaleDown,
+    {
+      name: 'server_group',
+      after: ['scale_down'],
+      async run(ctx) {
+        const g = (await nodeGroups(ctx)).find((x) => x.uuid === param(ctx, 'nodegroup'));
+        if (!g) return;
+        const nova = await ctx.cloud().novaResources();
+        for (const r of await ctx.ledger.live('server_group')) {
+          if (!r.name?.endsWith(`-${g.name}`)) continue;
+          await nova.deleteServerGroup(r.cloud_id);
+          await ctx.ledger.markDeleted(r.service, 'server_group', r.cloud_id);
+        }
+      },
+    },
+  ],
+  async finish(ctx) {
+    const groupId = param(ctx, 'nodegroup') as string;
+    return succeed(ctx, async (em) => {
+      await em.getRepository(NodeGroupEntity).delete({ uuid: groupId });
+    });
+  },
+};

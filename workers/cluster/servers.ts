@@ -1,0 +1,159 @@
+// Servers: one per planned node, on its pre-made port, in its node group's server group
+// (soft-anti-affinity), with the user-data of its role (kubeadm init, control-plane join, worker
+// join) and metadata naming its node group, role, Kubernetes version and CA generation.
+import { createHmac } from 'node:crypto';
+import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
+import type { UserDataInput } from '../../src/kube/cloudinit/inputs.js';
+import { renderUserData } from '../../src/kube/cloudinit/userdata.js';
+import { isNotFound } from '../../src/openstack/errors.js';
+import type { Server } from '../../src/openstack/nova-servers.js';
+import { loadClusterPki } from '../../src/pki/store.js';
+import type { ConditionType } from '../../src/domain/cluster-status.js';
+import { StepFailure } from '../errors.js';
+import { clusterTag, serverGroupName } from '../naming.js';
+import type { RunContext, Step } from '../runner.js';
+import { endpoint } from './api-lb.js';
+import { clusterSpec, nodeGroups, template } from './context.js';
+import { ensure } from './ensure.js';
+import { ensurePort, isControlPlane, META, observedServers, type ObservedServer, type PlannedNode } from './ports.js';
+
+/** One server group per node group (k8s-bootstrap §1.1 step 7). */
+export const ensureServerGroups: Step = {
+  name: 'server_groups',
+  after: [],
+  async run(ctx) {
+    for (const g of await nodeGroups(ctx)) await serverGroup(ctx, g);
+  },
+};
+
+async function serverGroup(ctx: RunContext, g: NodeGroupRow): Promise<string> {
+  const nova = await ctx.cloud().novaResources();
+  const name = serverGroupName(ctx.cluster, g.name);
+  const sg = await ensure(ctx, {
+    step: 'server_groups', service: 'compute', type: 'server_group', name,
+    get: async (id) => ({ ...(await nova.getServerGroup(id)), description: name }),
+    // No tags or descriptions on server groups: the full cluster uuid in the name marks ours.
+    findByName: async () => (await nova.listServerGroups({ name })).map((x) => ({ ...x, description: name })),
+    create: () => nova.createServerGroup({ name, policy: 'soft-anti-affinity' } as never),
+  });
+  return sg.id;
+}
+
+/** `[a-z0-9]{6}.[a-z0-9]{16}` derived from the cluster's credential secret and the operation (same in every run). */
+export function bootstrapToken(ctx: RunContext): string {
+  const secret = ctx.cloudFactory.credentialSecret(ctx.cluster);
+  if (!secret) throw new StepFailure('NoCredential', 'The cluster has no application credential.');
+  const digest = createHmac('sha256', secret).update(`bootstrap-token:${ctx.op.id}`).digest();
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  let s = '';
+  for (let i = 0; i < 22; i++) s += alphabet[digest[i]! % 36];
+  return `${s.slice(0, 6)}.${s.slice(6)}`;
+}
+
+async function resolveImage(ctx: RunContext, ref: string): Promise<string> {
+  const glance = await ctx.cloud().glance();
+  try {
+    return (await glance.getImage(ref)).id;
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+  const found = (await glance.listImages({ name: ref }))[0];
+  if (!found) throw new StepFailure('ImageNotFound', `Image ${ref} not found.`);
+  return found.id;
+}
+
+async function resolveFlavor(ctx: RunContext, ref: string): Promise<string> {
+  const nova = await ctx.cloud().nova();
+  try {
+    return (await nova.getFlavor(ref)).id;
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+  const found = (await nova.listFlavors()).find((f) => f.name === ref || f.id === ref);
+  if (!found) throw new StepFailure('FlavorNotFound', `Flavor ${ref} not found.`);
+  return found.id;
+}
+
+/** The user-data of a node of `role` named `name`. */
+export async function userData(ctx: RunContext, p: PlannedNode): Promise<string> {
+  const spec = await clusterSpec(ctx);
+  const ep = await endpoint(ctx);
+  const pki = await ctx.memo('pki', async () => {
+    const loaded = await loadClusterPki(ctx.ds, ctx.cloudFactory.secretBox, ctx.cluster.uuid);
+    if (!loaded) throw new StepFailure('NotFound', 'The cluster has no certificate authority.', 'control_plane');
+    return loaded;
+  });
+  const common = {
+    nodeName: p.name,
+    endpoint: { address: ep.internal, extraSans: ep.external !== ep.internal ? [ep.external] : [] },
+    bootstrapToken: bootstrapToken(ctx),
+    // During a CA rotation joiners also accept the previous CA, which still serves the API.
+    ...(typeof ctx.op.params.previous_ca === 'string' ? { trustedCaCerts: [ctx.op.params.previous_ca] } : {}),
+  };
+  const input: UserDataInput =
+    p.role === 'worker' ? { ...common, role: 'worker', caCert: pki.pki.ca.cert } : { ...common, role: p.role, pki: pki.pki };
+  return renderUserData(spec, input);
+}
+
+/** The server of a planned node (its port first), created once: found again by name and tag. */
+export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Server> {
+  const nova = await ctx.cloud().servers();
+  const spec = await clusterSpec(ctx);
+  const t = await template(ctx);
+  const port = await ensurePort(ctx, p.name, p.role);
+  const group = await serverGroup(ctx, p.group);
+  const cp = isControlPlane(p.role);
+  const c = ctx.cluster;
+  const flavorRef = p.group.flavor_id ?? (cp ? c.master_flavor_id ?? t.master_flavor_id : c.flavor_id ?? t.flavor_id);
+  if (!flavorRef) throw new StepFailure('InvalidRequest', `No flavor for node group ${p.group.name}.`);
+  const imageRef = p.group.image_id ?? t.image_id;
+  if (!imageRef) throw new StepFailure('InvalidRequest', 'The cluster template names no image.');
+  const generation = (await ctx.memo('pki-generation', async () => (await loadClusterPki(ctx.ds, ctx.cloudFactory.secretBox, c.uuid))?.generation ?? 1));
+  const server = await ensure<Server>(ctx, {
+    step: 'servers', service: 'compute', type: 'server', name: p.name,
+    get: (id) => nova.get(id),
+    findByName: () => nova.list({ name: p.name }),
+    create: async () => {
+      const body = {
+        name: p.name,
+        flavorRef: await resolveFlavor(ctx, flavorRef),
+        imageRef: await resolveImage(ctx, imageRef),
+        networks: [{ port: port.id }],
+        user_data: Buffer.from(await userData(ctx, p)).toString('base64'),
+        metadata: {
+          [META.cluster]: c.uuid,
+          [META.nodegroup]: p.group.uuid,
+          [META.role]: p.role,
+          [META.version]: spec.kubernetes.version,
+          [META.caGeneration]: String(generation),
+        },
+        tags: [clusterTag(c.uuid)],
+        ...(c.keypair ?? t.keypair_id ? { key_name: (c.keypair ?? t.keypair_id)! } : {}),
+        ...(spec.nodes.availabilityZone ? { availability_zone: spec.nodes.availabilityZone } : {}),
+      };
+      const created = await nova.create(body as never, { group });
+      return { id: created.id, name: p.name, tags: [clusterTag(c.uuid)] } as unknown as Server;
+    },
+  });
+  ctx.forget('servers');
+  return server;
+}
+
+/** A server in ERROR ends the operation with Nova's fault as the reason. */
+export function failIfBroken(s: ObservedServer, condition: ConditionType): void {
+  if (s.server.status !== 'ERROR') return;
+  const fault = (s.server as { fault?: { message?: string } }).fault?.message ?? 'unknown fault';
+  const reason = /no valid host/i.test(fault) ? 'NoValidHost' : /quota/i.test(fault) ? 'QuotaExceeded' : 'ServerError';
+  throw new StepFailure(reason, `Server ${s.name} (${s.server.id}) is in ERROR: ${fault}`, condition);
+}
+
+/** The fixed IPv4 addresses of a server. */
+export function addressesOf(s: Server): string[] {
+  const out: string[] = [];
+  for (const list of Object.values((s.addresses ?? {}) as Record<string, { addr: string; version: number }[]>)) {
+    for (const a of list) if (a.version === 4) out.push(a.addr);
+  }
+  return out;
+}
+
+export { observedServers };

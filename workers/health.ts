@@ -1,0 +1,57 @@
+// The periodic health check (issue 6 item 6, k8s-bootstrap §1.8): for each settled cluster with an
+// API address, /readyz through its endpoint and every Node's Ready condition. health_status is
+// HEALTHY (API ok, all nodes Ready), UNHEALTHY (an answer that is not), UNKNOWN (no answer);
+// health_status_reason as Magnum writes it ({"api": "ok", "<node>.Ready": "True"}), with the time.
+import type { DataSource } from 'typeorm';
+import { ClusterEntity, type ClusterRow } from '../src/db/entities/cluster.js';
+import { nodeReady } from '../src/kube/api-client.js';
+import type { CloudFactory } from './cloud.js';
+import { kubeClient } from './kube.js';
+
+export interface HealthResult {
+  status: 'HEALTHY' | 'UNHEALTHY' | 'UNKNOWN';
+  reason: Record<string, string>;
+}
+
+export async function checkCluster(ds: DataSource, factory: CloudFactory, c: ClusterRow): Promise<HealthResult> {
+  const kube = await kubeClient(ds, factory, c);
+  if (!kube) return { status: 'UNKNOWN', reason: { api: 'no API address or credential' } };
+  let ready = false;
+  try {
+    ready = await kube.readyz();
+  } catch (e) {
+    return { status: 'UNKNOWN', reason: { api: (e as Error).message } };
+  }
+  if (!ready) return { status: 'UNKNOWN', reason: { api: 'no answer from /readyz' } };
+  const reason: Record<string, string> = { api: 'ok' };
+  let healthy = true;
+  for (const n of await kube.listNodes()) {
+    const ok = nodeReady(n);
+    reason[`${n.metadata.name}.Ready`] = ok ? 'True' : 'False';
+    healthy &&= ok;
+  }
+  return { status: healthy ? 'HEALTHY' : 'UNHEALTHY', reason };
+}
+
+/** One pass over the clusters that are not being changed; returns how many were checked. */
+export async function healthPass(ds: DataSource, factory: CloudFactory): Promise<number> {
+  const clusters = await ds.getRepository(ClusterEntity)
+    .createQueryBuilder('c')
+    .where('c.api_address IS NOT NULL')
+    .andWhere(`c.status IN ('CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_FAILED', 'ROLLBACK_COMPLETE')`)
+    .getMany();
+  let checked = 0;
+  for (const c of clusters) {
+    const h = await checkCluster(ds, factory, c).catch((e: unknown) => ({ status: 'UNKNOWN' as const, reason: { api: (e as Error).message } }));
+    const now = new Date();
+    const condition = { status: h.status === 'HEALTHY' ? 'True' : h.status === 'UNHEALTHY' ? 'False' : 'Unknown', reason: h.status === 'HEALTHY' ? 'Healthy' : h.status === 'UNHEALTHY' ? 'NodesNotReady' : 'Unreachable', message: JSON.stringify(h.reason), since: now.toISOString() };
+    // Only the health columns and condition: an operation that started meanwhile owns the rest.
+    await ds.query(
+      `UPDATE cluster SET health_status = $2, health_status_reason = $3, health_checked_at = $4,
+         conditions = jsonb_set(conditions, '{health}', $5::jsonb) WHERE uuid = $1`,
+      [c.uuid, h.status, JSON.stringify(h.reason), now, JSON.stringify(condition)],
+    );
+    checked++;
+  }
+  return checked;
+}
