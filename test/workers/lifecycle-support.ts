@@ -63,9 +63,12 @@ export async function harness(opts: { roomy?: boolean; timeScale?: number } = {}
       ...extra,
     }),
     async close() {
-      const q = new Queue(OPERATIONS_QUEUE, { connection: new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null }), prefix: t.config.queuePrefix });
+      const connection = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+      const q = new Queue(OPERATIONS_QUEUE, { connection, prefix: t.config.queuePrefix });
       await q.obliterate({ force: true }).catch(() => undefined);
       await q.close();
+      // A connection handed to BullMQ stays open after close(): left, it keeps the test process alive.
+      connection.disconnect();
       for (const c of connections) c.disconnect();
       await t.close();
     },
