@@ -41,6 +41,8 @@ export interface Config {
   logLevel: string;
   /** BullMQ key prefix of the operations queue (QUEUE_PREFIX). */
   queuePrefix: string;
+  /** How often the relay looks for operations not in the queue (OPERATION_SWEEP_MS). */
+  operationSweepMs: number;
   /** Seconds after which a worker without a heartbeat is shown `down` (SERVICE_DOWN_TIME). */
   serviceDownTime: number;
   /** Clusters per project when no quota row says otherwise ([quotas] max_clusters_per_project). */
@@ -130,6 +132,7 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 256),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     queuePrefix: str(env, 'QUEUE_PREFIX', 'bull'),
+    operationSweepMs: int(env, 'OPERATION_SWEEP_MS', 5000, 100),
     serviceDownTime: int(env, 'SERVICE_DOWN_TIME', 180, 1),
     maxClustersPerProject: int(env, 'MAX_CLUSTERS_PER_PROJECT', 20, 0),
     secretKeys: secretKeys(env),

@@ -71,7 +71,9 @@ export async function createServices(config: Config, opts: { processMetrics?: bo
   const queue = new Queue(OPERATIONS_QUEUE, { connection: queueConnection, prefix: config.queuePrefix });
   const relay = new OperationRelay(db, queue, {
     databaseUrl: config.databaseUrl,
+    sweepMs: config.operationSweepMs,
     onError: (e) => warn(config)({ error: e.message }, 'operation relay failed'),
+    onRecovered: (r) => warn(config)({ operation: r.operation, cluster: r.cluster, kind: r.kind, state: r.state, job: r.job }, 'operation queued again: its job had ended'),
   });
   await relay.start();
   return {

@@ -2,12 +2,21 @@
 // on, then relayed to BullMQ with the row's id as the job id. A relay that runs twice adds the
 // same job id twice, which BullMQ ignores; a relay that never ran is caught up by the next pass
 // (woken by NOTIFY operation_pending, and by a periodic sweep), so no operation is lost or doubled.
+// The sweep also finds operations still queued or running whose job has ended without ending them
+// (it stalled more often than BullMQ allows, a closing worker's run stopped, the job was removed)
+// and queues them again: the row, not the job, says what is left to do.
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { DataSource, EntityManager } from 'typeorm';
 import pg from 'pg';
 import { ACTIVE_STATES, OperationEntity, type OperationKind, type OperationRow } from '../db/entities/operation.js';
 import { errors } from '../domain/errors.js';
+
+/** Finished jobs are kept a while for inspection, then removed (Redis does not grow with history). */
+export const JOB_RETENTION = { removeOnComplete: { age: 3600, count: 5000 }, removeOnFail: { age: 7 * 86400 } } as const;
+
+/** Job states in which no worker will run the job again. */
+const ENDED_JOB_STATES = new Set(['completed', 'failed', 'unknown']);
 
 /** What a queued job carries: the operation row is the source of truth, the job only points at it. */
 export interface OperationJob {
@@ -72,13 +81,20 @@ export class OperationRelay {
   private listener: pg.Client | undefined;
   private sweep: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
+  private recovering: Promise<number> | undefined;
   private again = false;
   private closed = false;
 
   constructor(
     private readonly ds: DataSource,
     private readonly queue: Queue,
-    private readonly opts: { databaseUrl: string; sweepMs?: number; onError?: (e: Error) => void } ,
+    private readonly opts: {
+      databaseUrl: string;
+      sweepMs?: number;
+      onError?: (e: Error) => void;
+      /** An operation whose job had ended without ending it was queued again. */
+      onRecovered?: (r: { operation: string; cluster: string; kind: string; state: string; job: string }) => void;
+    },
   ) {}
 
   async start(): Promise<void> {
@@ -87,7 +103,10 @@ export class OperationRelay {
     this.listener.on('notification', () => void this.kick());
     await this.listener.connect();
     await this.listener.query('LISTEN operation_pending');
-    this.sweep = setInterval(() => void this.kick(), this.opts.sweepMs ?? 5000);
+    this.sweep = setInterval(() => {
+      void this.kick();
+      void this.recover().catch((e: Error) => this.opts.onError?.(e));
+    }, this.opts.sweepMs ?? 5000);
     this.sweep.unref();
     await this.kick();
   }
@@ -123,7 +142,7 @@ export class OperationRelay {
       );
       if (rows.length === 0) return 0;
       await this.queue.addBulk(
-        rows.map((r) => ({ name: r.kind, data: { operationId: r.id, clusterId: r.cluster_id } satisfies OperationJob, opts: { jobId: r.id } })),
+        rows.map((r) => ({ name: r.kind, data: { operationId: r.id, clusterId: r.cluster_id } satisfies OperationJob, opts: { jobId: r.id, ...JOB_RETENTION } })),
       );
       await em.query(`UPDATE operation SET state = 'queued', enqueued_at = now(), updated_at = now() WHERE id = ANY($1) AND state = 'pending'`, [
         rows.map((r) => r.id),
@@ -132,10 +151,55 @@ export class OperationRelay {
     });
   }
 
+  /**
+   * Queues again the queued or running operations whose job no worker will run (ended or gone).
+   * The job's state is read before the row is locked and read again: a run ends its operation in
+   * the database before its job completes, so a row still active behind an ended job is lost.
+   */
+  recover(): Promise<number> {
+    if (this.closed) return Promise.resolve(0);
+    this.recovering ??= this.recoverOnce().finally(() => {
+      this.recovering = undefined;
+    });
+    return this.recovering;
+  }
+
+  private async recoverOnce(): Promise<number> {
+    const active: { id: string }[] = await this.ds.query(
+      `SELECT id FROM operation WHERE state IN ('queued', 'running') ORDER BY created_at LIMIT 1000`,
+    );
+    if (active.length === 0) return 0;
+    const states = await Promise.all(active.map(async (r) => ({ id: r.id, state: await this.queue.getJobState(r.id) })));
+    const ended = states.filter((s) => ENDED_JOB_STATES.has(s.state));
+    if (ended.length === 0) return 0;
+    return this.ds.transaction(async (em) => {
+      // One recovery at a time across every process that runs a relay.
+      const [{ locked }] = await em.query(`SELECT pg_try_advisory_xact_lock(hashtext('operation-recovery')) AS locked`);
+      if (!locked) return 0;
+      const rows: { id: string; cluster_id: string; kind: string; state: string }[] = await em.query(
+        `SELECT id, cluster_id, kind, state FROM operation WHERE id = ANY($1) AND state IN ('queued', 'running') FOR UPDATE SKIP LOCKED`,
+        [ended.map((s) => s.id)],
+      );
+      let recovered = 0;
+      for (const r of rows) {
+        // Read again under the lock: another relay may have queued it since.
+        const now = await this.queue.getJobState(r.id);
+        if (!ENDED_JOB_STATES.has(now)) continue;
+        // A completed or failed job keeps its id: BullMQ would ignore a new job with the same one.
+        await this.queue.remove(r.id);
+        await this.queue.add(r.kind, { operationId: r.id, clusterId: r.cluster_id } satisfies OperationJob, { jobId: r.id, ...JOB_RETENTION });
+        recovered++;
+        this.opts.onRecovered?.({ operation: r.id, cluster: r.cluster_id, kind: r.kind, state: r.state, job: now });
+      }
+      return recovered;
+    });
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.sweep) clearInterval(this.sweep);
     await this.running;
+    await this.recovering?.catch(() => undefined);
     await this.listener?.end().catch(() => undefined);
   }
 }
