@@ -10,10 +10,11 @@ import type { Cloud } from '../cloud.js';
 import { Wait } from '../errors.js';
 import { clusterTag, resourceName, type Role } from '../naming.js';
 import type { OperationSpec, RunContext, Step } from '../runner.js';
+import { deleteDnsRecords } from './dns.js';
 import { ours, type Named } from './ensure.js';
 
 /** Types this delete knows; anything else in the ledger is logged and left (and stays recorded). */
-const KNOWN = new Set(['loadbalancer', 'listener', 'pool', 'healthmonitor', 'floatingip', 'server', 'port', 'router', 'router_interface', 'subnet', 'network', 'security_group', 'server_group']);
+const KNOWN = new Set(['loadbalancer', 'listener', 'pool', 'healthmonitor', 'floatingip', 'server', 'port', 'router', 'router_interface', 'subnet', 'network', 'security_group', 'server_group', 'recordset']);
 /** Octavia children: gone with their load balancer (cascade). */
 const LB_CHILDREN = ['listener', 'pool', 'healthmonitor'];
 
@@ -276,6 +277,7 @@ export const deleteOperation: OperationSpec = {
   kind: 'delete',
   overtakes: true,
   steps: [
+    deleteDnsRecords,
     loadBalancers,
     floatingIps,
     servers,

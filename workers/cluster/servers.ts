@@ -85,7 +85,7 @@ export async function userData(ctx: RunContext, p: PlannedNode): Promise<string>
   });
   const common = {
     nodeName: p.name,
-    endpoint: { address: ep.internal, extraSans: ep.external !== ep.internal ? [ep.external] : [] },
+    endpoint: { address: ep.internal, extraSans: apiSans(ep.internal, ep.external, spec.apiServer.dnsRecord?.name) },
     bootstrapToken: bootstrapToken(ctx),
     // During a CA rotation joiners also accept the previous CA, which still serves the API.
     ...(typeof ctx.op.params.previous_ca === 'string' ? { trustedCaCerts: [ctx.op.params.previous_ca] } : {}),
@@ -157,3 +157,8 @@ export function addressesOf(s: Server): string[] {
 }
 
 export { observedServers };
+
+/** The apiserver certificate's further names: the floating IP and the DNS name, when there are. */
+function apiSans(internal: string, external: string, dnsName: string | undefined): string[] {
+  return [...(external !== internal ? [external] : []), ...(dnsName ? [dnsName.replace(/\.$/, '')] : [])];
+}

@@ -88,6 +88,18 @@ export const registryPrefix: LabelType<string> = {
   },
 };
 
+/** A DNS zone name as Designate stores it: lower case, dot-separated labels, the trailing dot added. */
+export const dnsZone: LabelType<string> = {
+  accepts: 'DNS zone name (example.org.)',
+  parse(raw) {
+    const v = raw.trim().toLowerCase().replace(/\.?$/, '.');
+    const labels = v.slice(0, -1).split('.');
+    const ok = v.length <= 254 && labels.length >= 2 && labels.every((l) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(l));
+    if (!ok) throw new Error('Expected a DNS zone name such as k8s.example.org. (at least two labels of letters, digits and hyphens).');
+    return v;
+  },
+};
+
 /** Free text (trimmed); rejects control characters so it can be rendered into configs safely. */
 export const text: LabelType<string> = {
   accepts: 'text',

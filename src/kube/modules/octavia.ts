@@ -1,7 +1,7 @@
 // Core modules: Octavia settings (shared by the API LB and OCCM) and the API server endpoint.
 
 import { errors } from '../../domain/errors.js';
-import { bool, cidrList, label, oneOf } from '../labels/types.js';
+import { bool, cidrList, dnsZone, label, oneOf } from '../labels/types.js';
 import { defineModule } from '../spec/module.js';
 import type { ApiServerSpec, LbAlgorithm, LbProvider, OctaviaSpec } from '../spec/types.js';
 
@@ -38,12 +38,18 @@ export const apiServerModule = defineModule({
   labels: {
     master_lb_floating_ip_enabled: label(bool, 'Floating IP on the API LB VIP (default: the floating_ip_enabled field).'),
     master_lb_allowed_cidrs: label(cidrList, 'Listener allowed_cidrs and API security-group sources; the subnet CIDR is appended.'),
+    api_dns_zone: label(
+      dnsZone,
+      "Not a Magnum label. A Designate zone of the cluster's project: the API endpoint gets the A record <cluster name>-<first 8 characters of the uuid>.<zone>, also in the apiserver certificate; removed with the cluster.",
+    ),
   },
   resolve(l, ctx): ApiServerSpec {
     const port = ctx.template.apiserver_port ?? 6443;
     if (!Number.isInteger(port) || port < 1 || port > 65535) {
       throw errors.invalidInput('apiserver_port', port, 'Expected a TCP port between 1 and 65535.');
     }
+    const dnsRecord = l.api_dns_zone ? { zone: l.api_dns_zone, name: `${apiHostLabel(ctx.cluster.name, ctx.cluster.uuid)}.${l.api_dns_zone}` } : null;
+    if (dnsRecord && dnsRecord.name.length > 254) ctx.reject('api_dns_zone', `The API's name ${dnsRecord.name} would be longer than 253 characters.`);
     const lbEnabled = ctx.cluster.master_lb_enabled ?? ctx.template.master_lb_enabled ?? false;
     const fipField = ctx.cluster.floating_ip_enabled ?? ctx.template.floating_ip_enabled ?? true;
     const masters = ctx.spec.nodes?.masterCount ?? 1;
@@ -54,7 +60,7 @@ export const apiServerModule = defineModule({
       for (const name of ['master_lb_floating_ip_enabled', 'master_lb_allowed_cidrs'] as const) {
         if (name in l) ctx.warn(`Label ${name} is ignored: the cluster has no API load balancer.`);
       }
-      return { port, loadBalancer: null, floatingIp: fipField };
+      return { port, loadBalancer: null, floatingIp: fipField, dnsRecord };
     }
     const octavia = ctx.spec.octavia!;
     const subnet = ctx.spec.network!.subnetCidr;
@@ -64,6 +70,14 @@ export const apiServerModule = defineModule({
       port,
       loadBalancer: { ...octavia, allowedCidrs },
       floatingIp: l.master_lb_floating_ip_enabled ?? fipField,
+      dnsRecord,
     };
   },
 });
+
+/** `<name>-<uuid prefix>` as one DNS label: lower case, other characters as hyphens, at most 63 characters. */
+export function apiHostLabel(name: string, uuid: string): string {
+  const base = name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 54).replace(/-+$/, '');
+  const suffix = uuid.toLowerCase().replace(/[^0-9a-f]/g, '').slice(0, 8);
+  return base ? `${base}-${suffix}` : `cluster-${suffix}`;
+}

@@ -93,6 +93,8 @@ export interface ApiServerSpec {
   port: number;
   loadBalancer: ApiLoadBalancerSpec | null;
   floatingIp: boolean;
+  /** An A record for the API endpoint in a Designate zone of the project (label api_dns_zone), or none. */
+  dnsRecord: { zone: string; name: string } | null;
 }
 
 export interface CloudProviderSpec {

@@ -1,0 +1,89 @@
+// The API's DNS name (label api_dns_zone): an A record for the endpoint's address in a Designate zone
+// of the cluster's project, named from the cluster (spec.apiServer.dnsRecord). Ours by the cluster
+// uuid in its description; recorded in the ledger as `<zone id>/<recordset id>`. Removed at delete.
+import { OpenStackError } from '../../src/openstack/errors.js';
+import type { DesignateClient, Recordset } from '../../src/openstack/designate.js';
+import { StepFailure } from '../errors.js';
+import { clusterDescription } from '../naming.js';
+import type { RunContext, Step } from '../runner.js';
+import { endpoint } from './api-lb.js';
+import { clusterSpec } from './context.js';
+import { ours } from './ensure.js';
+
+const TTL = 300;
+
+export const recordId = (zoneId: string, recordsetId: string): string => `${zoneId}/${recordsetId}`;
+
+/** The zone named `name` in the project's Designate; a failure naming it when there is none. */
+async function zoneOf(d: DesignateClient, name: string): Promise<string> {
+  const zone = (await d.listZones({ name })).find((z) => z.name === name);
+  if (!zone?.id) throw new StepFailure('DnsZoneNotFound', `DNS zone ${name} (label api_dns_zone) was not found in the cluster's project.`, 'api_lb');
+  return zone.id;
+}
+
+async function designate(ctx: RunContext): Promise<DesignateClient> {
+  try {
+    return await ctx.cloud().designate();
+  } catch (e) {
+    if (e instanceof OpenStackError && e.kind === 'no_endpoint') {
+      throw new StepFailure('DnsUnavailable', 'The label api_dns_zone needs the DNS service (Designate), which the cloud does not offer.', 'api_lb');
+    }
+    throw e;
+  }
+}
+
+export const ensureApiDnsRecord: Step = {
+  name: 'api_dns_record',
+  condition: 'api_lb',
+  after: ['api_endpoint'],
+  async run(ctx) {
+    const want = (await clusterSpec(ctx)).apiServer.dnsRecord;
+    if (!want) return;
+    const address = (await endpoint(ctx)).external;
+    const d = await designate(ctx);
+    const zoneId = await zoneOf(d, want.zone);
+    const existing: Recordset | undefined = (await d.listRecordsets(zoneId, { name: want.name, type: 'A' }))[0];
+    if (existing?.id) {
+      if (!ours({ id: existing.id, description: existing.description ?? null }, ctx.cluster.uuid)) {
+        throw new StepFailure('DnsRecordConflict', `${want.name} already exists in zone ${want.zone} and is not this cluster's.`, 'api_lb');
+      }
+      await ctx.ledger.record({ service: 'dns', type: 'recordset', cloudId: recordId(zoneId, existing.id), name: want.name, step: 'api_dns_record' });
+      return;
+    }
+    await ctx.checkpoint();
+    const made = await d.createRecordset(zoneId, { name: want.name, type: 'A', records: [address], ttl: TTL, description: clusterDescription(ctx.cluster.uuid) });
+    await ctx.hooks.afterCreate?.('recordset', made.id!);
+    await ctx.ledger.record({ service: 'dns', type: 'recordset', cloudId: recordId(zoneId, made.id!), name: want.name, step: 'api_dns_record' });
+    await ctx.event('api_lb', 'DnsRecordCreated', `The API is ${want.name.replace(/\.$/, '')} (A ${address}, zone ${want.zone}).`, 'info');
+  },
+};
+
+/** Delete: the recorded records, and the spec's name when it carries the cluster's uuid (a create that crashed before recording). */
+export const deleteDnsRecords: Step = {
+  name: 'dns_records',
+  async run(ctx) {
+    const rows = await ctx.ledger.live('recordset');
+    const want = await clusterSpec(ctx).then((s) => s.apiServer.dnsRecord, () => null);
+    if (rows.length === 0 && !want) return;
+    if (!ctx.cluster.app_cred_id) return;
+    let d: DesignateClient;
+    try {
+      d = await ctx.cloud().designate();
+    } catch (e) {
+      if (e instanceof OpenStackError && e.kind === 'no_endpoint') return;
+      throw e;
+    }
+    const ids = new Set(rows.map((r) => r.cloud_id));
+    if (want) {
+      const zone = (await d.listZones({ name: want.zone })).find((z) => z.name === want.zone);
+      for (const rs of zone?.id ? await d.listRecordsets(zone.id, { name: want.name, type: 'A' }) : []) {
+        if (rs.id && ours({ id: rs.id, description: rs.description ?? null }, ctx.cluster.uuid)) ids.add(recordId(zone!.id!, rs.id));
+      }
+    }
+    for (const id of ids) {
+      const [zoneId, recordsetId] = id.split('/');
+      await d.deleteRecordset(zoneId!, recordsetId!);
+      await ctx.ledger.markDeleted('dns', 'recordset', id);
+    }
+  },
+};
