@@ -71,7 +71,7 @@ test('the API gets an A record in the zone and the name in its certificate; the 
   assert.ok(cert.checkIP(ip));
 
   await deleteCluster(h, uuid);
-  assert.equal(recordsets().filter((rs) => rs.name === name && rs.status !== 'DELETED').length, 0, 'the record is gone');
+  assert.equal(recordsets().filter((rs) => rs.name === name && rs.action !== 'DELETE').length, 0, 'the record is gone');
   assert.deepEqual(leftovers(h).map((x) => `${x.service}:${x.type}:${x.id}`).filter((x) => !x.startsWith('designate:zone')), []);
 });
 

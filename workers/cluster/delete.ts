@@ -10,6 +10,9 @@ import type { Cloud } from '../cloud.js';
 import { Wait } from '../errors.js';
 import { clusterTag, resourceName, type Role } from '../naming.js';
 import type { OperationSpec, RunContext, Step } from '../runner.js';
+import { settingsOf } from '../../src/kube/addons/framework.js';
+import type { CinderCsiSettings } from '../../src/kube/addons/cinder-csi/index.js';
+import { clusterSpec } from './context.js';
 import { deleteDnsRecords } from './dns.js';
 import { ours, type Named } from './ensure.js';
 
@@ -224,7 +227,7 @@ const serverGroups: Step = {
 /**
  * Volumes the cluster's Cinder CSI made (metadata cinder.csi.openstack.org/cluster = uuid, §4.1):
  * kept by default and listed in the cluster's events (they hold user data); deleted when the
- * cluster asked for it (label delete_volumes).
+ * cluster asked for it (label cinder_csi_delete_volumes).
  */
 const volumes: Step = {
   name: 'volumes',
@@ -235,8 +238,11 @@ const volumes: Step = {
     if (!cinder) return;
     const found = await cinder.listVolumes({ metadata: { 'cinder.csi.openstack.org/cluster': ctx.cluster.uuid } });
     if (found.length === 0) return;
-    const remove = ['true', 'True', '1', 'yes'].includes(String(ctx.cluster.labels.delete_volumes ?? ''));
+    // A spec that no longer parses (a template changed under the cluster) keeps them: they hold user data.
+    const remove = await clusterSpec(ctx).then((s) => settingsOf<CinderCsiSettings>(s, 'cinderCsi').deleteVolumes, () => false);
     if (!remove) {
+      // The events go with the cluster's row: the operator's log keeps the list too.
+      ctx.log('volumes kept', { volumes: found.map((v) => v.id) });
       await ctx.event('volumes', 'VolumesKept', `Kept ${found.length} volume(s) made by the cluster's CSI: ${found.map((v) => v.id).join(', ')}.`, 'warning');
       return;
     }

@@ -12,6 +12,8 @@ const SIG_STORAGE = 'registry.k8s.io/sig-storage';
 
 export interface CinderCsiSettings {
   enabled: boolean;
+  /** The cluster's delete also deletes the volumes its CSI made (default: kept, listed in the events). */
+  deleteVolumes: boolean;
   images: { plugin: string; attacher: string; provisioner: string; snapshotter: string; resizer: string; livenessProbe: string; nodeDriverRegistrar: string };
 }
 
@@ -27,6 +29,10 @@ export const cinderCsiAddon = defineAddon({
     csi_snapshotter_tag: label(imageTag, 'csi-snapshotter sidecar tag; default from the CPO release of the Kubernetes minor.'),
     csi_resizer_tag: label(imageTag, 'csi-resizer sidecar tag; default from the CPO release of the Kubernetes minor.'),
     csi_node_driver_registrar_tag: label(imageTag, 'csi-node-driver-registrar sidecar tag; default from the CPO release of the Kubernetes minor.'),
+    cinder_csi_delete_volumes: label(
+      bool,
+      "Not a Magnum label. Deleting the cluster also deletes the Cinder volumes its CSI made (found by the cluster's uuid in their metadata). Default false: they are kept and listed in the cluster's events.",
+    ),
   },
   resolve(l, ctx): CinderCsiSettings {
     const k = ctx.spec.kubernetes!;
@@ -34,6 +40,7 @@ export const cinderCsiAddon = defineAddon({
     const side = (name: string, tag: string) => `${k.imageRepository || SIG_STORAGE}/${name}:${tag}`;
     return {
       enabled: l.cinder_csi_enabled ?? true,
+      deleteVolumes: l.cinder_csi_delete_volumes ?? false,
       images: {
         // same tag and mirror rule as cloudconf.ts (cinder_csi_plugin_tag is a core cloudProvider label)
         plugin: `${k.imageRepository || 'registry.k8s.io/provider-os'}/cinder-csi-plugin:${ctx.spec.cloudProvider!.cinderCsiTag}`,
