@@ -3,5 +3,6 @@ import { Initial1763780000000 } from './1763780000000-initial.js';
 import { TemplateChangeNotify1763790000000 } from './1763790000000-template-change-notify.js';
 import { Clusters1763800000000 } from './1763800000000-clusters.js';
 import { ResourceLedger1763810000000 } from './1763810000000-resource-ledger.js';
+import { AutoHealing1763820000000 } from './1763820000000-auto-healing.js';
 
-export const migrations = [Initial1763780000000, TemplateChangeNotify1763790000000, Clusters1763800000000, ResourceLedger1763810000000];
+export const migrations = [Initial1763780000000, TemplateChangeNotify1763790000000, Clusters1763800000000, ResourceLedger1763810000000, AutoHealing1763820000000];

@@ -2,10 +2,12 @@
 // API address, /readyz through its endpoint and every Node's Ready condition. health_status is
 // HEALTHY (API ok, all nodes Ready), UNHEALTHY (an answer that is not), UNKNOWN (no answer);
 // health_status_reason as Magnum writes it ({"api": "ok", "<node>.Ready": "True"}), with the time.
+// Clusters with auto_healing_enabled also get their unhealthy workers replaced (auto-heal.ts).
 import type { DataSource } from 'typeorm';
 import { ClusterEntity, type ClusterRow } from '../src/db/entities/cluster.js';
-import { nodeReady } from '../src/kube/api-client.js';
+import { nodeReady, type KubeClient } from '../src/kube/api-client.js';
 import type { CloudFactory } from './cloud.js';
+import { autoHeal } from './auto-heal.js';
 import { kubeClient } from './kube.js';
 
 export interface HealthResult {
@@ -13,8 +15,8 @@ export interface HealthResult {
   reason: Record<string, string>;
 }
 
-export async function checkCluster(ds: DataSource, factory: CloudFactory, c: ClusterRow): Promise<HealthResult> {
-  const kube = await kubeClient(ds, factory, c);
+export async function checkCluster(ds: DataSource, factory: CloudFactory, c: ClusterRow, kube?: KubeClient): Promise<HealthResult> {
+  kube ??= await kubeClient(ds, factory, c);
   if (!kube) return { status: 'UNKNOWN', reason: { api: 'no API address or credential' } };
   let ready = false;
   try {
@@ -42,14 +44,18 @@ export async function healthPass(ds: DataSource, factory: CloudFactory): Promise
     .getMany();
   let checked = 0;
   for (const c of clusters) {
-    const h = await checkCluster(ds, factory, c).catch((e: unknown) => ({ status: 'UNKNOWN' as const, reason: { api: (e as Error).message } }));
     const now = new Date();
+    const kube = await kubeClient(ds, factory, c).catch(() => undefined);
+    const h: HealthResult = await checkCluster(ds, factory, c, kube).catch((e: unknown) => ({ status: 'UNKNOWN' as const, reason: { api: (e as Error).message } }));
+    // Healing judges nodes only through an API that answers.
+    const heal = h.status === 'UNKNOWN' ? { unhealthy: c.unhealthy_since } : await autoHeal(ds, factory, c, kube, now).catch((e: unknown) => ({ unhealthy: c.unhealthy_since, note: `not run: ${(e as Error).message}` }));
+    if (heal.note) h.reason.auto_healing = heal.note;
     const condition = { status: h.status === 'HEALTHY' ? 'True' : h.status === 'UNHEALTHY' ? 'False' : 'Unknown', reason: h.status === 'HEALTHY' ? 'Healthy' : h.status === 'UNHEALTHY' ? 'NodesNotReady' : 'Unreachable', message: JSON.stringify(h.reason), since: now.toISOString() };
     // Only the health columns and condition: an operation that started meanwhile owns the rest.
     await ds.query(
       `UPDATE cluster SET health_status = $2, health_status_reason = $3, health_checked_at = $4,
-         conditions = jsonb_set(conditions, '{health}', $5::jsonb) WHERE uuid = $1`,
-      [c.uuid, h.status, JSON.stringify(h.reason), now, JSON.stringify(condition)],
+         conditions = jsonb_set(conditions, '{health}', $5::jsonb), unhealthy_since = $6::jsonb WHERE uuid = $1`,
+      [c.uuid, h.status, JSON.stringify(h.reason), now, JSON.stringify(condition), JSON.stringify(heal.unhealthy)],
     );
     checked++;
   }

@@ -49,7 +49,7 @@ const clusterRow = (o: InsertClusterOptions, t: ClusterTemplateRow, now: Date): 
   cluster_template_id: t.uuid, keypair: null, docker_volume_size: null, labels: { ...t.labels },
   master_flavor_id: t.master_flavor_id, flavor_id: t.flavor_id, create_timeout: 60, discovery_url: null, stack_id: null,
   status: o.status ?? 'CREATE_COMPLETE', status_reason: null, health_status: null, health_status_reason: null,
-  health_checked_at: null, api_address: 'https://203.0.113.10:6443', coe_version: 'v1.35.2', container_version: null,
+  health_checked_at: null, unhealthy_since: {}, api_address: 'https://203.0.113.10:6443', coe_version: 'v1.35.2', container_version: null,
   fixed_network: null, fixed_subnet: null, floating_ip_enabled: t.floating_ip_enabled, master_lb_enabled: t.master_lb_enabled,
   conditions: settled(now.toISOString()), app_cred_id: null, app_cred_secret: null, created_at: now, updated_at: null,
 });

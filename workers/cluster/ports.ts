@@ -82,10 +82,12 @@ export function plannedNodes(ctx: RunContext): Promise<PlannedNode[]> {
     const taken = new Set(servers.map((s) => s.name));
     const anyControlPlane = servers.some((s) => isControlPlane(s.role));
     const out: PlannedNode[] = [];
-    // A create plans every group; other operations only the group they name.
-    const target = ctx.op.kind === 'create' ? undefined : (ctx.op.params as { nodegroup?: string }).nodegroup;
+    // A create plans every group, a repair every worker group; other operations only the group they name.
+    const every = ctx.op.kind === 'create' || ctx.op.kind === 'repair';
+    const target = every ? undefined : (ctx.op.params as { nodegroup?: string }).nodegroup;
     for (const g of await nodeGroups(ctx)) {
-      if (ctx.op.kind !== 'create' && (g.uuid !== target || ctx.op.kind === 'nodegroup_delete')) continue;
+      if (ctx.op.kind === 'repair' && g.role === 'master') continue;
+      if (!every && (g.uuid !== target || ctx.op.kind === 'nodegroup_delete')) continue;
       const live = servers.filter((s) => s.nodegroup === g.uuid && !retiring(s));
       let missing = Math.max(0, g.node_count - live.length);
       for (let i = 0; missing > 0; i++) {

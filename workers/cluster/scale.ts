@@ -11,7 +11,7 @@ import { succeed, type OperationSpec, type RunContext, type Step } from '../runn
 import { completeNodeGroups } from './complete.js';
 import { nodeGroups } from './context.js';
 import { syncMembers } from './api-lb.js';
-import { isControlPlane, observedServers, plannedNodes, RETIRING, type ObservedServer, type Retiring } from './ports.js';
+import { isControlPlane, observedServers, plannedNodes, RETIRING, retiringOf, type ObservedServer, type Retiring } from './ports.js';
 import { ensurePorts } from './ports.js';
 import { bootstrapToken, ensureServer, ensureServerGroups, failIfBroken } from './servers.js';
 import { unready } from './bootstrap.js';
@@ -149,7 +149,9 @@ export const scaleUp: Step = {
     const planned = await plannedNodes(ctx);
     for (const p of planned) await ensureServer(ctx, p);
     if (planned.length > 0) await ctx.setCondition('workers', 'Unknown', 'Joining', `${planned.map((p) => p.name).join(', ')} joining.`);
-    for (const s of await observedServers(ctx)) failIfBroken(s, 'workers');
+    // A broken server on its way out (a repair's) does not fail the operation.
+    const retiring = await retiringOf(ctx);
+    for (const s of await observedServers(ctx)) if (!retiring(s)) failIfBroken(s, 'workers');
   },
 };
 
@@ -172,7 +174,7 @@ export const nodesReady: Step = {
   },
 };
 
-const NODE_STEPS: readonly Step[] = [ensureServerGroups, scaleDown, { ...ensurePorts, after: [] }, joinToken, scaleUp, nodesReady];
+export const NODE_STEPS: readonly Step[] = [ensureServerGroups, scaleDown, { ...ensurePorts, after: [] }, joinToken, scaleUp, nodesReady];
 
 function nodeOperation(kind: 'resize' | 'update' | 'nodegroup_create', status: 'UPDATE_COMPLETE' | 'CREATE_COMPLETE'): OperationSpec {
   return {

@@ -33,6 +33,8 @@ export interface ClusterRow {
   health_status: string | null;
   health_status_reason: Record<string, string> | null;
   health_checked_at: Date | null;
+  /** Auto-healing: server name → since when the health check has found it unhealthy. */
+  unhealthy_since: Record<string, string>;
   api_address: string | null;
   coe_version: string | null;
   container_version: string | null;
@@ -73,6 +75,7 @@ export const ClusterEntity = new EntitySchema<ClusterRow>({
     health_status: str(20),
     health_status_reason: { type: 'jsonb', nullable: true },
     health_checked_at: { type: 'timestamptz', nullable: true },
+    unhealthy_since: { type: 'jsonb', default: () => "'{}'::jsonb" },
     api_address: str(),
     coe_version: str(),
     container_version: str(),
@@ -90,5 +93,5 @@ export const ClusterEntity = new EntitySchema<ClusterRow>({
 
 /** Columns a list may sort by (Magnum: any column); secrets and internal state are not offered. */
 export const CLUSTER_SORTABLE = new Set(
-  Object.keys(ClusterEntity.options.columns).filter((c) => !['app_cred_id', 'app_cred_secret', 'conditions', 'health_checked_at'].includes(c)),
+  Object.keys(ClusterEntity.options.columns).filter((c) => !['app_cred_id', 'app_cred_secret', 'conditions', 'health_checked_at', 'unhealthy_since'].includes(c)),
 );

@@ -7,6 +7,8 @@ export type OperationKind =
   | 'upgrade'
   | 'delete'
   | 'rotate_ca'
+  /** Auto-healing: replaces the servers in params.servers (ids), workers only, with a surge of one. */
+  | 'repair'
   | 'nodegroup_create'
   | 'nodegroup_update'
   | 'nodegroup_delete';

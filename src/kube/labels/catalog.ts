@@ -15,8 +15,8 @@ const MONITORING = no('The Prometheus/Grafana stack is not bundled; install kube
 const NO_NGINX = no('ingress-nginx is retired upstream (ingress_controller=nginx is rejected); use ingress_controller=octavia or a Gateway API implementation.');
 const HEAT_AUTOSCALER =
   'cluster-autoscaler\'s magnum provider maps nodes to node groups through Heat stacks (stack_id, kube_minions resources), which this service does not have; planned: its externalgrpc provider served by this service';
-const HEAT_HEALER =
-  'magnum-auto-healer needs a Heat endpoint and repairs control planes by marking Heat resources unhealthy; planned: node replacement by this service\'s worker';
+const NO_HEALER_POD = no('magnum-auto-healer needs Heat (it marks stack resources unhealthy); with auto_healing_enabled the service replaces unhealthy workers itself, so no healer runs in the cluster.');
+const NO_NPD = no('node-problem-detector is not bundled: auto-healing judges nodes by their Ready condition and their server; install it in the cluster to surface more node conditions.');
 const HELM = no('Add-ons are applied by the service over the Kubernetes API; no Helm client or Tiller runs in the cluster.');
 
 export const LABEL_CATALOG: Readonly<Record<string, CatalogEntry>> = {
@@ -79,12 +79,10 @@ export const LABEL_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   helm_client_tag: HELM,
   system_pods_initial_delay: no('Readiness is tracked by the service\'s control-plane and add-on conditions.'),
   system_pods_timeout: no('Readiness is tracked by the service\'s control-plane and add-on conditions.'),
-  auto_healing_enabled: planned('auto-healing', HEAT_HEALER),
-  auto_healing_controller: planned('auto-healing', HEAT_HEALER),
-  magnum_auto_healer_tag: planned('auto-healing', HEAT_HEALER),
-  draino_tag: no('draino is archived upstream; it only cordons and drains, nothing replaces the node.'),
-  npd_enabled: planned('auto-healing', 'node-problem-detector, together with the service-side node replacement'),
-  node_problem_detector_tag: planned('auto-healing', 'node-problem-detector, together with the service-side node replacement'),
+  magnum_auto_healer_tag: NO_HEALER_POD,
+  draino_tag: no('draino is archived upstream; it only cordoned and drained. With auto_healing_enabled the service replaces unhealthy workers itself.'),
+  npd_enabled: NO_NPD,
+  node_problem_detector_tag: NO_NPD,
   auto_scaling_enabled: planned('autoscaler', HEAT_AUTOSCALER),
   autoscaler_tag: planned('autoscaler', HEAT_AUTOSCALER),
   min_node_count: planned('autoscaler', 'the API already seeds the default worker nodegroup from it'),

@@ -71,6 +71,7 @@ export function parseClusterSpec(
     octavia: partial.octavia!,
     apiServer: partial.apiServer!,
     cloudProvider: partial.cloudProvider!,
+    autoHealing: partial.autoHealing!,
     features: partial.features,
     labels: { known, ignored },
   };

@@ -3,6 +3,7 @@
 
 import { ADDONS } from '../addons/index.js';
 import { apiServerModule, octaviaModule } from '../modules/octavia.js';
+import { autoHealingModule } from '../modules/auto-healing.js';
 import { cloudProviderModule, nodesModule } from '../modules/cloud-provider.js';
 import { kubernetesModule } from '../modules/kubernetes.js';
 import { networkModule } from '../modules/network.js';
@@ -15,6 +16,7 @@ export const CORE_MODULES: readonly FeatureModule[] = [
   octaviaModule,
   apiServerModule,
   cloudProviderModule,
+  autoHealingModule,
 ] as unknown as readonly FeatureModule[];
 
 /** Add-on feature modules (src/kube/addons): they run after the core modules and may read their sections. */

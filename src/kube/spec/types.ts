@@ -110,6 +110,13 @@ export interface NodesSpec {
   availabilityZone: string;
 }
 
+/** Service-side replacement of unhealthy worker nodes (labels auto_healing_*). */
+export interface AutoHealingSpec {
+  enabled: boolean;
+  unhealthySeconds: number;
+  maxUnhealthyPercent: number;
+}
+
 export interface ClusterSpec {
   specVersion: typeof SPEC_VERSION;
   cluster: { uuid: string; name: string; shortName: string };
@@ -119,6 +126,7 @@ export interface ClusterSpec {
   octavia: OctaviaSpec;
   apiServer: ApiServerSpec;
   cloudProvider: CloudProviderSpec;
+  autoHealing: AutoHealingSpec;
   /** Add-on feature modules' resolved values, keyed by module key. */
   features: Record<string, unknown>;
   labels: {

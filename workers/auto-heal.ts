@@ -1,0 +1,91 @@
+// Auto-healing (labels auto_healing_*; src/kube/modules/auto-healing.ts), run by the health check
+// for each settled cluster that asks for it. A worker server is unhealthy when it is in ERROR or
+// SHUTOFF, or ACTIVE without a Ready Node of its name; a worker group with fewer servers than its
+// node_count has missing ones (deleted behind the service's back). The check remembers since when
+// (cluster.unhealthy_since); a worker unhealthy for longer than the grace period is replaced by a
+// `repair` operation (workers/cluster/repair.ts), written with its status in one transaction as
+// the API writes any operation. Nothing is replaced when the API does not answer (the nodes cannot
+// be judged), when more than maxUnhealthyPercent of the workers are unhealthy (the cause is not the
+// nodes), or while another operation runs. Control planes are reported, never replaced here.
+import type { DataSource } from 'typeorm';
+import { ClusterEntity, type ClusterRow } from '../src/db/entities/cluster.js';
+import { ClusterEventEntity } from '../src/db/entities/cluster-event.js';
+import { ClusterTemplateEntity } from '../src/db/entities/cluster-template.js';
+import { NodeGroupEntity } from '../src/db/entities/nodegroup.js';
+import { COMPLETE_SET, deriveStatus } from '../src/domain/cluster-status.js';
+import { nodeReady, type KubeClient } from '../src/kube/api-client.js';
+import { parseClusterSpec } from '../src/kube/spec/parse.js';
+import type { AutoHealingSpec } from '../src/kube/spec/types.js';
+import { writeOperation } from '../src/operations/outbox.js';
+import type { CloudFactory } from './cloud.js';
+import { clusterTag } from './naming.js';
+import { META } from './cluster/ports.js';
+
+export interface HealOutcome {
+  /** Worker server name → since when it has been unhealthy. */
+  unhealthy: Record<string, string>;
+  /** What auto-healing did or why not (for health_status_reason); undefined when it is off. */
+  note?: string;
+}
+
+async function healingSpec(ds: DataSource, c: ClusterRow): Promise<AutoHealingSpec | undefined> {
+  const t = await ds.getRepository(ClusterTemplateEntity).findOneBy({ uuid: c.cluster_template_id });
+  if (!t) return undefined;
+  try {
+    return parseClusterSpec({ template: t, cluster: c, labels: c.labels }).spec.autoHealing;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Judges the cluster's workers and queues a repair of those unhealthy for too long. */
+export async function autoHeal(ds: DataSource, factory: CloudFactory, c: ClusterRow, kube: KubeClient | undefined, now: Date): Promise<HealOutcome> {
+  const spec = await healingSpec(ds, c);
+  const cloud = factory.forCluster(c);
+  if (!spec?.enabled || !kube || !cloud) return { unhealthy: {} };
+  const nodes = new Map((await kube.listNodes()).map((n) => [n.metadata.name, n]));
+  const all = (await (await cloud.servers()).list({ tags: [clusterTag(c.uuid)] })).filter((s) => s.status !== 'DELETED' && s.status !== 'SOFT_DELETED');
+  const role = (s: (typeof all)[number]) => ((s.metadata ?? {}) as Record<string, string>)[META.role];
+  const group = (s: (typeof all)[number]) => ((s.metadata ?? {}) as Record<string, string>)[META.nodegroup];
+  const servers = all.filter((s) => role(s) === 'worker');
+  const sick = servers.filter((s) => {
+    if (s.status === 'ERROR' || s.status === 'SHUTOFF') return true;
+    if (s.status !== 'ACTIVE') return false; // booting, rebooting: not judged yet
+    const n = nodes.get(s.name);
+    return !n || !nodeReady(n);
+  });
+  // Servers lost behind the service's back: a worker group with fewer servers than its node_count.
+  const groups = (await ds.getRepository(NodeGroupEntity).findBy({ cluster_id: c.uuid })).filter((g) => g.role !== 'master');
+  const missing = groups.flatMap((g) => Array.from({ length: Math.max(0, g.node_count - servers.filter((s) => group(s) === g.uuid).length) }, (_, i) => `missing:${g.name}:${i}`));
+  const names = new Set(all.map((s) => s.name));
+  const staleNodes = [...nodes.keys()].filter((n) => !names.has(n));
+  const keys = [...sick.map((s) => s.name), ...missing];
+  const unhealthy = Object.fromEntries(keys.map((k) => [k, c.unhealthy_since[k] ?? now.toISOString()]));
+  const isDue = (k: string) => now.getTime() - Date.parse(unhealthy[k]!) >= spec.unhealthySeconds * 1000;
+  const due = sick.filter((s) => isDue(s.name));
+  const dueMissing = missing.filter(isDue);
+  const expected = groups.reduce((a, g) => a + g.node_count, 0);
+  if (due.length === 0 && dueMissing.length === 0) {
+    return { unhealthy, ...(keys.length > 0 ? { note: `${keys.length} unhealthy or missing worker(s) within the ${spec.unhealthySeconds} s grace period` } : {}) };
+  }
+  if (keys.length * 100 > spec.maxUnhealthyPercent * Math.max(expected, servers.length)) {
+    return { unhealthy, note: `paused: ${keys.length} of ${Math.max(expected, servers.length)} workers unhealthy or missing (more than ${spec.maxUnhealthyPercent}%)` };
+  }
+  const what = [...due.map((s) => s.name).sort(), ...(dueMissing.length > 0 ? [`${dueMissing.length} missing`] : [])];
+  const blocked = await ds.transaction(async (em): Promise<string | undefined> => {
+    const locked = await em.getRepository(ClusterEntity).createQueryBuilder('c').setLock('pessimistic_write').where('c.uuid = :u', { u: c.uuid }).getOne();
+    if (!locked) return 'the cluster is gone';
+    if (!COMPLETE_SET.has(locked.status)) return `the cluster is ${locked.status}`;
+    const active = await em.query(`SELECT 1 FROM operation WHERE cluster_id = $1 AND state IN ('pending', 'queued', 'running') LIMIT 1`, [c.uuid]);
+    if (active.length > 0) return 'another operation runs';
+    const op = await writeOperation(em, c.uuid, 'repair', { servers: due.map((s) => s.id), names: what, stale_nodes: staleNodes }, c.name);
+    const { status, status_reason } = deriveStatus(op, locked.conditions);
+    await em.getRepository(ClusterEntity).update({ uuid: c.uuid }, { status, status_reason, updated_at: now });
+    await em.getRepository(ClusterEventEntity).insert({
+      cluster_id: c.uuid, operation_id: op.id, at: now, type: 'operation', reason: 'AutoHealing', severity: 'warning',
+      message: `Replacing unhealthy worker(s): ${what.join(', ')} (for more than ${spec.unhealthySeconds} s).`,
+    });
+    return undefined;
+  });
+  return { unhealthy, note: blocked ? `not replacing ${what.join(', ')}: ${blocked}` : `replacing ${what.join(', ')}` };
+}
