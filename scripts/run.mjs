@@ -91,8 +91,11 @@ try {
     case 'render':
       exec(tsx, ['scripts/render.ts', ...extra], {});
       break;
+    case 'labels':
+      exec(tsx, ['scripts/labels.ts'], {});
+      break;
     default:
-      console.error('usage: node scripts/run.mjs start|test|migrate|bench|openapi|render');
+      console.error('usage: node scripts/run.mjs start|test|migrate|bench|openapi|render|labels');
       process.exit(2);
   }
 } catch (e) {

@@ -1,6 +1,6 @@
 // Every rendered user-data passes the real `cloud-init schema` (Debian's cloud-init package; installed when missing).
 // `cloud-init schema` validates one --config-file per run (a repeated flag keeps only the last), so the
-// 18 files (3 versions × 2 CNIs × 3 roles) run through a pool of parallel invocations.
+// 20 files (3 versions × 2 CNIs × 3 roles, and control planes with an etcd volume) run through a pool of parallel invocations.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,7 +50,14 @@ test('cloud-init schema accepts every rendering: 3 Kubernetes minors × 2 CNIs �
       }
     }
   }
-  assert.equal(files.length, 18);
+  // A control plane with its etcd volume (disk_setup, fs_setup, mounts) and boot volume.
+  const { spec } = parseClusterSpec(input({ labels: { etcd_volume_size: '10', boot_volume_size: '40' } }));
+  for (const role of ['init', 'control-plane'] as const) {
+    const path = join(dir, `etcd-volume-${role}.yaml`);
+    writeFileSync(path, renderUserData(spec, { role, pki, endpoint: { address: '10.0.0.10' }, bootstrapToken: TOKEN, nodeName: `${spec.cluster.shortName}-${role}-v1` }));
+    files.push(path);
+  }
+  assert.equal(files.length, 20);
   const failures: string[] = [];
   await pool(files, 6, async (f) => {
     try {

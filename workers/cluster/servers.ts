@@ -5,6 +5,7 @@ import { createHmac } from 'node:crypto';
 import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
 import type { UserDataInput } from '../../src/kube/cloudinit/inputs.js';
 import { renderUserData } from '../../src/kube/cloudinit/userdata.js';
+import type { NodesSpec, NodeVolume } from '../../src/kube/spec/types.js';
 import { isNotFound } from '../../src/openstack/errors.js';
 import type { Server } from '../../src/openstack/nova-servers.js';
 import { loadClusterPki } from '../../src/pki/store.js';
@@ -114,10 +115,14 @@ export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Ser
     get: (id) => nova.get(id),
     findByName: () => nova.list({ name: p.name }),
     create: async () => {
+      const image = await resolveImage(ctx, imageRef);
+      const volumes = blockDevices(spec.nodes, image, cp);
       const body = {
         name: p.name,
         flavorRef: await resolveFlavor(ctx, flavorRef),
-        imageRef: await resolveImage(ctx, imageRef),
+        // Booting from a volume: the image is the volume's source, not the server's.
+        imageRef: spec.nodes.bootVolume ? '' : image,
+        ...(volumes.length > 0 ? { block_device_mapping_v2: volumes } : {}),
         networks: [{ port: port.id }],
         user_data: Buffer.from(await userData(ctx, p)).toString('base64'),
         metadata: {
@@ -137,6 +142,22 @@ export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Ser
   });
   ctx.forget('servers');
   return server;
+}
+
+/** Boot volume (labels boot_volume_*) and, on control planes, the etcd volume (labels etcd_volume_*); both go with the server. */
+function blockDevices(nodes: NodesSpec, image: string, controlPlane: boolean): Record<string, unknown>[] {
+  const type = (v: NodeVolume) => (v.type ? { volume_type: v.type } : {});
+  const out: Record<string, unknown>[] = [];
+  if (nodes.bootVolume) {
+    out.push({ boot_index: 0, source_type: 'image', uuid: image, destination_type: 'volume', volume_size: nodes.bootVolume.sizeGb, delete_on_termination: true, ...type(nodes.bootVolume) });
+  } else if (controlPlane && nodes.etcdVolume) {
+    // With a further volume, the image's root disk is named in the mapping too.
+    out.push({ boot_index: 0, source_type: 'image', uuid: image, destination_type: 'local', delete_on_termination: true });
+  }
+  if (controlPlane && nodes.etcdVolume) {
+    out.push({ boot_index: -1, source_type: 'blank', destination_type: 'volume', volume_size: nodes.etcdVolume.sizeGb, delete_on_termination: true, ...type(nodes.etcdVolume) });
+  }
+  return out;
 }
 
 /** A server in ERROR ends the operation with Nova's fault as the reason. */

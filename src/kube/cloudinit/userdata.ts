@@ -82,12 +82,14 @@ export function renderUserData(spec: ClusterSpec, input: UserDataInput): string 
   files.push(file(KUBEADM_CONFIG_PATH, kubeadmConfigYaml(spec, input), '0600'));
   files.push(file(BOOTSTRAP_SCRIPT_PATH, bootstrapScript(spec, input.role, input.nodeName), '0700'));
 
+  const etcd = input.role !== 'worker' ? spec.nodes.etcdVolume : null;
   const doc = {
     hostname: input.nodeName,
     preserve_hostname: false,
     prefer_fqdn_over_hostname: false,
+    ...(etcd ? etcdVolumeSetup() : {}),
     write_files: files,
-    runcmd: [[BOOTSTRAP_SCRIPT_PATH]],
+    runcmd: [...(etcd ? [ETCD_DIR_EMPTY] : []), [BOOTSTRAP_SCRIPT_PATH]],
   };
   const out = `#cloud-config\n${stringify(doc, { lineWidth: 0 })}`;
   const size = base64Size(out);
@@ -96,6 +98,23 @@ export function renderUserData(spec: ClusterSpec, input: UserDataInput): string 
   }
   return out;
 }
+
+/**
+ * The etcd volume (the control plane's first extra disk, /dev/vdb behind the root disk, whether that is
+ * the image's or a boot volume): partitioned, formatted ext4 with label etcd, and mounted at
+ * /var/lib/etcd, once (overwrite false: a rebooted node keeps its data) — cloud-init does it in its
+ * init stage, before runcmd runs kubeadm.
+ */
+function etcdVolumeSetup(): Record<string, unknown> {
+  return {
+    disk_setup: { '/dev/vdb': { table_type: 'gpt', layout: true, overwrite: false } },
+    fs_setup: [{ label: 'etcd', filesystem: 'ext4', device: '/dev/vdb', partition: 'auto', overwrite: false }],
+    mounts: [['LABEL=etcd', '/var/lib/etcd', 'ext4', 'defaults,nofail,x-systemd.device-timeout=120', '0', '2']],
+  };
+}
+
+/** kubeadm's preflight wants /var/lib/etcd empty: a new filesystem holds lost+found. */
+const ETCD_DIR_EMPTY = ['sh', '-c', 'rmdir /var/lib/etcd/lost+found 2>/dev/null || true'];
 
 export function base64Size(userData: string): number {
   return Math.ceil(Buffer.byteLength(userData, 'utf8') / 3) * 4;

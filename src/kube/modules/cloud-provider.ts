@@ -1,8 +1,8 @@
 // Core modules: the external OpenStack cloud provider (OCCM + Cinder CSI image tags) and node placement.
 
-import { bool, imageTag, label, text } from '../labels/types.js';
+import { bool, imageTag, int, label, text } from '../labels/types.js';
 import { defineModule, type ModuleContext } from '../spec/module.js';
-import type { CloudProviderSpec, NodesSpec } from '../spec/types.js';
+import type { CloudProviderSpec, NodesSpec, NodeVolume } from '../spec/types.js';
 
 function sameMinor(name: string, tag: string | undefined, fallback: string, ctx: ModuleContext): string {
   if (tag === undefined) return fallback;
@@ -39,12 +39,30 @@ export const nodesModule = defineModule({
   kind: 'core',
   labels: {
     availability_zone: label(text, 'Nova availability zone for all nodes (no spaces: OCCM copies it into a node label).'),
+    boot_volume_size: label(int(0, 16_384), 'GB: every node boots from a Cinder volume of this size made from the image (deleted with the server); 0 or absent: the flavor\'s disk.'),
+    boot_volume_type: label(text, 'Cinder volume type of the boot volumes (default: the cloud\'s default type).'),
+    etcd_volume_size: label(int(0, 16_384), 'GB: each control plane gets a volume of this size, formatted and mounted at /var/lib/etcd by cloud-init (deleted with the server); 0 or absent: etcd on the root disk.'),
+    etcd_volume_type: label(text, 'Cinder volume type of the etcd volumes (default: the cloud\'s default type).'),
   },
   resolve(l, ctx): NodesSpec {
     const az = l.availability_zone ?? '';
     if (/\s/.test(az)) ctx.reject('availability_zone', 'Availability zone names with spaces break node registration (OCCM topology label).');
     const masterCount = ctx.cluster.master_count ?? 1;
     const nodeCount = ctx.cluster.node_count ?? 1;
-    return { masterCount, nodeCount, availabilityZone: az };
+    const volume = (size: number | undefined, type: string | undefined, name: string): NodeVolume | null => {
+      if (!size) {
+        if (type) ctx.warn(`Label ${name}_type has no effect without ${name}_size.`);
+        return null;
+      }
+      if (type !== undefined && !/^[\w .:-]{1,255}$/.test(type)) ctx.reject(`${name}_type`, 'Expected a Cinder volume type name.');
+      return { sizeGb: size, type: type ?? '' };
+    };
+    return {
+      masterCount,
+      nodeCount,
+      availabilityZone: az,
+      bootVolume: volume(l.boot_volume_size, l.boot_volume_type, 'boot_volume'),
+      etcdVolume: volume(l.etcd_volume_size, l.etcd_volume_type, 'etcd_volume'),
+    };
   },
 });

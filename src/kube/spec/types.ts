@@ -104,10 +104,20 @@ export interface CloudProviderSpec {
   clusterName: string;
 }
 
+/** A Cinder volume a node gets at boot (deleted with the server). `type` '' = the cloud's default type. */
+export interface NodeVolume {
+  sizeGb: number;
+  type: string;
+}
+
 export interface NodesSpec {
   masterCount: number;
   nodeCount: number;
   availabilityZone: string;
+  /** Boot from a volume of this size instead of the flavor's disk (labels boot_volume_*). */
+  bootVolume: NodeVolume | null;
+  /** Control planes keep etcd's data on a volume of its own, mounted at /var/lib/etcd (labels etcd_volume_*). */
+  etcdVolume: NodeVolume | null;
 }
 
 /** Service-side replacement of unhealthy worker nodes (labels auto_healing_*). */

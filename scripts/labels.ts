@@ -1,0 +1,7 @@
+// npm run labels: writes docs/labels.md (the label table) from the module registry and the catalog.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { labelTable } from '../src/kube/labels/table.js';
+
+mkdirSync('docs', { recursive: true });
+writeFileSync('docs/labels.md', labelTable());
+console.log('wrote docs/labels.md');
