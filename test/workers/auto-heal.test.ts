@@ -3,27 +3,20 @@
 // the service's back is replaced and its Node removed; nothing is replaced when too many are
 // unhealthy at once, or when the cluster did not ask for it. Time is moved by back-dating the
 // remembered times, as a later health pass would see them.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startDelete } from '../../src/cloudsim/nova/lifecycle.js';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { CloudFactory } from '../../workers/cloud.js';
 import { healthPass } from '../../workers/health.js';
 import { kubeClient } from '../../workers/kube.js';
-import { api, deleteCluster, harness, leftovers, servers, settled, startWorker, until, type Harness } from './lifecycle-support.js';
+import { api, deleteCluster, leftovers, servers, settled, until, withHarness, type Harness } from './lifecycle-support.js';
 
 let h: Harness;
-let worker: Awaited<ReturnType<typeof startWorker>>;
 let factory: CloudFactory;
-
-before(async () => {
-  h = await harness();
-  worker = await startWorker(h.workerOptions());
+withHarness((x) => {
+  h = x;
   factory = new CloudFactory(h.t.config);
-});
-after(async () => {
-  await worker?.close();
-  await h?.close();
 });
 
 const db = () => h.t.app.services.db;

@@ -1,21 +1,12 @@
 // Issue 6 item 3: the volumes a cluster's Cinder CSI made (metadata cinder.csi.openstack.org/cluster
 // = the cluster's uuid) are kept by its delete unless the label cinder_csi_delete_volumes says so;
 // another cluster's volumes and the project's own are never touched.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, deleteCluster, harness, leftovers, settled, startWorker, type Harness } from './lifecycle-support.js';
+import { api, deleteCluster, type Harness, leftovers, settled, withHarness } from './lifecycle-support.js';
 
 let h: Harness;
-let worker: Awaited<ReturnType<typeof startWorker>>;
-
-before(async () => {
-  h = await harness();
-  worker = await startWorker(h.workerOptions());
-});
-after(async () => {
-  await worker?.close();
-  await h?.close();
-});
+withHarness((x) => (h = x));
 
 const cinder = () => h.t.cloud!.sims.cinder.state;
 const CSI = 'cinder.csi.openstack.org/cluster';

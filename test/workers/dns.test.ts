@@ -2,15 +2,14 @@
 // the create makes an A record for the API's floating IP, the apiserver certificate holds the name,
 // the delete removes the record; a zone the project does not have fails the create with a reason;
 // a bad zone name is a 400 naming the label at cluster create.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import { apiHostLabel } from '../../src/kube/modules/octavia.js';
-import { api, deleteCluster, harness, leftovers, settled, startWorker, type Harness } from './lifecycle-support.js';
+import { api, deleteCluster, leftovers, settled, withHarness, type Harness } from './lifecycle-support.js';
 
 let h: Harness;
-let worker: Awaited<ReturnType<typeof startWorker>>;
 let zoneTemplate: string;
 let missingZoneTemplate: string;
 
@@ -23,16 +22,11 @@ async function template(name: string, zone: string): Promise<string> {
   return r.body.uuid as string;
 }
 
-before(async () => {
-  h = await harness();
+withHarness(async (x) => {
+  h = x;
   h.t.cloud!.sims.designate.state.createZone({ projectId: h.project, name: 'k8s.example.org.', email: 'dns@example.org' });
   zoneTemplate = await template('with-zone', 'K8S.example.org');
   missingZoneTemplate = await template('missing-zone', 'nowhere.example.org.');
-  worker = await startWorker(h.workerOptions());
-});
-after(async () => {
-  await worker?.close();
-  await h?.close();
 });
 
 const recordsets = () => [...h.t.cloud!.sims.designate.state.recordsets.values()].filter((r) => r.type === 'A');

@@ -1,6 +1,7 @@
 // A cluster's whole life through the API against the simulated cloud and its simulated Kubernetes
 // APIs, driven by real workers: what the lifecycle, chaos and parallel suites share.
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { AuditedResource } from '../../src/cloudsim/audit.js';
@@ -73,6 +74,25 @@ export async function harness(opts: { roomy?: boolean; timeScale?: number } = {}
       await t.close();
     },
   };
+}
+
+/**
+ * A test file's harness and one worker, made before its tests and closed after them. `set` receives
+ * the harness (and may prepare more, awaited before the worker starts): a file's own top-level
+ * `before` hook is not ordered after this one.
+ */
+export function withHarness(set: (h: Harness) => unknown, opts: Parameters<typeof harness>[0] = {}): void {
+  let h: Harness | undefined;
+  let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+  before(async () => {
+    h = await harness(opts);
+    await set(h);
+    worker = await startWorker(h.workerOptions());
+  });
+  after(async () => {
+    await worker?.close();
+    await h?.close();
+  });
 }
 
 export async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {

@@ -1,7 +1,7 @@
 // Issue 6 item 8: one cluster's whole life through the API — create (3 control planes, 2 workers),
 // resize up and down (a named node), upgrade 1.35 → 1.36, CA rotation, delete — against the
 // simulated cloud and the simulated Kubernetes API; nothing left behind, no server booted twice.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { X509Certificate, generateKeyPairSync } from 'node:crypto';
@@ -9,19 +9,10 @@ import { x509 } from '../../src/pki/keys.js';
 import { startDelete } from '../../src/cloudsim/nova/lifecycle.js';
 import { CloudFactory } from '../../workers/cloud.js';
 import { healthPass } from '../../workers/health.js';
-import { api, createCluster, deleteCluster, harness, leftovers, servers, settled, startWorker, until, type Harness } from './lifecycle-support.js';
+import { api, createCluster, deleteCluster, type Harness, leftovers, servers, settled, until, withHarness } from './lifecycle-support.js';
 
 let h: Harness;
-let worker: Awaited<ReturnType<typeof startWorker>>;
-
-before(async () => {
-  h = await harness();
-  worker = await startWorker(h.workerOptions());
-});
-after(async () => {
-  await worker?.close();
-  await h?.close();
-});
+withHarness((x) => (h = x));
 
 /** A client certificate for CN=admin/O=system:masters, signed through POST /v1/certificates (what `cluster config` does). */
 async function adminCertificate(uuid: string): Promise<{ cert: string; key: string }> {

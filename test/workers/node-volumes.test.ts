@@ -1,21 +1,12 @@
 // Labels boot_volume_* and etcd_volume_*: every node boots from a Cinder volume made from the image,
 // control planes get a blank etcd volume that cloud-init formats and mounts at /var/lib/etcd, and
 // the volumes go with their servers when the cluster is deleted.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, deleteCluster, harness, leftovers, servers, settled, startWorker, type Harness } from './lifecycle-support.js';
+import { api, deleteCluster, type Harness, leftovers, servers, settled, withHarness } from './lifecycle-support.js';
 
 let h: Harness;
-let worker: Awaited<ReturnType<typeof startWorker>>;
-
-before(async () => {
-  h = await harness();
-  worker = await startWorker(h.workerOptions());
-});
-after(async () => {
-  await worker?.close();
-  await h?.close();
-});
+withHarness((x) => (h = x));
 
 test('boot and etcd volumes are made, attached, mounted by cloud-init, and deleted with the cluster', async () => {
   const labels = { kube_tag: 'v1.35.1', boot_volume_size: '20', etcd_volume_size: '5' };
