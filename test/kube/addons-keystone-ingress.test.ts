@@ -89,9 +89,10 @@ test('ingress: nginx and traefik are rejected with the reason; unknown controlle
   assert.ok(!rendered({ labels: { ingress_controller: '' } }).addons.some((a) => a.name === 'ingress'));
 });
 
-test('autoscaler and auto-healing stay catalogued with the Heat reason; draino is unsupported', () => {
+test('the autoscaler stays catalogued with the Heat reason; auto-healing is the service\'s, its in-cluster healers unsupported', () => {
   for (const l of ['auto_scaling_enabled', 'autoscaler_tag', 'max_node_count']) assert.match(JSON.stringify(LABEL_CATALOG[l]), /Heat stacks/, l);
-  for (const l of ['auto_healing_enabled', 'auto_healing_controller', 'magnum_auto_healer_tag']) assert.match(JSON.stringify(LABEL_CATALOG[l]), /Heat/, l);
+  for (const l of ['auto_healing_enabled', 'auto_healing_controller']) assert.equal(LABEL_CATALOG[l], undefined, `${l} is implemented`);
+  assert.match(JSON.stringify(LABEL_CATALOG['magnum_auto_healer_tag']), /needs Heat/);
   assert.equal(LABEL_CATALOG['draino_tag']!.status, 'unsupported');
   assert.equal(LABEL_CATALOG['nginx_ingress_controller_tag']!.status, 'unsupported');
   const { warnings } = parseClusterSpec(input({ labels: { auto_scaling_enabled: 'true' } }));
