@@ -19,8 +19,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(opts: { roomy?: boolean; timeScale?: number } = {}): Promise<Harness> {
-  const t = await testApp({ cloud: true, ...(opts.timeScale ? { timeScale: opts.timeScale } : {}) });
+export async function harness(opts: { roomy?: boolean; timeScale?: number; listen?: boolean } = {}): Promise<Harness> {
+  const t = await testApp({ cloud: true, listen: opts.listen ?? false, ...(opts.timeScale ? { timeScale: opts.timeScale } : {}) });
   const connections: Redis[] = [];
   const template = async (name: string, kubeTag: string) => {
     const res = await t.as('demo', {
