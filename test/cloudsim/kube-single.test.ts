@@ -10,6 +10,7 @@ import { renderAddons } from '../../src/kube/addons/framework.js';
 import { ADDONS } from '../../src/kube/addons/index.js';
 import { nodeReady, type KubeClient } from '../../src/kube/api-client.js';
 import { renderCloudConfig } from '../../src/kube/cloudconf.js';
+import { JOIN_TURN_CONFIGMAP } from '../../src/kube/cloudinit/host.js';
 import { renderUserData } from '../../src/kube/cloudinit/userdata.js';
 import { nodeName } from '../../src/kube/render-all.js';
 import { parseClusterSpec } from '../../src/kube/spec/parse.js';
@@ -60,11 +61,18 @@ describe('a single control plane without a load balancer, with Flannel, kept in 
     assert.equal((await kube.version()).gitVersion, 'v1.34.8');
   });
 
-  test('a control plane of the next minor joins: /version follows the newest control plane', async () => {
+  test('a control plane waits for its turn, then joins; /version follows the newest control plane', async () => {
     const next = parseClusterSpec(input({ ...SMALL, labels: { kube_tag: 'v1.35.5' } })).spec;
     const port = await h.port('cp-next');
     const name = nodeName(next, 'control-plane', 'a0001');
-    await h.boot(name, port.id, renderUserData(next, { role: 'control-plane', nodeName: name, endpoint: { address }, bootstrapToken: TOKEN, pki }));
+    const id = await h.boot(name, port.id, renderUserData(next, { role: 'control-plane', nodeName: name, endpoint: { address }, bootstrapToken: TOKEN, pki }));
+    await until('waiting for its turn', async () => h.sims.kube.joinStatus(id)?.state === 'waiting');
+    const turn = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: JOIN_TURN_CONFIGMAP, namespace: 'kube-system' } };
+    await kube.apply({ ...turn, data: { node: 'someone-else' } });
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(h.sims.kube.joinStatus(id)?.state, 'waiting', 'another node\'s turn');
+    assert.equal(await kube.getNode(name), undefined);
+    await kube.apply({ ...turn, data: { node: name } });
     const node = await until('joined', () => kube.getNode(name));
     assert.equal(node.status?.nodeInfo?.kubeletVersion, 'v1.35.5');
     assert.equal((await kube.version()).gitVersion, 'v1.35.5');

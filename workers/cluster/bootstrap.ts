@@ -1,11 +1,13 @@
-// The Kubernetes side of a create (k8s-bootstrap §1.1 steps 10–14): the first control plane
-// (kubeadm init) boots while the load balancer builds; workers boot right after it (their join
-// retries until the API answers); once /readyz answers through the endpoint the add-ons are
-// applied in order and the other control planes join one at a time; the cluster is ready when
-// every server is a Ready, initialised Node.
+// The Kubernetes side of a create (k8s-bootstrap §1.1 steps 10–14): every control plane boots
+// while the load balancer builds, the first running kubeadm init; workers boot right after them
+// (their join retries until the API answers); once /readyz answers through the endpoint the
+// add-ons are applied in order and the other control planes join one at a time, each when the
+// service gives it its turn (grantJoinTurn); the cluster is ready when every server is a Ready,
+// initialised Node.
 import { renderAddons } from '../../src/kube/addons/framework.js';
 import { ADDONS } from '../../src/kube/addons/index.js';
 import { nodeReady, type KubeClient, type KubeNode } from '../../src/kube/api-client.js';
+import { JOIN_TURN_CONFIGMAP } from '../../src/kube/cloudinit/host.js';
 import { renderCloudConfig } from '../../src/kube/cloudconf.js';
 import { StepFailure, Wait } from '../errors.js';
 import { kubeFor } from '../kube.js';
@@ -21,19 +23,34 @@ export function nodeUsable(n: KubeNode): boolean {
   return nodeReady(n) && !!n.spec?.providerID && !(n.spec?.taints ?? []).some((t) => t.key === UNINITIALIZED);
 }
 
+/** Every control plane boots at once, the first with kubeadm init; the others wait for their turn to join. */
 export const ensureControlPlaneInit: Step = {
   name: 'control_plane_init',
   condition: 'control_plane',
   after: ['ports', 'server_groups', 'api_endpoint'],
   async run(ctx) {
-    const init = (await plannedNodes(ctx)).find((p) => p.role === 'init');
-    if (init) {
-      await ensureServer(ctx, init);
-      await ctx.setCondition('control_plane', 'Unknown', 'Booting', `Booting ${init.name} (kubeadm init).`);
-    }
+    const planned = (await plannedNodes(ctx)).filter((p) => isControlPlane(p.role));
+    for (const p of planned) await ensureServer(ctx, p);
+    const init = planned.find((p) => p.role === 'init');
+    if (init) await ctx.setCondition('control_plane', 'Unknown', 'Booting', `Booting ${init.name} (kubeadm init)${planned.length > 1 ? ` and ${planned.length - 1} more control plane(s)` : ''}.`);
     for (const s of await observedServers(ctx)) if (isControlPlane(s.role)) failIfBroken(s, 'control_plane');
   },
 };
+
+/**
+ * Names `node` as the control plane that may join now (the ConfigMap its bootstrap script polls with
+ * the bootstrap token, whose group may read that one ConfigMap and nothing else).
+ */
+export async function grantJoinTurn(kube: KubeClient, node: string): Promise<void> {
+  const meta = { name: JOIN_TURN_CONFIGMAP, namespace: 'kube-system', labels: { 'app.kubernetes.io/managed-by': 'magnum' } };
+  await kube.apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta, rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: [JOIN_TURN_CONFIGMAP], verbs: ['get'] }] }, 'magnum');
+  await kube.apply({
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: meta,
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: JOIN_TURN_CONFIGMAP },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:bootstrappers:kubeadm:default-node-token' }],
+  }, 'magnum');
+  await kube.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta, data: { node } }, 'magnum');
+}
 
 /** Workers boot as soon as the first control plane does: their join retries until the API answers. */
 export const ensureWorkers: Step = {
@@ -48,10 +65,11 @@ export const ensureWorkers: Step = {
   },
 };
 
+/** /readyz through the endpoint: it answers once the first control plane is the pool's member, the others' members may still be coming. */
 export const ensureApiReady: Step = {
   name: 'api_ready',
   condition: 'control_plane',
-  after: ['control_plane_init', 'api_members'],
+  after: ['control_plane_init', 'api_listener'],
   async run(ctx) {
     const kube = await kubeFor(ctx);
     if (await kube.readyz()) return;
@@ -92,22 +110,25 @@ export const ensureAddons: Step = {
   },
 };
 
-/** Extra control planes, one at a time: the next boots once the previous one is a Node. */
+/** The other control planes join one at a time, in name order: the next gets its turn once the previous one is a Node. */
 export const ensureControlPlaneJoins: Step = {
   name: 'control_plane_join',
   condition: 'control_plane',
-  after: ['api_ready', 'api_members'],
+  // Not after every member: a joining control plane reaches the API through the first one.
+  after: ['api_ready', 'control_plane_init'],
   async run(ctx) {
     const servers = await observedServers(ctx);
     for (const s of servers) if (isControlPlane(s.role)) failIfBroken(s, 'control_plane');
-    const next = (await plannedNodes(ctx)).find((p) => p.role === 'control-plane');
+    const kube = await kubeFor(ctx);
+    const nodes = new Set((await kube.listNodes()).map((n) => n.metadata.name));
+    const next = servers.filter((s) => isControlPlane(s.role) && !nodes.has(s.name)).sort((a, b) => a.name.localeCompare(b.name))[0];
     if (!next) return;
-    const nodes = new Set((await (await kubeFor(ctx)).listNodes()).map((n) => n.metadata.name));
-    const joining = servers.find((s) => isControlPlane(s.role) && !nodes.has(s.name));
-    if (joining) throw new Wait(ctx.pollMs, `control plane ${joining.name} is joining`);
-    await ensureServer(ctx, next);
-    await ctx.setCondition('control_plane', 'Unknown', 'Joining', `Control plane ${next.name} is joining.`);
-    throw new Wait(ctx.pollMs, `control plane ${next.name} is joining`);
+    const turn = await ctx.memo(`turn:${next.name}`, async () => {
+      await grantJoinTurn(kube, next.name);
+      return next.name;
+    });
+    await ctx.setCondition('control_plane', 'Unknown', 'Joining', `Control plane ${turn} is joining.`);
+    throw new Wait(ctx.pollMs, `control plane ${turn} is joining`);
   },
 };
 

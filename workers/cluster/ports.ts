@@ -143,11 +143,12 @@ export const ensurePorts: Step = {
   },
 };
 
-/** Control-plane ports (live control-plane servers' and planned ones'), in creation order. */
+/** Control-plane ports (live control-plane servers' and planned ones'), the first control plane's first. */
 export function controlPlanePorts(ctx: RunContext): Promise<{ name: string; port: NeutronPort }[]> {
   return ctx.memo('cp-ports', async () => {
     const names = [
-      ...(await observedServers(ctx)).filter((s) => isControlPlane(s.role)).map((s) => s.name),
+      // The first control plane first: the load balancer's first member is the one that answers first.
+      ...(await observedServers(ctx)).filter((s) => isControlPlane(s.role)).sort((a, b) => Number(b.role === 'init') - Number(a.role === 'init')).map((s) => s.name),
       ...(await plannedNodes(ctx)).filter((p) => isControlPlane(p.role)).map((p) => p.name),
     ];
     const n = await ctx.cloud().neutron();

@@ -10,7 +10,7 @@ import { ACCESS, forgetKubeIdentity, kubeFor } from '../kube.js';
 import { serverName } from '../naming.js';
 import type { OperationSpec, RunContext, Step } from '../runner.js';
 import { syncMembers } from './api-lb.js';
-import { applyAddons, nodeUsable } from './bootstrap.js';
+import { applyAddons, grantJoinTurn, nodeUsable } from './bootstrap.js';
 import { completeNodeGroups } from './complete.js';
 import { clusterSpec, effectiveLabels, nodeGroups, template } from './context.js';
 import { isControlPlane, observedServers, type ObservedServer } from './ports.js';
@@ -82,6 +82,7 @@ export const roll: Step = {
     const role = isControlPlane(first.role) ? 'control-plane' : 'worker';
     await ensureServer(ctx, { name, group: g, role });
     if (role === 'control-plane') {
+      await grantJoinTurn(kube, name);
       ctx.forget('servers');
       ctx.forget('cp-ports');
       await syncMembers(ctx).catch((e) => { if (!(e instanceof Wait)) throw e; });

@@ -20,7 +20,7 @@ export interface KubeSimOptions {
   clock: SimClock;
 }
 
-export type AgentState = 'initializing' | 'discovering' | 'joining' | 'joined' | 'failed' | 'stopped';
+export type AgentState = 'initializing' | 'discovering' | 'waiting' | 'joining' | 'joined' | 'failed' | 'stopped';
 
 /** How a server's kubeadm is doing (tests and introspection). */
 export interface JoinStatus {
@@ -209,6 +209,18 @@ export class KubeSim implements Snapshotable {
           ? `couldn't validate the identity of the API Server: cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${[...c.caHashes()].join(', ')}" are pinned`
           : undefined;
     a.attempts++;
+    // A gated control plane waits for its turn (the service names it in a ConfigMap) before kubeadm join runs.
+    const turn = a.node.joinTurn;
+    if (!error && c && turn && a.role === 'control-plane') {
+      const cm = c.store.get({ group: '', resource: 'configmaps', namespace: turn.namespace, name: turn.name });
+      if ((cm as { data?: Record<string, string> } | undefined)?.data?.node !== a.nodeName) {
+        a.state = 'waiting';
+        a.lastError = `waiting for its turn in ConfigMap ${turn.namespace}/${turn.name}`;
+        a.deadline = Math.max(a.deadline, this.clock.now() + this.clock.delayMs('kube.join.discovery'));
+        a.timer = this.clock.after(turn.pollMs, () => this.attempt(a));
+        return;
+      }
+    }
     if (error || !c) {
       a.lastError = error;
       if (this.clock.now() >= a.deadline) return this.stop(a, 'failed');

@@ -38,6 +38,8 @@ export interface KubeadmNode {
   cluster: { name: string; serviceSubnet: string; dnsDomain: string; podSubnet: string } | undefined;
   /** The retry budget of the bootstrap script's join loop (`for attempt in $(seq 1 N)` … `sleep S`). */
   joinLoop: { attempts: number; sleepMs: number } | undefined;
+  /** The ConfigMap the script waits on before joining (a control plane's turn), when it has such a gate. */
+  joinTurn: { namespace: string; name: string; pollMs: number } | undefined;
 }
 
 type Doc = Record<string, unknown>;
@@ -85,9 +87,11 @@ function cloudConfig(userData: string): Doc | undefined {
 }
 
 /** Version pins of the bootstrap script: the full version in its header, else the minor its kubeadm check wants. */
-function scriptPins(scripts: string[]): { version?: string; minor?: string; joinLoop?: KubeadmNode['joinLoop'] } {
-  const out: { version?: string; minor?: string; joinLoop?: KubeadmNode['joinLoop'] } = {};
+function scriptPins(scripts: string[]): { version?: string; minor?: string; joinLoop?: KubeadmNode['joinLoop']; joinTurn?: KubeadmNode['joinTurn'] } {
+  const out: { version?: string; minor?: string; joinLoop?: KubeadmNode['joinLoop']; joinTurn?: KubeadmNode['joinTurn'] } = {};
   for (const s of scripts) {
+    const turn = /until curl [^\n]*\/api\/v1\/namespaces\/([a-z0-9-]+)\/configmaps\/([a-z0-9.-]+)'[\s\S]*?sleep (\d+)/.exec(s);
+    if (turn) out.joinTurn ??= { namespace: turn[1]!, name: turn[2]!, pollMs: Number(turn[3]) * 1000 };
     out.version ??= /Kubernetes (v\d+\.\d+\.\d+)\b/.exec(s)?.[1];
     const minor = /kubeadm version[^\n]*'\^v(\d+)\\\.(\d+)\\\./.exec(s);
     if (minor) out.minor ??= `${minor[1]}.${minor[2]}`;
@@ -135,6 +139,7 @@ export function parseUserData(userData: string | null, serverName: string): Kube
     ca: caCert && caKey ? { cert: caCert, key: caKey } : undefined,
     minor: pins.minor,
     joinLoop: pins.joinLoop,
+    joinTurn: pins.joinTurn,
   };
   if (init && clusterCfg) {
     const api = obj(clusterCfg.apiServer);

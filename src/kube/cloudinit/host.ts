@@ -54,13 +54,35 @@ export function containerdProxy(spec: ClusterSpec, endpointAddress: string): str
   return lines.join('\n');
 }
 
-/** The one script runcmd runs: preflight checks, provider-id substitution, kubeadm init/join (joins retry). */
-export function bootstrapScript(spec: ClusterSpec, role: NodeRole, nodeName: string): string {
+/** The ConfigMap (kube-system) naming the one control plane allowed to join now; the service writes it. */
+export const JOIN_TURN_CONFIGMAP = 'magnum-join-turn';
+
+/**
+ * Control planes boot together but join one at a time (etcd grows by one member at a time): each
+ * waits until the service names it in the turn ConfigMap, read with the bootstrap token (the
+ * service grants that token's group `get` on this one ConfigMap) over the cluster CA.
+ */
+function joinTurnWait(nodeName: string, endpoint: string, token: string): string[] {
+  const url = `https://${endpoint}/api/v1/namespaces/kube-system/configmaps/${JOIN_TURN_CONFIGMAP}`;
+  return [
+    '# control planes join one at a time: wait until the service names this node',
+    'waited=0',
+    `until curl -fsS --max-time 10 --cacert /etc/kubernetes/pki/ca.crt -H 'Authorization: Bearer ${token}' '${url}' | grep -Eq '"node": *"${nodeName}"'; do`,
+    '  waited=$((waited + 2))',
+    '  if [ "$waited" -ge 3600 ]; then echo "not given a turn to join within an hour" >&2; exit 1; fi',
+    '  sleep 2',
+    'done',
+  ];
+}
+
+/** The one script runcmd runs: preflight checks, provider-id substitution, kubeadm init/join (joins retry; control planes wait for their turn). */
+export function bootstrapScript(spec: ClusterSpec, role: NodeRole, nodeName: string, join?: { endpoint: string; token: string }): string {
   const minor = spec.kubernetes.minor;
   const kubeadm =
     role === 'init'
       ? [`kubeadm init --config ${KUBEADM_CONFIG_PATH} --skip-token-print`]
       : [
+          ...(role === 'control-plane' && join ? joinTurnWait(nodeName, join.endpoint, join.token) : []),
           '# the API may not be up yet (joins start in parallel with the first control plane): retry',
           'for attempt in $(seq 1 60); do',
           `  if kubeadm join --config ${KUBEADM_CONFIG_PATH}; then exit 0; fi`,

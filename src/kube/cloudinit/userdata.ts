@@ -15,7 +15,7 @@ import {
   SYSCTL,
 } from './host.js';
 import { NOVA_USER_DATA_LIMIT, type UserDataInput } from './inputs.js';
-import { kubeadmDocuments } from './kubeadm.js';
+import { endpointHostPort, kubeadmDocuments } from './kubeadm.js';
 
 interface WriteFile {
   path: string;
@@ -80,7 +80,8 @@ export function renderUserData(spec: ClusterSpec, input: UserDataInput): string 
     for (const f of apiServerExtensions(ADDONS, spec).files) files.push(file(f.path, f.content, f.permissions ?? '0600'));
   }
   files.push(file(KUBEADM_CONFIG_PATH, kubeadmConfigYaml(spec, input), '0600'));
-  files.push(file(BOOTSTRAP_SCRIPT_PATH, bootstrapScript(spec, input.role, input.nodeName), '0700'));
+  const endpoint = endpointHostPort(spec, input.endpoint);
+  files.push(file(BOOTSTRAP_SCRIPT_PATH, bootstrapScript(spec, input.role, input.nodeName, { endpoint, token: input.bootstrapToken }), '0700'));
 
   const etcd = input.role !== 'worker' ? spec.nodes.etcdVolume : null;
   const doc = {
