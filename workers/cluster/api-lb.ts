@@ -1,7 +1,7 @@
 // The API endpoint (k8s-bootstrap §1.3): an Octavia load balancer on the cluster subnet (its VIP
 // is known as soon as the POST answers, so servers boot while it builds), listener TCP 6443, pool,
-// health monitor and one member per control-plane port, each child made only while the load
-// balancer is ACTIVE; a floating IP on the VIP port when asked. Without a load balancer the
+// one member per control-plane port (the first control plane's first) and the health monitor last,
+// each child made only while the load balancer is ACTIVE; a floating IP on the VIP port when asked. Without a load balancer the
 // endpoint is the single control plane's port. The address is recorded on the cluster at once.
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { networkPlan, type LoadBalancerPlan } from '../../src/kube/network-plan.js';
@@ -144,17 +144,36 @@ export const ensureApiListener: Step = {
       () => o.listeners.list({ name, loadbalancer_id: lbId } as never),
       () => o.listeners.create({ name, loadbalancer_id: lbId, protocol: lb.listener.protocol, protocol_port: lb.listener.port, tags, ...(lb.listener.allowedCidrs.length > 0 ? { allowed_cidrs: lb.listener.allowedCidrs } : {}) } as never),
       (id) => o.listeners.get(id));
-    const pool = await child('pool',
+    await child('pool',
       () => o.pools.list({ name, loadbalancer_id: lbId } as never),
       () => o.pools.create({ name, listener_id: listener.id, protocol: lb.pool.protocol, lb_algorithm: lb.pool.algorithm, tags } as never),
       (id) => o.pools.get(id));
-    if (lb.monitor) {
-      const m = lb.monitor;
-      await child('healthmonitor',
-        () => o.healthMonitors.list({ name, pool_id: pool.id } as never),
-        () => o.healthMonitors.create({ name, pool_id: pool.id, type: m.type, delay: m.delay, timeout: m.timeout, max_retries: m.maxRetries, max_retries_down: m.maxRetriesDown, tags } as never),
-        (id) => o.healthMonitors.get(id));
-    }
+  },
+};
+
+/** The pool's health monitor, after the members: traffic flows without it, so it is not on the way to /readyz. */
+export const ensureApiMonitor: Step = {
+  name: 'api_monitor',
+  condition: 'api_lb',
+  after: ['api_members'],
+  async run(ctx) {
+    const lb = await plan(ctx);
+    if (!lb?.monitor || (await ctx.ledger.live('healthmonitor')).length > 0) return;
+    const o = await ctx.cloud().octavia();
+    const lbId = (await endpoint(ctx)).loadBalancerId!;
+    const pool = (await ctx.ledger.live('pool'))[0];
+    if (!pool) throw new StepFailure('NotFound', 'The API pool is not recorded.', 'api_lb');
+    const name = resourceName(ctx.cluster, 'kubeapi-6443');
+    const m = lb.monitor;
+    await ensure(ctx, {
+      step: 'api_lb', service: 'load-balancer', type: 'healthmonitor', name,
+      get: (id) => o.healthMonitors.get(id),
+      findByName: async () => (await o.healthMonitors.list({ name, pool_id: pool.cloud_id } as never)).map((r) => ({ ...r, description: ctx.cluster.uuid })),
+      create: async () => {
+        await activeLb(ctx, o, lbId);
+        return o.healthMonitors.create({ name, pool_id: pool.cloud_id, type: m.type, delay: m.delay, timeout: m.timeout, max_retries: m.maxRetries, max_retries_down: m.maxRetriesDown, tags: [clusterTag(ctx.cluster.uuid)] } as never);
+      },
+    });
   },
 };
 

@@ -1,10 +1,10 @@
 // The create operation (k8s-bootstrap §1.1) as a graph of idempotent steps, everything independent
 // in parallel: network and security groups and server groups first; ports; the API endpoint (load
-// balancer POST, floating IP) and its listener, pool, monitor, members and DNS name while the first control
-// plane and the workers boot; then /readyz, the add-ons, the other control planes one at a time,
-// and readiness. CREATE_COMPLETE records the API address, the Kubernetes version and addresses.
+// balancer POST, floating IP) and its listener, pool, members, monitor and DNS name while every
+// control plane and the workers boot; then /readyz, the add-ons, the other control planes joining
+// one at a time (each waits for its turn, granted through the API), and readiness. CREATE_COMPLETE records the API address, the Kubernetes version and addresses.
 import type { OperationSpec } from '../runner.js';
-import { ensureApiEndpoint, ensureApiListener, ensureApiMembers } from './api-lb.js';
+import { ensureApiEndpoint, ensureApiListener, ensureApiMembers, ensureApiMonitor } from './api-lb.js';
 import { ensureAddons, ensureApiReady, ensureControlPlaneInit, ensureControlPlaneJoins, ensureReady, ensureWorkers } from './bootstrap.js';
 import { completeNodeGroups } from './complete.js';
 import { ensureApiDnsRecord } from './dns.js';
@@ -24,6 +24,7 @@ export const createOperation: OperationSpec = {
     ensureApiEndpoint,
     ensureApiListener,
     ensureApiMembers,
+    ensureApiMonitor,
     ensureApiDnsRecord,
     ensureControlPlaneInit,
     ensureWorkers,

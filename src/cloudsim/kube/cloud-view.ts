@@ -67,7 +67,7 @@ export class CloudView {
 
   /**
    * Whether `address:port` reaches one of `backends`: (a) a backend's fixed IP on its bind port;
-   * (b) the VIP of an ACTIVE load balancer whose listener on `port` has a default pool with a
+   * (b) the VIP of an ACTIVE (or PENDING_UPDATE) load balancer whose listener on `port` has a default pool with a
    * member on a backend's address and bind port; (c) a floating IP on such a VIP port or on a backend's port.
    */
   /** The networks a server is attached to (where its private addresses resolve). */
@@ -103,7 +103,8 @@ export class CloudView {
     };
     const viaLb = (vip: (lb: { vip_address: string; vip_port_id: string; vip_network_id: string }) => boolean) => {
       for (const lb of this.s.octavia.loadbalancers.values()) {
-        if (lb.provisioning_status !== 'ACTIVE' || !lb.admin_state_up || !vip(lb)) continue;
+        // An amphora keeps serving its last configuration while a change is pushed (PENDING_UPDATE).
+        if (!settled(lb) || !vip(lb)) continue;
         for (const l of this.s.octavia.listenersOf(lb.id)) {
           if (l.protocol_port !== port || !settled(l) || !l.default_pool_id) continue;
           const pool = this.s.octavia.pools.get(l.default_pool_id);
