@@ -109,11 +109,13 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
 
     const lock = await acquireClusterLock(deps.redis, clusterLockKey(deps.prefix, op.cluster_id), deps.lockTtlMs ?? 30_000, deps.signal);
     if (!lock) return delay(job, token, deps.lockRetryMs ?? 2000);
+    let requeued = false;
     try {
       const started = await start(ds, op);
       if (!started) return { skipped: 'not runnable' };
       const ctx = context(deps, started.cluster, started.op, lock);
       let current: Step | undefined;
+      const earlier = stepsDone(op.id);
       try {
         const done = new Set<string>();
         let waiting: Wait | undefined;
@@ -121,10 +123,15 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
           await ctx.checkpoint();
           if (spec.deadline) checkDeadline(ctx);
           if ((step.after ?? []).some((d) => !done.has(d))) continue;
+          if (earlier.has(step.name)) {
+            done.add(step.name);
+            continue;
+          }
           current = step;
           try {
             await step.run(ctx);
             done.add(step.name);
+            earlier.add(step.name);
           } catch (e) {
             if (!(spec.parallel && e instanceof Wait)) throw e;
             if (!waiting || e.ms < waiting.ms) waiting = e;
@@ -139,13 +146,17 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
           ctx.log('run stopped', { why: e.why });
           return { stopped: e.why };
         }
-        if (e instanceof Wait) return delay(job, token, e.ms);
+        if (e instanceof Wait) {
+          requeued = true;
+          return delay(job, token, e.ms);
+        }
         if (isRetryable(e)) {
           const b = deps.backoff ?? DEFAULT_BACKOFF;
           const retries = (job.data.retries ?? 0) + 1;
           if (retries <= b.maxRetries) {
             ctx.log('retryable cloud error', { step: current?.name, retries, reason: (e as Error).message });
             await job.updateData({ ...job.data, retries });
+            requeued = true;
             const exp = Math.min(b.maxMs, b.baseMs * 2 ** (retries - 1));
             return delay(job, token, Math.round(exp * (0.5 + Math.random() / 2)));
           }
@@ -162,8 +173,29 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
       }
     } finally {
       await lock.release();
+      // Ended, stopped or handed over: a later run (maybe elsewhere) starts from the first step again.
+      if (!requeued) STEPS_DONE.delete(operationId);
     }
   };
+}
+
+/**
+ * Steps an operation's earlier runs in this process completed: a re-queued run (a step waited)
+ * goes on from where they were rather than walking every ensure again. Kept per process only: a
+ * run elsewhere (after a crash or a lost lock) starts from the first step, the ensures being
+ * idempotent. Bounded: the oldest operations are forgotten first.
+ */
+const STEPS_DONE = new Map<string, Set<string>>();
+const STEPS_DONE_MAX = 10_000;
+
+function stepsDone(operationId: string): Set<string> {
+  let s = STEPS_DONE.get(operationId);
+  if (!s) {
+    s = new Set();
+    STEPS_DONE.set(operationId, s);
+    if (STEPS_DONE.size > STEPS_DONE_MAX) STEPS_DONE.delete(STEPS_DONE.keys().next().value!);
+  }
+  return s;
 }
 
 /** Re-queues the job to run again in `ms`; the run ends here. */
