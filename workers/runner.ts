@@ -50,6 +50,11 @@ export interface RunContext {
   /** Values computed once per run (a server list, the spec), keyed by name; `forget` drops one. */
   memo<T>(key: string, compute: () => Promise<T>): Promise<T>;
   forget(key: string): void;
+  /**
+   * Like memo, but kept for the operation's later runs in this process (facts that cannot change
+   * while it lasts, such as the ids of the cluster's network): dropped with the steps cache.
+   */
+  memoRuns<T>(key: string, compute: () => Promise<T>): Promise<T>;
   /** How long a step waits before looking at the cloud again (ms). */
   pollMs: number;
   /** The cluster's clients; StepFailure when it has no credential. */
@@ -113,9 +118,10 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
     try {
       const started = await start(ds, op);
       if (!started) return { skipped: 'not runnable' };
-      const ctx = context(deps, started.cluster, started.op, lock);
+      const cache = opCache(op.id);
+      const ctx = context(deps, started.cluster, started.op, lock, cache.values);
       let current: Step | undefined;
-      const earlier = stepsDone(op.id);
+      const earlier = cache.steps;
       try {
         const done = new Set<string>();
         let waiting: Wait | undefined;
@@ -174,28 +180,43 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
     } finally {
       await lock.release();
       // Ended, stopped or handed over: a later run (maybe elsewhere) starts from the first step again.
-      if (!requeued) STEPS_DONE.delete(operationId);
+      if (!requeued) OP_CACHE.delete(operationId);
     }
   };
 }
 
 /**
- * Steps an operation's earlier runs in this process completed: a re-queued run (a step waited)
- * goes on from where they were rather than walking every ensure again. Kept per process only: a
- * run elsewhere (after a crash or a lost lock) starts from the first step, the ensures being
- * idempotent. Bounded: the oldest operations are forgotten first.
+ * What an operation's earlier runs in this process completed (steps) and learnt (memoRuns): a
+ * re-queued run (a step waited) goes on from where they were rather than walking every ensure
+ * again. Kept per process only: a run elsewhere (after a crash or a lost lock) starts from the
+ * first step, the ensures being idempotent. Bounded: the oldest operations are forgotten first.
  */
-const STEPS_DONE = new Map<string, Set<string>>();
-const STEPS_DONE_MAX = 10_000;
+interface OpCache {
+  steps: Set<string>;
+  values: Map<string, Promise<unknown>>;
+}
+const OP_CACHE = new Map<string, OpCache>();
+const OP_CACHE_MAX = 10_000;
 
-function stepsDone(operationId: string): Set<string> {
-  let s = STEPS_DONE.get(operationId);
-  if (!s) {
-    s = new Set();
-    STEPS_DONE.set(operationId, s);
-    if (STEPS_DONE.size > STEPS_DONE_MAX) STEPS_DONE.delete(STEPS_DONE.keys().next().value!);
+function opCache(operationId: string): OpCache {
+  let c = OP_CACHE.get(operationId);
+  if (!c) {
+    c = { steps: new Set(), values: new Map() };
+    OP_CACHE.set(operationId, c);
+    if (OP_CACHE.size > OP_CACHE_MAX) OP_CACHE.delete(OP_CACHE.keys().next().value!);
   }
-  return s;
+  return c;
+}
+
+/** The promise memoised under `key` in `memos`, computed once; a failure is not kept. */
+function memoIn<T>(memos: Map<string, Promise<unknown>>, key: string, compute: () => Promise<T>): Promise<T> {
+  let p = memos.get(key) as Promise<T> | undefined;
+  if (!p) {
+    p = compute();
+    memos.set(key, p);
+    p.catch(() => memos.delete(key));
+  }
+  return p;
 }
 
 /** Re-queues the job to run again in `ms`; the run ends here. */
@@ -236,7 +257,7 @@ async function start(ds: DataSource, op: OperationRow): Promise<{ op: OperationR
   });
 }
 
-function context(deps: RunnerDeps, cluster: ClusterRow, op: OperationRow, lock: ClusterLock): RunContext {
+function context(deps: RunnerDeps, cluster: ClusterRow, op: OperationRow, lock: ClusterLock, runs: Map<string, Promise<unknown>>): RunContext {
   const { ds } = deps;
   const memos = new Map<string, Promise<unknown>>();
   const ctx: RunContext = {
@@ -247,15 +268,8 @@ function context(deps: RunnerDeps, cluster: ClusterRow, op: OperationRow, lock: 
     cloudFactory: deps.cloud,
     hooks: deps.hooks ?? {},
     pollMs: deps.pollMs ?? 2000,
-    memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
-      let p = memos.get(key) as Promise<T> | undefined;
-      if (!p) {
-        p = compute();
-        memos.set(key, p);
-        p.catch(() => memos.delete(key));
-      }
-      return p;
-    },
+    memo: (key, compute) => memoIn(memos, key, compute),
+    memoRuns: (key, compute) => memoIn(runs, key, compute),
     forget(key) {
       memos.delete(key);
     },

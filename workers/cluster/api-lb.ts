@@ -75,7 +75,8 @@ async function ensureFloatingIp(ctx: RunContext, portId: string): Promise<Floati
 
 /** The endpoint, made if needed (load balancer POST and floating IP; not waiting for ACTIVE). */
 export function endpoint(ctx: RunContext): Promise<Endpoint> {
-  return ctx.memo('endpoint', async () => {
+  // Made once, its addresses fixed: learnt once for all the operation's runs in this process.
+  return ctx.memoRuns('endpoint', async () => {
     const lb = await plan(ctx);
     let ep: Endpoint;
     if (lb) {

@@ -71,7 +71,8 @@ export interface ClusterNet {
 
 /** The network the nodes live on: the fixed one, or the one the network step made (its ledger). */
 export function clusterNet(ctx: RunContext): Promise<ClusterNet> {
-  return ctx.memo('net', async () => {
+  // The ids do not change while an operation lasts: learnt once for all its runs in this process.
+  return ctx.memoRuns('net', async () => {
     const c = ctx.cluster;
     const n = await ctx.cloud().neutron();
     const t = await template(ctx);

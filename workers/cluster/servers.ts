@@ -51,7 +51,12 @@ export function bootstrapToken(ctx: RunContext): string {
   return `${s.slice(0, 6)}.${s.slice(6)}`;
 }
 
-async function resolveImage(ctx: RunContext, ref: string): Promise<string> {
+/** An image id by id or name, looked up once per operation (in this process). */
+function resolveImage(ctx: RunContext, ref: string): Promise<string> {
+  return ctx.memoRuns(`image:${ref}`, () => lookupImage(ctx, ref));
+}
+
+async function lookupImage(ctx: RunContext, ref: string): Promise<string> {
   const glance = await ctx.cloud().glance();
   try {
     return (await glance.getImage(ref)).id;
@@ -63,7 +68,12 @@ async function resolveImage(ctx: RunContext, ref: string): Promise<string> {
   return found.id;
 }
 
-async function resolveFlavor(ctx: RunContext, ref: string): Promise<string> {
+/** A flavor id by id or name, looked up once per operation (in this process). */
+function resolveFlavor(ctx: RunContext, ref: string): Promise<string> {
+  return ctx.memoRuns(`flavor:${ref}`, () => lookupFlavor(ctx, ref));
+}
+
+async function lookupFlavor(ctx: RunContext, ref: string): Promise<string> {
   const nova = await ctx.cloud().nova();
   try {
     return (await nova.getFlavor(ref)).id;
