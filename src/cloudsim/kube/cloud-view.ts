@@ -66,6 +66,32 @@ export class CloudView {
   }
 
   /**
+   * Every fixed IP `address` may lead to: itself, the members of a load balancer whose VIP it is,
+   * what a floating IP with that address points at (a server's port or a VIP's load balancer).
+   * A cheap superset, whatever the states: it rules clusters out before `reaches` looks closer.
+   */
+  behind(address: string): Set<string> {
+    const out = new Set([address]);
+    const o = this.s.octavia;
+    const membersOf = (match: (lb: { vip_address: string; vip_port_id: string }) => boolean) => {
+      for (const lb of o.loadbalancers.values()) {
+        if (!match(lb)) continue;
+        for (const l of o.listenersOf(lb.id)) {
+          if (l.default_pool_id) for (const m of o.membersOf(l.default_pool_id)) out.add(m.address);
+        }
+      }
+    };
+    membersOf((lb) => lb.vip_address === address);
+    for (const fip of this.s.neutron.floatingIps.values()) {
+      if (fip.floatingIpAddress !== address || fip.portId === null) continue;
+      if (fip.fixedIpAddress) out.add(fip.fixedIpAddress);
+      for (const f of this.s.neutron.ports.get(fip.portId)?.fixedIps ?? []) out.add(f.ipAddress);
+      membersOf((lb) => lb.vip_port_id === fip.portId);
+    }
+    return out;
+  }
+
+  /**
    * Whether `address:port` reaches one of `backends`: (a) a backend's fixed IP on its bind port;
    * (b) the VIP of an ACTIVE (or PENDING_UPDATE) load balancer whose listener on `port` has a default pool with a
    * member on a backend's address and bind port; (c) a floating IP on such a VIP port or on a backend's port.

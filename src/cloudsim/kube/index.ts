@@ -79,7 +79,8 @@ export class KubeSim implements Snapshotable {
       this.agents.delete(s.id);
       this.ignored.delete(s.id);
     }
-    this.refresh();
+    // Only the clusters the server is a member of depend on it (hundreds of clusters: not all).
+    this.refresh((c) => c.members.has(s.id));
   }
 
   /** Where address:port reaches a serving cluster's API (only `projectId`'s clusters when given). */
@@ -105,9 +106,13 @@ export class KubeSim implements Snapshotable {
   }
 
   private reachable(address: string, port: number, projectId: string | undefined, from?: ReadonlySet<string>): SimCluster | undefined {
+    // Hundreds of clusters: only those with a control plane behind the address are looked at closely.
+    const behind = this.view.behind(address);
     for (const c of this.clusters.values()) {
       if (c.port === undefined || (projectId !== undefined && c.info.projectId !== projectId)) continue;
-      const backends = c.liveControlPlanes().map((m) => ({ serverId: m.serverId, bindPort: c.info.bindPort }));
+      const cps = c.liveControlPlanes();
+      if (!cps.some((m) => this.view.fixedAddresses(m.serverId).some((f) => behind.has(f.ip)))) continue;
+      const backends = cps.map((m) => ({ serverId: m.serverId, bindPort: c.info.bindPort }));
       if (this.view.reaches(address, port, backends, from)) return c;
     }
     return undefined;
@@ -246,8 +251,9 @@ export class KubeSim implements Snapshotable {
   }
 
   /** Every cluster catches up with its servers; a cluster without a live control plane goes. */
-  private refresh(): void {
+  private refresh(which: (c: SimCluster) => boolean = () => true): void {
     for (const [id, c] of this.clusters) {
+      if (!which(c)) continue;
       c.refresh();
       if (c.dead) {
         this.clusters.delete(id);

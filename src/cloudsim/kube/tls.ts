@@ -17,9 +17,17 @@ const CURVES: Record<string, string> = { prime256v1: 'P-256', secp384r1: 'P-384'
 
 /** `sha256:<hex>` of the CA certificate's SubjectPublicKeyInfo (kubeadm's discovery-token-ca-cert-hash). */
 export function caCertHash(pem: string): string {
-  const spki = new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
-  return `sha256:${createHash('sha256').update(spki).digest('hex')}`;
+  let h = HASHES.get(pem);
+  if (h === undefined) {
+    const spki = new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
+    h = `sha256:${createHash('sha256').update(spki).digest('hex')}`;
+    if (HASHES.size >= 4096) HASHES.delete(HASHES.keys().next().value!);
+    HASHES.set(pem, h);
+  }
+  return h;
 }
+/** Hashes by certificate: every listener sync and join attempt asks again. */
+const HASHES = new Map<string, string>();
 
 async function signingKey(pem: string): Promise<{ key: webcrypto.CryptoKey; algorithm: SigningAlgorithm }> {
   const k = createPrivateKey(pem);
