@@ -78,7 +78,17 @@ try {
     }
     case 'bench': {
       const { adminUrl, redisUrl } = await infra('postgres');
-      exec(tsx, ['bench/run.ts', ...extra], { TEST_DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl });
+      // `npm run bench`: the template reads (bench/run.ts), then cluster creation (bench/cluster.ts);
+      // `npm run bench -- templates|cluster [options]`: one of them.
+      const env = { ...process.env, TEST_DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl };
+      const which = extra[0] === 'templates' || extra[0] === 'cluster' ? [extra[0]] : ['templates', 'cluster'];
+      const args = which.length === 1 ? extra.slice(1) : extra;
+      for (const w of which) {
+        const script = w === 'cluster' ? 'bench/cluster.ts' : 'bench/run.ts';
+        const code = await new Promise((resolve) => spawn(tsx, [script, ...args], { cwd: root, stdio: 'inherit', env }).on('exit', (c) => resolve(c ?? 1)));
+        if (code !== 0) process.exit(code);
+      }
+      process.exit(0);
       break;
     }
     case 'openapi': {

@@ -6,6 +6,8 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/api/app.js';
 import { createServices } from '../../src/api/services.js';
 import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
+import type { SimClockOptions } from '../../src/cloudsim/common/clock.js';
+import type { CloudSeed } from '../../src/cloudsim/seed.js';
 import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
 import type { GlanceState } from '../../src/cloudsim/glance/index.js';
 import type { NeutronState } from '../../src/cloudsim/neutron/index.js';
@@ -44,6 +46,9 @@ export interface TestAppOptions {
   cloud?: boolean;
   /** The simulated cloud's time scale (default 0.001: a 90 s load balancer takes 90 ms). */
   timeScale?: number;
+  /** The simulated cloud's seed and delay distributions, and its starting contents (benchmarks). */
+  clock?: Omit<SimClockOptions, 'timeScale'>;
+  cloudSeed?: CloudSeed;
 }
 
 export async function startKeystone(opts: Partial<KeystoneSimOptions> = {}): Promise<KeystoneSim> {
@@ -58,14 +63,15 @@ export async function startKeystone(opts: Partial<KeystoneSimOptions> = {}): Pro
 }
 
 /** The simulated OpenStack services on loopback, registered in the emulator's catalog. */
-export async function startSims(keystone: KeystoneSim, timeScale = 0.001): Promise<CloudSims> {
+export async function startSims(keystone: KeystoneSim, timeScale = 0.001, more: { clock?: Omit<SimClockOptions, 'timeScale'>; seed?: CloudSeed } = {}): Promise<CloudSims> {
   return startCloudSims({
+    ...(more.seed ? { seed: more.seed } : {}),
     keystone,
     authUrl: `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`,
     credentials: { username: SERVICE_USER.username, password: SERVICE_USER.password, projectName: SERVICE_USER.project },
     host: '127.0.0.1',
     // Cloud transitions (load balancers ~90 s, volumes ~5 s) in milliseconds.
-    clock: { timeScale },
+    clock: { ...more.clock, timeScale },
   });
 }
 
@@ -89,7 +95,7 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const keystone = await startKeystone(opts.keystone);
   const authUrl = `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`;
   const sims = opts.cloud
-    ? await startSims(keystone, opts.timeScale)
+    ? await startSims(keystone, opts.timeScale, { ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.cloudSeed ? { seed: opts.cloudSeed } : {}) })
     : undefined;
   const db = await freshDatabase();
   const config = loadConfig({

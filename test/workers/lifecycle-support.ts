@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import type { AuditedResource } from '../../src/cloudsim/audit.js';
 import { startWorker, type WorkerOptions } from '../../workers/main.js';
 import { OPERATIONS_QUEUE } from '../../src/queue/names.js';
-import { testApp, type TestApp } from '../support/app.js';
+import { testApp, type TestApp, type TestAppOptions } from '../support/app.js';
 
 export interface Harness {
   t: TestApp;
@@ -19,8 +19,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(opts: { roomy?: boolean; timeScale?: number; listen?: boolean } = {}): Promise<Harness> {
-  const t = await testApp({ cloud: true, listen: opts.listen ?? false, ...(opts.timeScale ? { timeScale: opts.timeScale } : {}) });
+export async function harness(opts: { roomy?: boolean; timeScale?: number; listen?: boolean } & Pick<TestAppOptions, 'clock' | 'cloudSeed'> = {}): Promise<Harness> {
+  const { roomy: _roomy, ...app } = opts;
+  const t = await testApp({ cloud: true, ...app, listen: opts.listen ?? false });
   const connections: Redis[] = [];
   const template = async (name: string, kubeTag: string) => {
     const res = await t.as('demo', {

@@ -1,0 +1,205 @@
+// `npm run bench -- cluster`: cluster creation through the whole system (API, queue, a worker in
+// its own process, the simulated cloud and the simulated Kubernetes APIs).
+//
+// 1. One cluster of 3 control planes and 5 workers (API load balancer with a floating IP, Calico):
+//    time to CREATE_COMPLETE divided by the critical-path lower bound, cloud API calls made, worker
+//    CPU. The cloud's delays are fixed at the medians of the simulator's realistic distributions and
+//    scaled by --scale (default 0.25); the worker's poll interval is scaled alike (its production
+//    2 s × scale), so the ratio is the one a real-time run would show, less CPU-bound overhead.
+// 2. --many clusters (default 200) of 1 control plane and 1 worker created at once: wall time to all
+//    CREATE_COMPLETE, how many completed, worker CPU per cluster, peak memory; then all deleted and
+//    the project's leftovers counted. A public subnet large enough for their routers and floating IPs.
+//
+// Options: --scale=0.25  --many=200  --many-scale=0.05  --concurrency=16  --no-single  --no-many  --timeline  --json=<file>
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { DEFAULT_DELAYS, type DelayDistribution } from '../src/cloudsim/common/clock.js';
+import { loadSeed, type CloudSeed } from '../src/cloudsim/seed.js';
+import { api, createCluster, harness, leftovers, until, type Harness } from '../test/workers/lifecycle-support.js';
+
+function option(name: string, fallback: number): number {
+  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+  const n = arg ? Number(arg.slice(name.length + 3)) : fallback;
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number`);
+  return n;
+}
+const SCALE = option('scale', 0.25);
+const MANY = option('many', 200);
+const MANY_SCALE = option('many-scale', 0.05);
+const CONCURRENCY = option('concurrency', 16);
+const JSON_OUT = process.argv.find((a) => a.startsWith('--json='))?.slice(7);
+const PRODUCTION_POLL_MS = 2000;
+
+/** The medians of the realistic distributions, as fixed delays: the lower bound is then exact. */
+const MEDIANS: Record<string, DelayDistribution> = Object.fromEntries(
+  Object.entries(DEFAULT_DELAYS as Record<string, DelayDistribution>).map(([k, d]) => [k, 'ms' in d ? { kind: 'fixed', ms: d.ms } : d]),
+);
+const median = (name: keyof typeof DEFAULT_DELAYS): number => (MEDIANS[name] as { ms: number }).ms;
+
+/**
+ * The slowest chain of dependent cloud waits of a create (real-world ms), whatever the implementation:
+ * the API answers through the load balancer once it is ACTIVE with a listener, a pool and the first
+ * control plane as member (each child a load-balancer update), and once that control plane has
+ * booted and run kubeadm init; the other control planes then join one at a time (kubeadm's rule
+ * for etcd), each a kubeadm join. Workers join in parallel with them, so they are not on the path.
+ */
+function lowerBoundMs(masters: number): { ms: number; chain: string } {
+  const lb = median('octavia.loadbalancer.create') + 3 * median('octavia.loadbalancer.update');
+  const cp = median('nova.server.boot') + median('kube.init');
+  const joins = (masters - 1) * median('kube.join');
+  const chain = `max(LB create ${median('octavia.loadbalancer.create') / 1000} s + listener, pool, member ${(3 * median('octavia.loadbalancer.update')) / 1000} s = ${lb / 1000} s; boot ${median('nova.server.boot') / 1000} s + kubeadm init ${median('kube.init') / 1000} s = ${cp / 1000} s) + ${masters - 1} serial control-plane joins × ${median('kube.join') / 1000} s`;
+  return { ms: Math.max(lb, cp) + joins, chain };
+}
+
+/** utime + stime of a process, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+const peakRssMb = (pid: number): number => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+/** A worker in its own process (test/support/worker-child.ts), so that its CPU is its own. */
+async function workerProcess(h: Harness, pollMs: number, concurrency: number): Promise<ChildProcess> {
+  const config = { ...h.t.config, secretKeys: h.t.config.secretKeys.map((k) => k.toString('base64')) };
+  const options = { ...h.workerOptions(), concurrency, lockDurationMs: 30_000, stalledIntervalMs: 30_000, db: undefined, config: undefined, runner: { pollMs } };
+  const p = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-child.ts'], {
+    env: { ...process.env, WORKER_CHILD_CONFIG: JSON.stringify({ config, options }) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  await until('the worker process', async () => out.includes('ready'), 60_000);
+  return p;
+}
+
+async function template(h: Harness, name: string): Promise<string> {
+  const r = await api(h, 'POST', '/v1/clustertemplates', {
+    name, coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
+    master_lb_enabled: true, floating_ip_enabled: true, network_driver: 'calico', labels: { kube_tag: 'v1.35.1' },
+  });
+  if (r.status !== 201) throw new Error(JSON.stringify(r.body));
+  return r.body.uuid as string;
+}
+
+async function completed(h: Harness, uuid: string, timeoutMs: number): Promise<string> {
+  const c = await until(`cluster ${uuid}`, async () => {
+    const r = await api(h, 'GET', `/v1/clusters/${uuid}`);
+    return !String(r.body.status).endsWith('_IN_PROGRESS') ? r.body : undefined;
+  }, timeoutMs);
+  return c.status as string;
+}
+
+/** The project's clusters, in one call (polling hundreds one by one would load the API, not the system measured). */
+async function listed(h: Harness): Promise<{ uuid: string; status: string }[]> {
+  const r = await api(h, 'GET', '/v1/clusters?limit=10000');
+  return r.body.clusters as { uuid: string; status: string }[];
+}
+
+/** The final status of each of `uuids`, once none is in progress; a list call every second. */
+async function allSettled(h: Harness, uuids: string[], timeoutMs: number): Promise<string[]> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const by = new Map((await listed(h)).map((c) => [c.uuid, c.status]));
+    if (uuids.every((u) => by.has(u) && !by.get(u)!.endsWith('_IN_PROGRESS'))) return uuids.map((u) => by.get(u)!);
+    if (Date.now() > end) throw new Error('timed out waiting for the clusters');
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+/** The shipped seed with a public /20: room for hundreds of routers and floating IPs. */
+function bigPublicSeed(): CloudSeed {
+  const seed = structuredClone(loadSeed());
+  for (const n of seed.networks ?? []) {
+    if (n.name !== 'public') continue;
+    n.subnets = [{ ...n.subnets![0]!, cidr: '172.24.0.0/20', gateway_ip: '172.24.0.1', allocation_pools: [{ start: '172.24.0.2', end: '172.24.15.254' }] }];
+  }
+  return seed;
+}
+
+async function single(): Promise<Record<string, unknown>> {
+  const h = await harness({ roomy: true, timeScale: SCALE, clock: { seed: 1, delays: MEDIANS } });
+  const pollMs = Math.max(5, Math.round(PRODUCTION_POLL_MS * SCALE));
+  const worker = await workerProcess(h, pollMs, 4);
+  try {
+    const t = await template(h, 'bench-ha');
+    const sims = h.t.cloud!.sims;
+    sims.resetCalls();
+    const cpu0 = cpuMs(worker.pid!);
+    const start = Date.now();
+    const r = await api(h, 'POST', '/v1/clusters', { cluster_template_id: t, name: 'ha', master_count: 3, node_count: 5 });
+    if (r.status !== 202) throw new Error(JSON.stringify(r.body));
+    const status = await completed(h, r.body.uuid as string, 600_000);
+    const wallMs = Date.now() - start;
+    const cpu = cpuMs(worker.pid!) - cpu0;
+    const events = (await api(h, 'GET', `/v1/clusters/${r.body.uuid}/events?limit=1000`)).body.events as { at: string; reason: string; message: string }[] | undefined;
+    const timeline = (events ?? []).map((e) => `${((Date.parse(e.at) - start) / SCALE / 1000).toFixed(1).padStart(6)} s  ${e.reason}: ${e.message}`);
+    const calls = sims.calls();
+    const byService: Record<string, number> = {};
+    for (const [k, n] of Object.entries(calls)) byService[k.split(' ')[0]!] = (byService[k.split(' ')[0]!] ?? 0) + n;
+    const byMethod: Record<string, number> = {};
+    for (const [k, n] of Object.entries(calls)) byMethod[k.split(' ')[1]!] = (byMethod[k.split(' ')[1]!] ?? 0) + n;
+    const bound = lowerBoundMs(3);
+    const realMs = wallMs / SCALE;
+    return {
+      status, scale: SCALE, pollMs, wallMs, realEquivalentS: +(realMs / 1000).toFixed(1), lowerBoundS: bound.ms / 1000, ratio: +(realMs / bound.ms).toFixed(3), chain: bound.chain,
+      calls: Object.values(calls).reduce((a, b) => a + b, 0), byService, byMethod, workerCpuMs: cpu,
+      topCalls: Object.entries(calls).sort((a, b) => b[1] - a[1]).slice(0, 12), timeline,
+    };
+  } finally {
+    worker.kill('SIGKILL');
+    await h.close();
+  }
+}
+
+async function many(): Promise<Record<string, unknown>> {
+  const h = await harness({ roomy: true, timeScale: MANY_SCALE, clock: { seed: 2, delays: MEDIANS }, cloudSeed: bigPublicSeed() });
+  h.t.config.maxClustersPerProject = MANY + 10;
+  const pollMs = Math.max(5, Math.round(PRODUCTION_POLL_MS * MANY_SCALE));
+  const worker = await workerProcess(h, pollMs, CONCURRENCY);
+  try {
+    h.templates.v135 = await template(h, 'bench-many');
+    const cpu0 = cpuMs(worker.pid!);
+    const start = Date.now();
+    const uuids = await Promise.all(Array.from({ length: MANY }, (_, i) => createCluster(h, `m${i}`, 1, 1)));
+    const accepted = Date.now() - start;
+    const statuses = await allSettled(h, uuids, 3_600_000);
+    const wallMs = Date.now() - start;
+    const cpu = cpuMs(worker.pid!) - cpu0;
+    const ok = statuses.filter((s) => s === 'CREATE_COMPLETE').length;
+    const workerRssMb = peakRssMb(worker.pid!);
+    const delStart = Date.now();
+    for (const u of uuids) {
+      const r = await api(h, 'DELETE', `/v1/clusters/${u}`);
+      if (r.status !== 204) throw new Error(JSON.stringify(r.body));
+    }
+    await until('every cluster gone', async () => (await listed(h)).length === 0, 3_600_000);
+    const deleteMs = Date.now() - delStart;
+    return {
+      clusters: MANY, scale: MANY_SCALE, concurrency: CONCURRENCY, acceptedMs: accepted, createComplete: ok, failed: statuses.filter((s) => s !== 'CREATE_COMPLETE'),
+      wallS: +(wallMs / 1000).toFixed(1), oneClusterAloneS: +((lowerBoundMs(1).ms * MANY_SCALE) / 1000).toFixed(1),
+      workerCpuMsPerCluster: Math.round(cpu / MANY), workerCpuS: +(cpu / 1000).toFixed(1), workerPeakRssMb: Math.round(workerRssMb),
+      benchProcessPeakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), deleteS: +(deleteMs / 1000).toFixed(1), leftovers: leftovers(h).length,
+    };
+  } finally {
+    worker.kill('SIGKILL');
+    await h.close();
+  }
+}
+
+// Interrupted: exit normally (a --cpu-prof profile is written on exit).
+process.on('SIGINT', () => process.exit(130));
+const one = process.argv.includes('--no-single') ? undefined : await single();
+if (one) {
+  console.log('\n3 control planes + 5 workers, one cluster');
+  console.table({ status: one.status, 'wall (s)': (one.wallMs as number) / 1000, 'at real time (s)': one.realEquivalentS, 'lower bound (s)': one.lowerBoundS, ratio: one.ratio, 'cloud calls': one.calls, 'worker CPU (ms)': one.workerCpuMs });
+  console.log(`lower bound: ${one.chain}`);
+  if (process.argv.includes('--timeline')) console.log((one.timeline as string[]).join('\n'));
+  console.log('calls by service', one.byService, 'by method', one.byMethod, 'most made', one.topCalls);
+}
+const lots = process.argv.includes('--no-many') ? undefined : await many();
+if (lots) {
+  console.log(`\n${MANY} clusters (1 control plane + 1 worker each) at once`);
+  console.table(lots);
+}
+if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ single: one, many: lots }, null, 2));
+process.exit(0);
