@@ -66,29 +66,40 @@ export class CloudView {
   }
 
   /**
-   * Every fixed IP `address` may lead to: itself, the members of a load balancer whose VIP it is,
-   * what a floating IP with that address points at (a server's port or a VIP's load balancer).
-   * A cheap superset, whatever the states: it rules clusters out before `reaches` looks closer.
+   * Every fixed IP `address` may lead to, as `network|ip` keys (`*|ip`: on any network): itself, the
+   * members of a load balancer whose VIP it is, what a floating IP with that address points at (a
+   * server's port or a VIP's load balancer). `from` as for `reaches`. A cheap superset, whatever the
+   * states: it rules clusters out before `reaches` looks closer (hundreds of clusters share 10.0.0.0/24).
    */
-  behind(address: string): Set<string> {
-    const out = new Set([address]);
+  behind(address: string, from?: ReadonlySet<string>): Set<string> {
+    const out = new Set<string>();
+    const nets = from ?? ['*'];
+    for (const net of nets) out.add(`${net}|${address}`);
     const o = this.s.octavia;
-    const membersOf = (match: (lb: { vip_address: string; vip_port_id: string }) => boolean) => {
-      for (const lb of o.loadbalancers.values()) {
-        if (!match(lb)) continue;
-        for (const l of o.listenersOf(lb.id)) {
-          if (l.default_pool_id) for (const m of o.membersOf(l.default_pool_id)) out.add(m.address);
-        }
+    const members = (lb: { id: string; vip_network_id: string }) => {
+      for (const l of o.listenersOf(lb.id)) {
+        if (!l.default_pool_id) continue;
+        for (const m of o.membersOf(l.default_pool_id)) out.add(`${(m.subnet_id && this.networkOfSubnet(m.subnet_id)) || lb.vip_network_id}|${m.address}`);
       }
     };
-    membersOf((lb) => lb.vip_address === address);
+    for (const lb of o.loadbalancers.values()) {
+      if (lb.vip_address === address && (from === undefined || from.has(lb.vip_network_id))) members(lb);
+    }
     for (const fip of this.s.neutron.floatingIps.values()) {
       if (fip.floatingIpAddress !== address || fip.portId === null) continue;
-      if (fip.fixedIpAddress) out.add(fip.fixedIpAddress);
-      for (const f of this.s.neutron.ports.get(fip.portId)?.fixedIps ?? []) out.add(f.ipAddress);
-      membersOf((lb) => lb.vip_port_id === fip.portId);
+      for (const f of this.s.neutron.ports.get(fip.portId)?.fixedIps ?? []) out.add(`${this.networkOfSubnet(f.subnetId)}|${f.ipAddress}`);
+      for (const lb of o.loadbalancers.values()) if (lb.vip_port_id === fip.portId) members(lb);
     }
     return out;
+  }
+
+  /** Whether a fixed address is among `behind`'s keys. */
+  isBehind(keys: ReadonlySet<string>, f: FixedAddress): boolean {
+    return keys.has(`*|${f.ip}`) || keys.has(`${this.networkOfSubnet(f.subnetId)}|${f.ip}`);
+  }
+
+  private networkOfSubnet(subnetId: string): string {
+    return this.s.neutron.subnets.get(subnetId)?.networkId ?? '';
   }
 
   /**

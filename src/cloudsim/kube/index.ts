@@ -107,11 +107,11 @@ export class KubeSim implements Snapshotable {
 
   private reachable(address: string, port: number, projectId: string | undefined, from?: ReadonlySet<string>): SimCluster | undefined {
     // Hundreds of clusters: only those with a control plane behind the address are looked at closely.
-    const behind = this.view.behind(address);
+    const behind = this.view.behind(address, from);
     for (const c of this.clusters.values()) {
       if (c.port === undefined || (projectId !== undefined && c.info.projectId !== projectId)) continue;
       const cps = c.liveControlPlanes();
-      if (!cps.some((m) => this.view.fixedAddresses(m.serverId).some((f) => behind.has(f.ip)))) continue;
+      if (!cps.some((m) => this.view.fixedAddresses(m.serverId).some((f) => this.view.isBehind(behind, f)))) continue;
       const backends = cps.map((m) => ({ serverId: m.serverId, bindPort: c.info.bindPort }));
       if (this.view.reaches(address, port, backends, from)) return c;
     }
