@@ -39,15 +39,16 @@ const median = (name: keyof typeof DEFAULT_DELAYS): number => (MEDIANS[name] as 
 /**
  * The slowest chain of dependent cloud waits of a create (real-world ms), whatever the implementation:
  * the API answers through the load balancer once it is ACTIVE with a listener, a pool and the first
- * control plane as member (each child a load-balancer update), and once that control plane has
- * booted and run kubeadm init; the other control planes then join one at a time (kubeadm's rule
- * for etcd), each a kubeadm join. Workers join in parallel with them, so they are not on the path.
+ * control plane as member (at best all made in one create: Octavia's fully populated load balancer),
+ * and once that control plane has booted and run kubeadm init; the other control planes then join
+ * one at a time (kubeadm's rule for etcd), each a kubeadm join. Workers join in parallel with them,
+ * so they are not on the path.
  */
 function lowerBoundMs(masters: number): { ms: number; chain: string } {
-  const lb = median('octavia.loadbalancer.create') + 3 * median('octavia.loadbalancer.update');
+  const lb = median('octavia.loadbalancer.create');
   const cp = median('nova.server.boot') + median('kube.init');
   const joins = (masters - 1) * median('kube.join');
-  const chain = `max(LB create ${median('octavia.loadbalancer.create') / 1000} s + listener, pool, member ${(3 * median('octavia.loadbalancer.update')) / 1000} s = ${lb / 1000} s; boot ${median('nova.server.boot') / 1000} s + kubeadm init ${median('kube.init') / 1000} s = ${cp / 1000} s) + ${masters - 1} serial control-plane joins × ${median('kube.join') / 1000} s`;
+  const chain = `max(LB create with listener, pool and members ${lb / 1000} s; boot ${median('nova.server.boot') / 1000} s + kubeadm init ${median('kube.init') / 1000} s = ${cp / 1000} s) + ${masters - 1} serial control-plane joins × ${median('kube.join') / 1000} s`;
   return { ms: Math.max(lb, cp) + joins, chain };
 }
 

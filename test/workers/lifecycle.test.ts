@@ -48,8 +48,14 @@ describe('a cluster from create to delete', () => {
   let before: { cert: string; key: string };
 
   test('create: CREATE_COMPLETE with the API address, version and addresses filled', async () => {
+    h.t.cloud!.sims.resetCalls();
     uuid = await createCluster(h, 'life', 3, 2);
     const c = await settled(h, uuid, 'CREATE_COMPLETE');
+    // The API load balancer in one graph create (listener, pool, the 3 members), the monitor after.
+    const calls = h.t.cloud!.sims.calls();
+    assert.equal(calls['octavia POST /lbaas/loadbalancers'], 1);
+    for (const child of ['listeners', 'pools', 'pools/:pool_id/members']) assert.equal(calls[`octavia POST /lbaas/${child}`], undefined, child);
+    assert.equal(calls['octavia POST /lbaas/healthmonitors'], 1);
     apiAddress = c.api_address;
     assert.match(apiAddress, /^https:\/\/\d+\.\d+\.\d+\.\d+:6443$/);
     assert.equal(c.coe_version, 'v1.35.1');

@@ -1,7 +1,8 @@
 // The API endpoint (k8s-bootstrap §1.3): an Octavia load balancer on the cluster subnet (its VIP
-// is known as soon as the POST answers, so servers boot while it builds), listener TCP 6443, pool,
-// one member per control-plane port (the first control plane's first) and the health monitor last,
-// each child made only while the load balancer is ACTIVE; a floating IP on the VIP port when asked. Without a load balancer the
+// is known as soon as the POST answers, so servers boot while it builds) created in one graph with
+// its listener TCP 6443, pool and one member per control-plane port (the ports are made first); the
+// health monitor after, while it is ACTIVE; a later change (a missing child, members after a
+// resize or an upgrade) one at a time while ACTIVE; a floating IP on the VIP port when asked. Without a load balancer the
 // endpoint is the single control plane's port. The address is recorded on the cluster at once.
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { networkPlan, type LoadBalancerPlan } from '../../src/kube/network-plan.js';
@@ -42,8 +43,21 @@ async function ensureLoadBalancer(ctx: RunContext, lb: LoadBalancerPlan): Promis
     step: 'api_lb', service: 'load-balancer', type: 'loadbalancer', name,
     get: (id) => o.getLoadBalancer(id),
     findByName: () => o.listLoadBalancers({ name } as never),
-    create: () =>
-      o.createLoadBalancer({ name, description: clusterDescription(ctx.cluster.uuid), vip_subnet_id: net.subnetId, provider: lb.provider, tags: [clusterTag(ctx.cluster.uuid)] } as never),
+    // One graph create (Octavia's fully populated load balancer): the listener, the pool and the
+    // control planes' members (their ports are made first) are built with it, not one update at a time.
+    create: async () => {
+      const tags = [clusterTag(ctx.cluster.uuid)];
+      const members = [...(await wantedMembers(ctx))].map(([address, portName]) => ({ address, protocol_port: lb.memberPort, subnet_id: net.subnetId, name: `${portName}-6443`, tags }));
+      const child = resourceName(ctx.cluster, 'kubeapi-6443');
+      return o.createLoadBalancer({
+        name, description: clusterDescription(ctx.cluster.uuid), vip_subnet_id: net.subnetId, provider: lb.provider, tags,
+        listeners: [{
+          name: child, protocol: lb.listener.protocol, protocol_port: lb.listener.port, tags,
+          ...(lb.listener.allowedCidrs.length > 0 ? { allowed_cidrs: lb.listener.allowedCidrs } : {}),
+          default_pool: { name: child, protocol: lb.pool.protocol, lb_algorithm: lb.pool.algorithm, tags, members },
+        }],
+      } as never);
+    },
   });
   return found;
 }
@@ -138,8 +152,15 @@ export const ensureApiListener: Step = {
     const child = async <T extends { id: string; name?: string | null }>(type: string, list: () => Promise<T[]>, create: () => Promise<T>, get: (id: string) => Promise<T>): Promise<T> => {
       const rows = await ctx.ledger.live(type);
       if (rows[0]) return get(rows[0].cloud_id);
-      await activeLb(ctx, o, lbId);
-      return ensure(ctx, { step: 'api_lb', service: 'load-balancer', type, name, get, findByName: async () => (await list()).map((r) => ({ ...r, description: ctx.cluster.uuid })), create });
+      // Made with the load balancer (graph create): found and recorded at once, even while it builds.
+      return ensure(ctx, {
+        step: 'api_lb', service: 'load-balancer', type, name, get,
+        findByName: async () => (await list()).map((r) => ({ ...r, description: ctx.cluster.uuid })),
+        create: async () => {
+          await activeLb(ctx, o, lbId);
+          return create();
+        },
+      });
     };
     const listener = await child('listener',
       () => o.listeners.list({ name, loadbalancer_id: lbId } as never),
@@ -194,6 +215,17 @@ export const ensureApiMembers: Step = {
   },
 };
 
+/** Member address → port name: the control-plane ports' addresses on the cluster subnet (those `keep` says stay). */
+async function wantedMembers(ctx: RunContext, keep: (portName: string) => boolean = () => true): Promise<Map<string, string>> {
+  const net = await clusterNet(ctx);
+  const wanted = new Map<string, string>();
+  for (const p of await controlPlanePorts(ctx)) {
+    const ip = p.port.fixed_ips?.find((f) => f.subnet_id === net.subnetId)?.ip_address;
+    if (ip && keep(p.port.name ?? '')) wanted.set(ip, p.port.name ?? ip);
+  }
+  return wanted;
+}
+
 /**
  * The pool's members made exactly the control-plane ports' addresses (those `keep` says stay):
  * one change at a time while the load balancer is ACTIVE, waiting otherwise.
@@ -205,12 +237,10 @@ export async function syncMembers(ctx: RunContext, keep: (portName: string) => b
   const ep = await endpoint(ctx);
   const poolRow = (await ctx.ledger.live('pool'))[0];
   if (!poolRow) throw new Wait(ctx.pollMs, 'the API pool is not made yet');
+  // Every change, and the end, need it ACTIVE: while it builds, one look at its status is all.
+  await activeLb(ctx, o, ep.loadBalancerId!);
   const net = await clusterNet(ctx);
-  const wanted = new Map<string, string>();
-  for (const p of await controlPlanePorts(ctx)) {
-    const ip = p.port.fixed_ips?.find((f) => f.subnet_id === net.subnetId)?.ip_address;
-    if (ip && keep(p.port.name ?? '')) wanted.set(ip, p.port.name ?? ip);
-  }
+  const wanted = await wantedMembers(ctx, keep);
   const present = await o.listMembers(poolRow.cloud_id);
   for (const m of present) {
     if (wanted.has(m.address!)) continue;
