@@ -4,8 +4,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,16 +14,14 @@ import { renderUserData } from '../../src/kube/cloudinit/userdata.js';
 import { parseClusterSpec } from '../../src/kube/spec/parse.js';
 import { SUPPORTED_MINORS, VERSION_MATRIX } from '../../src/kube/versions.js';
 import { input, pki, TOKEN } from './fixtures.js';
+import { aptInstall } from '../support/apt.js';
 
 const CLOUD_INIT = '/usr/bin/cloud-init';
 const run = promisify(execFile);
 
-function ensureCloudInit(): void {
+async function ensureCloudInit(): Promise<void> {
   if (existsSync(CLOUD_INIT)) return;
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const lists = existsSync('/var/lib/apt/lists') ? readdirSync('/var/lib/apt/lists').filter((f) => f.endsWith('Packages') || f.includes('Packages.')) : [];
-  if (lists.length === 0) execFileSync('apt-get', ['update'], { env, stdio: 'inherit' });
-  execFileSync('apt-get', ['install', '-y', 'cloud-init'], { env, stdio: 'inherit' });
+  await aptInstall(['cloud-init']);
   assert.ok(existsSync(CLOUD_INIT), 'cloud-init installed');
 }
 
@@ -35,7 +33,7 @@ async function pool<T>(items: T[], size: number, fn: (t: T) => Promise<void>): P
 }
 
 test('cloud-init schema accepts every rendering: 3 Kubernetes minors × 2 CNIs × 3 roles', { timeout: 600_000 }, async () => {
-  ensureCloudInit();
+  await ensureCloudInit();
   const dir = mkdtempSync(join(tmpdir(), 'kube-schema-'));
   const files: string[] = [];
   for (const minor of SUPPORTED_MINORS) {
@@ -72,7 +70,7 @@ test('cloud-init schema accepts every rendering: 3 Kubernetes minors × 2 CNIs �
 });
 
 test('the schema check really rejects invalid cloud-config', async () => {
-  ensureCloudInit();
+  await ensureCloudInit();
   const f = join(mkdtempSync(join(tmpdir(), 'kube-schema-')), 'bad.yaml');
   writeFileSync(f, '#cloud-config\nwrite_files:\n- path: /x\n  bogus: 1\n');
   await assert.rejects(run(CLOUD_INIT, ['schema', '--config-file', f]), (e: { stderr?: string }) => /bogus/.test(e.stderr ?? ''));

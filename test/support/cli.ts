@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
+import { aptInstall } from './apt.js';
 
 const run = promisify(execFile);
 export const CLI = '/usr/bin/openstack';
@@ -16,14 +17,7 @@ const MAGNUM_PLUGIN = '/usr/lib/python3/dist-packages/magnumclient';
 export async function ensureCli(): Promise<void> {
   const present = async (p: string) => access(p).then(() => true, () => false);
   if ((await present(CLI)) && (await present(MAGNUM_PLUGIN))) return;
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const pkgs = ['python3-openstackclient', 'python3-magnumclient'];
-  try {
-    await run('apt-get', ['install', '-y', '-q', ...pkgs], { env, timeout: 900_000 });
-  } catch {
-    await run('apt-get', ['update', '-q'], { env, timeout: 600_000 });
-    await run('apt-get', ['install', '-y', '-q', ...pkgs], { env, timeout: 900_000 });
-  }
+  await aptInstall(['python3-openstackclient', 'python3-magnumclient']);
 }
 
 export interface CliResult {

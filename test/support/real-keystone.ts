@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { aptInstall } from './apt.js';
 
 export type KeystoneUser = 'admin' | 'demo' | 'demo-reader' | 'other' | 'magnum';
 export type KeystoneProject = 'admin' | 'service' | 'demo' | 'other';
@@ -124,18 +125,8 @@ async function installPackages(): Promise<void> {
   const policyRcD = '/usr/sbin/policy-rc.d';
   const createdPolicy = !existsSync(policyRcD);
   if (createdPolicy) await writeFile(policyRcD, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = () =>
-    run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', ...missing], { env, timeoutMs: 900_000 });
   try {
-    try {
-      await install();
-    } catch (e) {
-      const out = `${(e as { stdout?: string }).stdout ?? ''}\n${(e as { stderr?: string }).stderr ?? ''}`;
-      if (!/Unable to locate package|has no installation candidate|Failed to fetch|404\s+Not Found/.test(out)) throw e;
-      await run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'update'], { env, timeoutMs: 600_000 });
-      await install();
-    }
+    await aptInstall(missing);
   } catch (e) {
     const still = await missingPackages();
     const err = e as { stdout?: string; stderr?: string };
