@@ -65,11 +65,14 @@ export const ensureWorkers: Step = {
   },
 };
 
-/** /readyz through the endpoint: it answers once the first control plane is the pool's member, the others' members may still be coming. */
+/**
+ * /readyz through the endpoint, once the load balancer is ACTIVE with its members (api_members):
+ * before, nothing answers, and on a real cloud a connection to it hangs until its timeout.
+ */
 export const ensureApiReady: Step = {
   name: 'api_ready',
   condition: 'control_plane',
-  after: ['control_plane_init', 'api_listener'],
+  after: ['control_plane_init', 'api_members'],
   async run(ctx) {
     const kube = await kubeFor(ctx);
     if (await kube.readyz()) return;
