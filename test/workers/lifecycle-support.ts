@@ -155,6 +155,14 @@ export function leftovers(h: Harness): AuditedResource[] {
   return audit.projects.flatMap((p) => p.resources).filter((r) => r.service !== 'keystone' && !h.baseline.has(`${r.service}:${r.type}:${r.id}`) && !(r.type === 'security_group' && r.name === 'default'));
 }
 
+/** The cluster's node ports (tagged with it) that no live server of it holds: ports left behind. */
+export function strayPorts(h: Harness, uuid: string): string[] {
+  const live = servers(h, uuid);
+  return h.t.cloud!.sims.audit(h.project).projects.flatMap((p) => p.resources)
+    .filter((r) => r.type === 'port' && (r.tags ?? []).includes(`magnum-cluster=${uuid}`) && !live.has(r.name ?? ''))
+    .map((r) => r.name ?? r.id);
+}
+
 /** The cluster's live servers, by name; fails on two live servers with one name (a duplicate boot). */
 export function servers(h: Harness, uuid: string): Map<string, { id: string; metadata: Record<string, string> }> {
   const out = new Map<string, { id: string; metadata: Record<string, string> }>();

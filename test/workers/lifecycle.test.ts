@@ -9,7 +9,7 @@ import { x509 } from '../../src/pki/keys.js';
 import { startDelete } from '../../src/cloudsim/nova/lifecycle.js';
 import { CloudFactory } from '../../workers/cloud.js';
 import { healthPass } from '../../workers/health.js';
-import { api, createCluster, deleteCluster, type Harness, leftovers, servers, settled, until, withHarness } from './lifecycle-support.js';
+import { api, createCluster, deleteCluster, type Harness, leftovers, servers, settled, strayPorts, until, withHarness } from './lifecycle-support.js';
 
 let h: Harness;
 withHarness((x) => (h = x));
@@ -110,6 +110,8 @@ describe('a cluster from create to delete', () => {
     const all = servers(h, uuid);
     assert.equal(all.size, 4);
     for (const [name, s] of all) assert.equal(s.metadata.magnum_kube_version, 'v1.36.0', name);
+    // The replaced servers' pre-made ports (Nova keeps them) went with them.
+    assert.deepEqual(strayPorts(h, uuid), []);
   });
 
   test('CA rotation: new CA, nodes re-issued, the old credentials stop working', async () => {
@@ -122,6 +124,7 @@ describe('a cluster from create to delete', () => {
     for (const [name, s] of servers(h, uuid)) assert.equal(s.metadata.magnum_ca_generation, '2', name);
     assert.equal(await nodesWith(uuid, apiAddress, await adminCertificate(uuid)), 200);
     assert.equal(await nodesWith(uuid, apiAddress, before), 401);
+    assert.deepEqual(strayPorts(h, uuid), []);
   });
 
   test('delete: the row goes and the project holds nothing any more', async () => {

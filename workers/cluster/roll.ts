@@ -14,7 +14,7 @@ import { applyAddons, grantJoinTurn, nodeUsable } from './bootstrap.js';
 import { completeNodeGroups } from './complete.js';
 import { clusterSpec, effectiveLabels, nodeGroups, template } from './context.js';
 import { isControlPlane, observedServers, type ObservedServer } from './ports.js';
-import { drainAndForget, ensureJoinToken, removeServer } from './scale.js';
+import { drainAndForget, dropOrphanPorts, ensureJoinToken, removeServer } from './scale.js';
 import { ensureServer, ensureServerGroups, failIfBroken } from './servers.js';
 
 const param = <T>(ctx: RunContext, k: string): T | undefined => (ctx.op.params as Record<string, unknown>)[k] as T | undefined;
@@ -47,7 +47,11 @@ export const roll: Step = {
     for (const s of servers) failIfBroken(s, isControlPlane(s.role) ? 'control_plane' : 'workers');
     const old = servers.filter(outdated).sort((a, b) => Number(isControlPlane(b.role)) - Number(isControlPlane(a.role)) || a.name.localeCompare(b.name));
     const first = old[0];
-    if (!first) return;
+    if (!first) {
+      // Every node replaced: the ports the old servers kept (and a failed earlier attempt's) go.
+      await dropOrphanPorts(ctx);
+      return;
+    }
     const condition = isControlPlane(first.role) ? 'control_plane' : 'workers';
     if (isControlPlane(first.role) && !(await clusterSpec(ctx)).apiServer.loadBalancer) {
       throw new StepFailure('NotSupported', 'Replacing the control plane of a cluster without an API load balancer would change its API address; create the cluster with master_lb_enabled.', condition);

@@ -88,13 +88,15 @@ export async function removeServer(ctx: RunContext, s: ObservedServer): Promise<
 }
 
 /** Ports of servers that are gone (the server's delete frees but keeps a pre-made port). */
-async function dropOrphanPorts(ctx: RunContext): Promise<void> {
+export async function dropOrphanPorts(ctx: RunContext): Promise<void> {
   const live = new Set((await observedServers(ctx)).map((s) => s.name));
   const planned = new Set((await plannedNodes(ctx)).map((p) => p.name));
   const n = await ctx.cloud().neutron();
   for (const row of await ctx.ledger.live('port')) {
     if (!row.name || live.has(row.name) || planned.has(row.name)) continue;
-    await n.ports.delete(row.cloud_id);
+    await n.ports.delete(row.cloud_id).catch((e) => {
+      if (!isNotFound(e)) throw e;
+    });
     await ctx.ledger.markDeleted('network', 'port', row.cloud_id);
   }
 }
