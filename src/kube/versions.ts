@@ -27,6 +27,8 @@ export interface VersionRow {
   csiLivenessProbe: string;
   csiNodeDriverRegistrar: string;
   metricsServer: string;
+  /** registry.k8s.io/cpa/cluster-proportional-autoscaler, scaling CoreDNS (not tied to the minor). */
+  dnsAutoscaler: string;
   /** registry.k8s.io/provider-os/k8s-keystone-auth: CPO release train of the minor (same tag as OCCM). */
   k8sKeystoneAuth: string;
   /** registry.k8s.io/provider-os/octavia-ingress-controller: CPO release train of the minor. */
@@ -51,6 +53,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     csiLivenessProbe: 'v2.17.0',
     csiNodeDriverRegistrar: 'v2.15.0',
     metricsServer: 'v0.8.0',
+    dnsAutoscaler: 'v1.9.0',
     k8sKeystoneAuth: 'v1.34.1',
     octaviaIngressController: 'v1.34.1',
   },
@@ -71,6 +74,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     csiLivenessProbe: 'v2.17.0',
     csiNodeDriverRegistrar: 'v2.15.0',
     metricsServer: 'v0.8.0',
+    dnsAutoscaler: 'v1.9.0',
     k8sKeystoneAuth: 'v1.35.0',
     octaviaIngressController: 'v1.35.0',
   },
@@ -91,6 +95,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     csiLivenessProbe: 'v2.17.0',
     csiNodeDriverRegistrar: 'v2.15.0',
     metricsServer: 'v0.8.0',
+    dnsAutoscaler: 'v1.9.0',
     k8sKeystoneAuth: 'v1.36.0',
     octaviaIngressController: 'v1.36.0',
   },

@@ -16,17 +16,17 @@ import { validateObject } from './k8s-validate.js';
 test('add-ons are registered as feature modules and applied in spec §1.7 order', () => {
   assert.deepEqual(ADDON_MODULES, ADDONS);
   assert.ok(ORDER.cloudConfig < ORDER.occm && ORDER.occm < ORDER.cni && ORDER.cni < ORDER.cinderCsi && ORDER.cinderCsi < ORDER.metricsServer);
-  assert.ok(ORDER.metricsServer < ORDER.keystoneAuth && ORDER.keystoneAuth < ORDER.ingress);
+  assert.ok(ORDER.metricsServer < ORDER.dnsAutoscaler && ORDER.dnsAutoscaler < ORDER.keystoneAuth && ORDER.keystoneAuth < ORDER.ingress);
   const { spec } = parseClusterSpec(input({ labels: { ingress_controller: 'octavia' } }));
   const order = renderAddons([...ADDONS].reverse(), spec, contextFor(spec)).map((a) => a.name);
-  assert.deepEqual(order, ['cloud-config', 'occm', 'cni-calico', 'cinder-csi', 'metrics-server', 'keystone-auth', 'ingress']);
+  assert.deepEqual(order, ['cloud-config', 'occm', 'cni-calico', 'cinder-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress']);
 });
 
 test('a disabled add-on renders nothing', () => {
-  const { addons } = rendered({ labels: { cinder_csi_enabled: 'false', metrics_server_enabled: 'no', keystone_auth_enabled: 'false' } });
+  const { addons } = rendered({ labels: { cinder_csi_enabled: 'false', metrics_server_enabled: 'no', keystone_auth_enabled: 'false', dns_autoscaler_enabled: 'false' } });
   assert.deepEqual(addons.map((a) => a.name), ['cloud-config', 'occm', 'cni-calico']);
   const all = JSON.stringify(addons);
-  assert.doesNotMatch(all, /cinder\.csi\.openstack\.org|metrics-server|flannel|keystone-auth|ingress/);
+  assert.doesNotMatch(all, /cinder\.csi\.openstack\.org|metrics-server|flannel|keystone-auth|ingress|proportional-autoscaler/);
   assert.throws(() => parseClusterSpec(input({ labels: { cinder_csi_enabled: 'sometimes' } })), (e: unknown) => e instanceof InvalidLabelError && e.label === 'cinder_csi_enabled');
 });
 
@@ -100,6 +100,22 @@ test('metrics-server: APIService + Deployment trusting kubeadm self-signed kubel
   assert.ok(ms.objects.some((o) => o.kind === 'APIService' && o.metadata.name === 'v1beta1.metrics.k8s.io'));
   const d = ms.objects.find((o) => o.kind === 'Deployment')!;
   assert.ok((d.spec as any).template.spec.containers[0].args.includes('--kubelet-insecure-tls'));
+});
+
+test('dns-autoscaler: cluster-proportional-autoscaler scales kubeadm\'s CoreDNS linearly, at least 2, with only the rights it needs', () => {
+  const { spec, addons } = rendered({ labels: { container_infra_prefix: 'mirror.example.org/k8s' } });
+  const a = addon(addons, 'dns-autoscaler');
+  const d = a.objects.find((o) => o.kind === 'Deployment')!;
+  const c = (d.spec as any).template.spec.containers[0];
+  assert.equal(c.image, `mirror.example.org/k8s/cluster-proportional-autoscaler:${spec.kubernetes.components.dnsAutoscaler}`);
+  assert.ok(c.command.includes('--target=Deployment/coredns'));
+  const params = JSON.parse(c.command.find((x: string) => x.startsWith('--default-params=')).slice('--default-params='.length));
+  assert.deepEqual(params.linear, { coresPerReplica: 256, nodesPerReplica: 16, min: 2, preventSinglePointFailure: true, includeUnschedulableNodes: true });
+  const role = a.objects.find((o) => o.kind === 'ClusterRole') as any;
+  const verbs = role.rules.flatMap((r: { resources: string[]; verbs: string[] }) => r.resources.map((res) => `${res}:${r.verbs.join(',')}`));
+  assert.deepEqual(verbs, ['nodes:list,watch', 'replicationcontrollers/scale:get,update', 'deployments/scale:get,update', 'replicasets/scale:get,update', 'configmaps:get,create']);
+  for (const o of a.objects) validateObject(o);
+  assert.throws(() => parseClusterSpec(input({ labels: { dns_autoscaler_enabled: 'maybe' } })), (e: unknown) => e instanceof InvalidLabelError && e.label === 'dns_autoscaler_enabled');
 });
 
 test('render-all manifests are multi-document YAML that round-trips to the objects', () => {

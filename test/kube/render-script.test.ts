@@ -20,9 +20,9 @@ test('scripts/render.ts renders a template + cluster (file and inline JSON) into
   const out = join(dir, 'out');
   const cluster = JSON.stringify({ uuid: '5d12f6fd-a196-4bf0-ae4c-1f639a523a52', name: 'demo', project_id: '4c2a3b1e9f8d47a6b5c4d3e2f1a09b8c', master_count: 3, node_count: 2 });
   const { stdout, stderr } = await run(process.execPath, [...tsx, '--template', ct, '--cluster', cluster, '--out', out, '--pki-dir', fixtures, '--san', '203.0.113.9'], { cwd: root });
-  assert.match(stdout, /rendered 14 files/);
+  assert.match(stdout, /rendered 15 files/);
   assert.match(stderr, /mystery is unknown/);
-  for (const f of ['spec.json', 'network-plan.yaml', 'cloud-provider.yaml', 'cloud-config/cloud.conf', 'user-data/control-plane-init.yaml', 'user-data/control-plane-join.yaml', 'user-data/worker.yaml', 'addons/30-cni-flannel.yaml', 'addons/40-cinder-csi.yaml']) {
+  for (const f of ['spec.json', 'network-plan.yaml', 'cloud-provider.yaml', 'cloud-config/cloud.conf', 'user-data/control-plane-init.yaml', 'user-data/control-plane-join.yaml', 'user-data/worker.yaml', 'addons/30-cni-flannel.yaml', 'addons/40-cinder-csi.yaml', 'addons/55-dns-autoscaler.yaml']) {
     assert.ok(existsSync(join(out, f)), f);
   }
   assert.equal(JSON.parse(readFileSync(join(out, 'spec.json'), 'utf8')).kubernetes.version, 'v1.36.1');

@@ -4,6 +4,7 @@ import { calicoAddon } from './cni-calico/index.js';
 import { cinderCsiAddon } from './cinder-csi/index.js';
 import { cloudConfigAddon } from './cloud-config/index.js';
 import { flannelAddon } from './cni-flannel/index.js';
+import { dnsAutoscalerAddon } from './dns-autoscaler/index.js';
 import type { AddonModule } from './framework.js';
 import { ingressAddon } from './ingress/index.js';
 import { keystoneAuthAddon } from './keystone-auth/index.js';
@@ -17,6 +18,7 @@ export const ADDONS: readonly AddonModule[] = [
   flannelAddon,
   cinderCsiAddon,
   metricsServerAddon,
+  dnsAutoscalerAddon,
   keystoneAuthAddon,
   ingressAddon,
 ] as unknown as readonly AddonModule[];
