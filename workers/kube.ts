@@ -46,6 +46,8 @@ export function kubeFor(ctx: RunContext): Promise<KubeClient> {
     const access = (await ACCESS.get(ctx.op.kind)?.(ctx)) ?? {};
     const client = await kubeClient(ctx.ds, ctx.cloudFactory, ctx.cluster, access);
     if (!client) throw new StepFailure('NotReady', 'The cluster has no API address or credential yet.', 'control_plane');
+    // Its kept-alive connections go with the run (a run every few seconds would otherwise pile them up).
+    ctx.onEnd(() => client.close());
     return client;
   });
 }

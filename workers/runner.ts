@@ -50,6 +50,8 @@ export interface RunContext {
   /** Values computed once per run (a server list, the spec), keyed by name; `forget` drops one. */
   memo<T>(key: string, compute: () => Promise<T>): Promise<T>;
   forget(key: string): void;
+  /** Called once the run ends, however it ends: releases what the run opened (a cluster API client's connections). */
+  onEnd(release: () => void): void;
   /**
    * Like memo, but kept for the operation's later runs in this process (facts that cannot change
    * while it lasts, such as the ids of the cluster's network): dropped with the steps cache.
@@ -119,7 +121,7 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
       const started = await start(ds, op);
       if (!started) return { skipped: 'not runnable' };
       const cache = opCache(op.id);
-      const ctx = context(deps, started.cluster, started.op, lock, cache.values);
+      const { ctx, end } = context(deps, started.cluster, started.op, lock, cache.values);
       let current: Step | undefined;
       const earlier = cache.steps;
       try {
@@ -176,6 +178,8 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
           throw e2;
         }
         return { failed: failure.reason };
+      } finally {
+        end();
       }
     } finally {
       await lock.release();
@@ -257,9 +261,10 @@ async function start(ds: DataSource, op: OperationRow): Promise<{ op: OperationR
   });
 }
 
-function context(deps: RunnerDeps, cluster: ClusterRow, op: OperationRow, lock: ClusterLock, runs: Map<string, Promise<unknown>>): RunContext {
+function context(deps: RunnerDeps, cluster: ClusterRow, op: OperationRow, lock: ClusterLock, runs: Map<string, Promise<unknown>>): { ctx: RunContext; end: () => void } {
   const { ds } = deps;
   const memos = new Map<string, Promise<unknown>>();
+  const releases: (() => void)[] = [];
   const ctx: RunContext = {
     ds,
     cluster,
@@ -272,6 +277,9 @@ function context(deps: RunnerDeps, cluster: ClusterRow, op: OperationRow, lock: 
     memoRuns: (key, compute) => memoIn(runs, key, compute),
     forget(key) {
       memos.delete(key);
+    },
+    onEnd(release) {
+      releases.push(release);
     },
     cloud() {
       const c = deps.cloud.forCluster(ctx.cluster);
@@ -308,7 +316,16 @@ function context(deps: RunnerDeps, cluster: ClusterRow, op: OperationRow, lock: 
       console.log(JSON.stringify({ level: 'info', msg, cluster: cluster.uuid, operation: op.id, kind: op.kind, ...extra }));
     },
   };
-  return ctx;
+  const end = () => {
+    for (const release of releases.splice(0)) {
+      try {
+        release();
+      } catch (e) {
+        ctx.log('release failed', { error: (e as Error).message });
+      }
+    }
+  };
+  return { ctx, end };
 }
 
 /** A create past its create_timeout fails with reason Timeout on the condition it waits on. */

@@ -64,6 +64,9 @@ describe('a cluster from create to delete', () => {
     assert.equal(servers(h, uuid).size, 5);
     const ngs = (await api(h, 'GET', `/v1/clusters/${uuid}/nodegroups`)).body.nodegroups as { status: string }[];
     assert.deepEqual(ngs.map((g) => g.status), ['CREATE_COMPLETE', 'CREATE_COMPLETE']);
+    // Every run closes its connections to the cluster's API when it ends: none stays open after the create.
+    const url = new URL(apiAddress);
+    await until('no connection of the worker left open on the cluster API', async () => (await h.t.cloud!.sims.kube.connections(url.hostname, Number(url.port))) === 0 || undefined, 2000);
     before = await adminCertificate(uuid);
     assert.equal(await nodesWith(uuid, apiAddress, before), 200);
   });

@@ -98,6 +98,11 @@ export class SimCluster {
     return this.listener?.port;
   }
 
+  /** Client connections open on its API now. */
+  connections(): Promise<number> {
+    return this.listener?.connections() ?? Promise.resolve(0);
+  }
+
   /** Control planes whose server runs. */
   liveControlPlanes(): Member[] {
     return [...this.members.values()].filter((m) => m.controlPlane && this.view.alive(m.serverId)).sort((a, b) => a.seq - b.seq);

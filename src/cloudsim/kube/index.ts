@@ -89,6 +89,11 @@ export class KubeSim implements Snapshotable {
     return c?.port === undefined ? undefined : { host: '127.0.0.1', port: c.port };
   }
 
+  /** Client connections open on the API address:port reaches (0 when it reaches none). */
+  connections(address: string, port: number): Promise<number> {
+    return this.reachable(address, port, undefined)?.connections() ?? Promise.resolve(0);
+  }
+
   joinStatus(serverId: string): JoinStatus | undefined {
     const a = this.agents.get(serverId);
     return a && { role: a.role, nodeName: a.nodeName, state: a.state, attempts: a.attempts, lastError: a.lastError, clusterId: a.clusterId };

@@ -48,6 +48,13 @@ export class ApiListener {
     this.server?.setSecureContext({ key: id.serving.key, cert: id.serving.cert, ca: id.trusted });
   }
 
+  /** Connections open now (kept-alive ones included): what a client left open shows here. */
+  connections(): Promise<number> {
+    const server = this.server;
+    if (!server) return Promise.resolve(0);
+    return new Promise((resolve, reject) => server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+  }
+
   async close(): Promise<void> {
     const server = this.server;
     this.server = undefined;
