@@ -9,6 +9,19 @@ export function meta(name: string, namespace?: string, labels: Record<string, st
   return { name, ...(namespace ? { namespace } : {}), labels: { ...labels, ...MANAGED } };
 }
 
+/**
+ * A workload in kube-system: its pods carry `labels` (also its selector) and run `pod`; `spec` holds the
+ * kind's own fields (strategy, replicas, serviceName).
+ */
+export function workload(kind: 'Deployment' | 'DaemonSet' | 'StatefulSet', name: string, labels: Record<string, string>, pod: Record<string, unknown>, spec: Record<string, unknown> = {}): K8sObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind,
+    metadata: meta(name, KUBE_SYSTEM, labels),
+    spec: { ...spec, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: pod } },
+  };
+}
+
 export function serviceAccount(name: string, namespace = KUBE_SYSTEM): K8sObject {
   return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(name, namespace) };
 }

@@ -5,7 +5,7 @@
 
 import { bool, label } from '../../labels/types.js';
 import { defineAddon, ORDER, settingsOf, type K8sObject } from '../framework.js';
-import { clusterRole, clusterRoleBinding, KUBE_SYSTEM, meta, requests, rule, sa, serviceAccount } from '../k8s.js';
+import { clusterRole, clusterRoleBinding, KUBE_SYSTEM, requests, rule, sa, serviceAccount, workload } from '../k8s.js';
 
 const NAME = 'dns-autoscaler';
 const LABELS = { 'k8s-app': NAME };
@@ -50,40 +50,29 @@ export const dnsAutoscalerAddon = defineAddon({
 });
 
 function deployment(img: string): K8sObject {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: meta(NAME, KUBE_SYSTEM, LABELS),
-    spec: {
-      selector: { matchLabels: LABELS },
-      template: {
-        metadata: { labels: LABELS },
-        spec: {
-          serviceAccountName: NAME,
-          priorityClassName: 'system-cluster-critical',
-          nodeSelector: { 'kubernetes.io/os': 'linux' },
-          securityContext: { runAsNonRoot: true, runAsUser: 65534, fsGroup: 65534, seccompProfile: { type: 'RuntimeDefault' } },
-          tolerations: [{ key: 'CriticalAddonsOnly', operator: 'Exists' }, { key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' }],
-          containers: [
-            {
-              name: 'autoscaler',
-              image: img,
-              imagePullPolicy: 'IfNotPresent',
-              command: [
-                '/cluster-proportional-autoscaler',
-                `--namespace=${KUBE_SYSTEM}`,
-                `--configmap=${NAME}`,
-                '--target=Deployment/coredns',
-                `--default-params=${JSON.stringify({ linear: DNS_AUTOSCALER_PARAMS })}`,
-                '--logtostderr=true',
-                '--v=2',
-              ],
-              resources: requests('20m', '10Mi'),
-              securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true },
-            },
-          ],
-        },
+  return workload('Deployment', NAME, LABELS, {
+    serviceAccountName: NAME,
+    priorityClassName: 'system-cluster-critical',
+    nodeSelector: { 'kubernetes.io/os': 'linux' },
+    securityContext: { runAsNonRoot: true, runAsUser: 65534, fsGroup: 65534, seccompProfile: { type: 'RuntimeDefault' } },
+    tolerations: [{ key: 'CriticalAddonsOnly', operator: 'Exists' }, { key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' }],
+    containers: [
+      {
+        name: 'autoscaler',
+        image: img,
+        imagePullPolicy: 'IfNotPresent',
+        command: [
+          '/cluster-proportional-autoscaler',
+          `--namespace=${KUBE_SYSTEM}`,
+          `--configmap=${NAME}`,
+          '--target=Deployment/coredns',
+          `--default-params=${JSON.stringify({ linear: DNS_AUTOSCALER_PARAMS })}`,
+          '--logtostderr=true',
+          '--v=2',
+        ],
+        resources: requests('20m', '10Mi'),
+        securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true },
       },
-    },
-  };
+    ],
+  });
 }

@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import type { CloudConfigOutput } from '../../cloudconf.js';
 import { imageTag, label, oneOf } from '../../labels/types.js';
 import { defineAddon, ORDER, settingsOf, type K8sObject } from '../framework.js';
-import { clusterRole, clusterRoleBinding, KUBE_SYSTEM, meta, mount, READ, requests, rule, sa, serviceAccount } from '../k8s.js';
+import { clusterRole, clusterRoleBinding, KUBE_SYSTEM, meta, mount, READ, requests, rule, sa, serviceAccount, workload } from '../k8s.js';
 
 const NAME = 'octavia-ingress-controller';
 const LABELS = { 'k8s-app': NAME };
@@ -110,32 +110,19 @@ export function controllerConfig(clusterName: string, provider: string, cloud: C
 }
 
 function statefulSet(img: string): K8sObject {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'StatefulSet',
-    metadata: meta(NAME, KUBE_SYSTEM, LABELS),
-    spec: {
-      serviceName: NAME,
-      replicas: 1,
-      selector: { matchLabels: LABELS },
-      template: {
-        metadata: { labels: LABELS },
-        spec: {
-          serviceAccountName: NAME,
-          priorityClassName: 'system-cluster-critical',
-          tolerations: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }],
-          containers: [
-            {
-              name: NAME,
-              image: img,
-              args: ['/bin/octavia-ingress-controller', `--config=${CONFIG_DIR}/config.yaml`],
-              volumeMounts: [mount('config', CONFIG_DIR, { readOnly: true })],
-              resources: requests('50m', '64Mi'),
-            },
-          ],
-          volumes: [{ name: 'config', secret: { secretName: INGRESS_CONFIG_SECRET } }],
-        },
+  return workload('StatefulSet', NAME, LABELS, {
+    serviceAccountName: NAME,
+    priorityClassName: 'system-cluster-critical',
+    tolerations: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }],
+    containers: [
+      {
+        name: NAME,
+        image: img,
+        args: ['/bin/octavia-ingress-controller', `--config=${CONFIG_DIR}/config.yaml`],
+        volumeMounts: [mount('config', CONFIG_DIR, { readOnly: true })],
+        resources: requests('50m', '64Mi'),
       },
-    },
-  };
+    ],
+    volumes: [{ name: 'config', secret: { secretName: INGRESS_CONFIG_SECRET } }],
+  }, { serviceName: NAME, replicas: 1 });
 }

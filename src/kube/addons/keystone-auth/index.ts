@@ -10,7 +10,7 @@ import { CLOUD_CONFIG_DIR } from '../../cloudconf.js';
 import { bool, imageTag, label } from '../../labels/types.js';
 import { CLOUD_CONFIG_SECRET } from '../cloud-config/index.js';
 import { defineAddon, ORDER, settingsOf, type ApiServerExtension, type K8sObject } from '../framework.js';
-import { CONTROL_PLANE, hostPath, KUBE_SYSTEM, meta, mount, READ, requests, role, roleBinding, rule, sa, serviceAccount } from '../k8s.js';
+import { CONTROL_PLANE, hostPath, KUBE_SYSTEM, meta, mount, READ, requests, role, roleBinding, rule, sa, serviceAccount, workload } from '../k8s.js';
 import { defaultPolicy } from './policy.js';
 
 const NAME = 'k8s-keystone-auth';
@@ -99,44 +99,32 @@ export function webhookKubeconfig(): string {
 }
 
 function daemonSet(img: string, keystoneUrl: string, withCa: boolean): K8sObject {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'DaemonSet',
-    metadata: meta(NAME, KUBE_SYSTEM, LABELS),
-    spec: {
-      selector: { matchLabels: LABELS },
-      updateStrategy: { type: 'RollingUpdate' },
-      template: {
-        metadata: { labels: LABELS },
-        spec: {
-          ...CONTROL_PLANE,
-          serviceAccountName: NAME,
-          priorityClassName: 'system-cluster-critical',
-          // ClusterFirst on hostNetwork = the node's resolv.conf: Keystone resolves even before CoreDNS runs
-          hostNetwork: true,
-          containers: [
-            {
-              name: NAME,
-              image: img,
-              args: [
-                '/bin/k8s-keystone-auth',
-                `--tls-cert-file=${PKI}/apiserver.crt`,
-                `--tls-private-key-file=${PKI}/apiserver.key`,
-                `--policy-configmap-name=${POLICY_CONFIGMAP}`,
-                `--keystone-url=${keystoneUrl}`,
-                ...(withCa ? [`--keystone-ca-file=${CLOUD_CONFIG_DIR}/ca.crt`] : []),
-                `--listen=127.0.0.1:${WEBHOOK_PORT}`,
-              ],
-              volumeMounts: [
-                mount('k8s-certs', PKI, { readOnly: true }),
-                mount('cloud-config-volume', CLOUD_CONFIG_DIR, { readOnly: true }),
-              ],
-              resources: requests('100m', '64Mi'),
-            },
-          ],
-          volumes: [hostPath('k8s-certs', PKI, 'Directory'), { name: 'cloud-config-volume', secret: { secretName: CLOUD_CONFIG_SECRET } }],
-        },
+  return workload('DaemonSet', NAME, LABELS, {
+    ...CONTROL_PLANE,
+    serviceAccountName: NAME,
+    priorityClassName: 'system-cluster-critical',
+    // ClusterFirst on hostNetwork = the node's resolv.conf: Keystone resolves even before CoreDNS runs
+    hostNetwork: true,
+    containers: [
+      {
+        name: NAME,
+        image: img,
+        args: [
+          '/bin/k8s-keystone-auth',
+          `--tls-cert-file=${PKI}/apiserver.crt`,
+          `--tls-private-key-file=${PKI}/apiserver.key`,
+          `--policy-configmap-name=${POLICY_CONFIGMAP}`,
+          `--keystone-url=${keystoneUrl}`,
+          ...(withCa ? [`--keystone-ca-file=${CLOUD_CONFIG_DIR}/ca.crt`] : []),
+          `--listen=127.0.0.1:${WEBHOOK_PORT}`,
+        ],
+        volumeMounts: [
+          mount('k8s-certs', PKI, { readOnly: true }),
+          mount('cloud-config-volume', CLOUD_CONFIG_DIR, { readOnly: true }),
+        ],
+        resources: requests('100m', '64Mi'),
       },
-    },
-  };
+    ],
+    volumes: [hostPath('k8s-certs', PKI, 'Directory'), { name: 'cloud-config-volume', secret: { secretName: CLOUD_CONFIG_SECRET } }],
+  }, { updateStrategy: { type: 'RollingUpdate' } });
 }

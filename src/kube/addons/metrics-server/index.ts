@@ -3,7 +3,7 @@
 
 import { bool, label } from '../../labels/types.js';
 import { defineAddon, ORDER, settingsOf, type K8sObject } from '../framework.js';
-import { clusterRole, clusterRoleBinding, KUBE_SYSTEM, meta, mount, READ, requests, roleBinding, rule, sa, serviceAccount } from '../k8s.js';
+import { clusterRole, clusterRoleBinding, KUBE_SYSTEM, meta, mount, READ, requests, roleBinding, rule, sa, serviceAccount, workload } from '../k8s.js';
 
 const NAME = 'metrics-server';
 const LABELS = { 'k8s-app': NAME };
@@ -65,36 +65,24 @@ export const metricsServerAddon = defineAddon({
 });
 
 function deployment(image: string): K8sObject {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: meta(NAME, KUBE_SYSTEM, LABELS),
-    spec: {
-      selector: { matchLabels: LABELS },
-      strategy: { rollingUpdate: { maxUnavailable: 0 } },
-      template: {
-        metadata: { labels: LABELS },
-        spec: {
-          serviceAccountName: NAME,
-          priorityClassName: 'system-cluster-critical',
-          nodeSelector: { 'kubernetes.io/os': 'linux' },
-          containers: [
-            {
-              name: NAME,
-              image,
-              imagePullPolicy: 'IfNotPresent',
-              args: ['--cert-dir=/tmp', '--secure-port=10250', '--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname', '--kubelet-use-node-status-port', '--metric-resolution=15s', '--kubelet-insecure-tls'],
-              ports: [{ containerPort: 10250, name: 'https', protocol: 'TCP' }],
-              livenessProbe: { failureThreshold: 3, httpGet: { path: '/livez', port: 'https', scheme: 'HTTPS' }, periodSeconds: 10 },
-              readinessProbe: { failureThreshold: 3, httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, initialDelaySeconds: 20, periodSeconds: 10 },
-              resources: requests('100m', '200Mi'),
-              securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true, runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } },
-              volumeMounts: [mount('tmp-dir', '/tmp')],
-            },
-          ],
-          volumes: [{ name: 'tmp-dir', emptyDir: {} }],
-        },
+  return workload('Deployment', NAME, LABELS, {
+    serviceAccountName: NAME,
+    priorityClassName: 'system-cluster-critical',
+    nodeSelector: { 'kubernetes.io/os': 'linux' },
+    containers: [
+      {
+        name: NAME,
+        image,
+        imagePullPolicy: 'IfNotPresent',
+        args: ['--cert-dir=/tmp', '--secure-port=10250', '--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname', '--kubelet-use-node-status-port', '--metric-resolution=15s', '--kubelet-insecure-tls'],
+        ports: [{ containerPort: 10250, name: 'https', protocol: 'TCP' }],
+        livenessProbe: { failureThreshold: 3, httpGet: { path: '/livez', port: 'https', scheme: 'HTTPS' }, periodSeconds: 10 },
+        readinessProbe: { failureThreshold: 3, httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, initialDelaySeconds: 20, periodSeconds: 10 },
+        resources: requests('100m', '200Mi'),
+        securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true, runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+        volumeMounts: [mount('tmp-dir', '/tmp')],
       },
-    },
-  };
+    ],
+    volumes: [{ name: 'tmp-dir', emptyDir: {} }],
+  }, { strategy: { rollingUpdate: { maxUnavailable: 0 } } });
 }
