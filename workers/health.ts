@@ -46,15 +46,11 @@ export async function healthPass(ds: DataSource, factory: CloudFactory): Promise
   for (const c of clusters) {
     const now = new Date();
     const kube = await kubeClient(ds, factory, c).catch(() => undefined);
-    let h: HealthResult;
-    let heal: Awaited<ReturnType<typeof autoHeal>>;
-    try {
-      h = await checkCluster(ds, factory, c, kube).catch((e: unknown) => ({ status: 'UNKNOWN' as const, reason: { api: (e as Error).message } }));
-      // Healing judges nodes only through an API that answers.
-      heal = h.status === 'UNKNOWN' ? { unhealthy: c.unhealthy_since } : await autoHeal(ds, factory, c, kube, now).catch((e: unknown) => ({ unhealthy: c.unhealthy_since, note: `not run: ${(e as Error).message}` }));
-    } finally {
-      kube?.close();
-    }
+    const h: HealthResult = await checkCluster(ds, factory, c, kube).catch((e: unknown) => ({ status: 'UNKNOWN' as const, reason: { api: (e as Error).message } }));
+    // Healing judges nodes only through an API that answers.
+    const heal = h.status === 'UNKNOWN' ? { unhealthy: c.unhealthy_since } : await autoHeal(ds, factory, c, kube, now).catch((e: unknown) => ({ unhealthy: c.unhealthy_since, note: `not run: ${(e as Error).message}` }));
+    // Both above settle whatever happens: the client's kept-alive connections can go now.
+    kube?.close();
     if (heal.note) h.reason.auto_healing = heal.note;
     const condition = { status: h.status === 'HEALTHY' ? 'True' : h.status === 'UNHEALTHY' ? 'False' : 'Unknown', reason: h.status === 'HEALTHY' ? 'Healthy' : h.status === 'UNHEALTHY' ? 'NodesNotReady' : 'Unreachable', message: JSON.stringify(h.reason), since: now.toISOString() };
     // Only the health columns and condition: an operation that started meanwhile owns the rest.
