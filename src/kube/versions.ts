@@ -33,6 +33,8 @@ export interface VersionRow {
   k8sKeystoneAuth: string;
   /** registry.k8s.io/provider-os/octavia-ingress-controller: CPO release train of the minor. */
   octaviaIngressController: string;
+  /** registry.k8s.io/external-dns/external-dns (not tied to the minor). */
+  externalDns: string;
 }
 
 export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> = {
@@ -56,6 +58,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     dnsAutoscaler: 'v1.9.0',
     k8sKeystoneAuth: 'v1.34.1',
     octaviaIngressController: 'v1.34.1',
+    externalDns: 'v0.19.0',
   },
   '1.35': {
     kubernetes: 'v1.35.5',
@@ -77,6 +80,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     dnsAutoscaler: 'v1.9.0',
     k8sKeystoneAuth: 'v1.35.0',
     octaviaIngressController: 'v1.35.0',
+    externalDns: 'v0.19.0',
   },
   '1.36': {
     kubernetes: 'v1.36.1',
@@ -98,6 +102,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     dnsAutoscaler: 'v1.9.0',
     k8sKeystoneAuth: 'v1.36.0',
     octaviaIngressController: 'v1.36.0',
+    externalDns: 'v0.19.0',
   },
 };
 

@@ -17,8 +17,9 @@ const EXPECTED_SA: Record<string, string> = {
   'Deployment/dns-autoscaler': 'dns-autoscaler',
   'DaemonSet/k8s-keystone-auth': 'k8s-keystone-auth',
   'StatefulSet/octavia-ingress-controller': 'octavia-ingress-controller',
+  'Deployment/external-dns': 'external-dns',
 };
-const OPTIONAL_ON = { ingress_controller: 'octavia' };
+const OPTIONAL_ON = { ingress_controller: 'octavia', external_dns_zone: 'apps.example.org' };
 const OPTIONAL_OFF = { cinder_csi_enabled: 'false', metrics_server_enabled: 'false', keystone_auth_enabled: 'false', dns_autoscaler_enabled: 'false' };
 
 for (const minor of SUPPORTED_MINORS) {
@@ -31,7 +32,7 @@ for (const minor of SUPPORTED_MINORS) {
       test(`add-ons ${minor} ${cni} optional=${optional}: core/apps/rbac/storage/apiregistration objects (incl. keystone-auth, octavia ingress) validate with kubernetes-models; the Calico Installation CR gets a structural check (its CRD is installed by the operator)`, () => {
         const { addons } = rendered(over);
         const names = addons.map((a) => a.name);
-        assert.deepEqual(names, ['cloud-config', 'occm', `cni-${cni}`, ...(optional === 'on' ? ['cinder-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress'] : [])]);
+        assert.deepEqual(names, ['cloud-config', 'occm', `cni-${cni}`, ...(optional === 'on' ? ['cinder-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress', 'external-dns'] : [])]);
         let objects = 0;
         for (const a of addons) {
           assert.ok(a.objects.length > 0, `${a.name} renders objects`);
@@ -55,7 +56,7 @@ for (const minor of SUPPORTED_MINORS) {
             .flatMap((o) => (o.subjects as { name: string; namespace: string }[]).map((s) => `${s.namespace}/${s.name}`)),
         );
         const pods = podTemplates(all);
-        assert.equal(pods.length, optional === 'on' ? 8 : 2);
+        assert.equal(pods.length, optional === 'on' ? 9 : 2);
         for (const p of pods) {
           assert.equal(p.serviceAccountName, EXPECTED_SA[p.owner], `${p.owner} runs as its own ServiceAccount`);
           const ns = all.find((o) => `${o.kind}/${o.metadata.name}` === p.owner)!.metadata.namespace;

@@ -16,17 +16,17 @@ import { validateObject } from './k8s-validate.js';
 test('add-ons are registered as feature modules and applied in spec §1.7 order', () => {
   assert.deepEqual(ADDON_MODULES, ADDONS);
   assert.ok(ORDER.cloudConfig < ORDER.occm && ORDER.occm < ORDER.cni && ORDER.cni < ORDER.cinderCsi && ORDER.cinderCsi < ORDER.metricsServer);
-  assert.ok(ORDER.metricsServer < ORDER.dnsAutoscaler && ORDER.dnsAutoscaler < ORDER.keystoneAuth && ORDER.keystoneAuth < ORDER.ingress);
-  const { spec } = parseClusterSpec(input({ labels: { ingress_controller: 'octavia' } }));
+  assert.ok(ORDER.metricsServer < ORDER.dnsAutoscaler && ORDER.dnsAutoscaler < ORDER.keystoneAuth && ORDER.keystoneAuth < ORDER.ingress && ORDER.ingress < ORDER.externalDns);
+  const { spec } = parseClusterSpec(input({ labels: { ingress_controller: 'octavia', external_dns_zone: 'apps.example.org' } }));
   const order = renderAddons([...ADDONS].reverse(), spec, contextFor(spec)).map((a) => a.name);
-  assert.deepEqual(order, ['cloud-config', 'occm', 'cni-calico', 'cinder-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress']);
+  assert.deepEqual(order, ['cloud-config', 'occm', 'cni-calico', 'cinder-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress', 'external-dns']);
 });
 
 test('a disabled add-on renders nothing', () => {
   const { addons } = rendered({ labels: { cinder_csi_enabled: 'false', metrics_server_enabled: 'no', keystone_auth_enabled: 'false', dns_autoscaler_enabled: 'false' } });
   assert.deepEqual(addons.map((a) => a.name), ['cloud-config', 'occm', 'cni-calico']);
   const all = JSON.stringify(addons);
-  assert.doesNotMatch(all, /cinder\.csi\.openstack\.org|metrics-server|flannel|keystone-auth|ingress|proportional-autoscaler/);
+  assert.doesNotMatch(all, /cinder\.csi\.openstack\.org|metrics-server|flannel|keystone-auth|ingress|proportional-autoscaler|external-dns/);
   assert.throws(() => parseClusterSpec(input({ labels: { cinder_csi_enabled: 'sometimes' } })), (e: unknown) => e instanceof InvalidLabelError && e.label === 'cinder_csi_enabled');
 });
 
@@ -116,6 +116,36 @@ test('dns-autoscaler: cluster-proportional-autoscaler scales kubeadm\'s CoreDNS 
   assert.deepEqual(verbs, ['nodes:list,watch', 'replicationcontrollers/scale:get,update', 'deployments/scale:get,update', 'replicasets/scale:get,update', 'configmaps:get,create']);
   for (const o of a.objects) validateObject(o);
   assert.throws(() => parseClusterSpec(input({ labels: { dns_autoscaler_enabled: 'maybe' } })), (e: unknown) => e instanceof InvalidLabelError && e.label === 'dns_autoscaler_enabled');
+});
+
+test('external-dns: Designate provider in the label\'s zone, owner id = cluster uuid, credential in a Secret (auth URL in its /v3/ form), Keystone CA mounted', () => {
+  const { spec, addons, warnings } = rendered({ labels: { external_dns_zone: 'Apps.Example.org', container_infra_prefix: 'mirror.example.org/k8s' } });
+  assert.deepEqual(warnings.filter((w) => /external/.test(w)), []);
+  const a = addon(addons, 'external-dns');
+  const d = a.objects.find((o) => o.kind === 'Deployment')! as any;
+  const c = d.spec.template.spec.containers[0];
+  assert.equal(c.image, `mirror.example.org/k8s/external-dns:${spec.kubernetes.components.externalDns}`);
+  for (const arg of ['--provider=designate', '--domain-filter=apps.example.org', `--txt-owner-id=${UUID}`, '--registry=txt', '--policy=sync']) assert.ok(c.args.includes(arg), arg);
+  assert.equal(d.spec.replicas, 1);
+  assert.equal(d.spec.strategy.type, 'Recreate');
+  assert.deepEqual(c.envFrom, [{ secretRef: { name: 'external-dns-openstack' } }]);
+  assert.deepEqual(c.env, [{ name: 'OPENSTACK_CA_FILE', value: '/etc/external-dns/ca.crt' }]);
+  assert.deepEqual(d.spec.template.spec.volumes[0].secret, { secretName: 'cloud-config', items: [{ key: 'ca.crt', path: 'ca.crt' }] });
+  const secret = a.objects.find((o) => o.kind === 'Secret')! as any;
+  const env = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+  assert.deepEqual(env, { OS_AUTH_URL: 'https://keystone.example.org:5000/v3/', OS_REGION_NAME: 'RegionOne', OS_APPLICATION_CREDENTIAL_ID: 'id', OS_APPLICATION_CREDENTIAL_SECRET: 'secret' });
+  assert.doesNotMatch(JSON.stringify(d), /secret"?:\s*"secret"|OS_APPLICATION_CREDENTIAL_SECRET=/, 'the secret is only in the Secret');
+  for (const o of a.objects) validateObject(o);
+  // Without a private Keystone CA there is nothing to mount.
+  const plain = renderAddons(ADDONS, spec, contextFor(spec, false)).find((x) => x.name === 'external-dns')!;
+  const pc = (plain.objects.find((o) => o.kind === 'Deployment') as any).spec.template.spec;
+  assert.equal(pc.volumes, undefined);
+  assert.equal(pc.containers[0].env, undefined);
+  // Off without the zone; a tag alone is a warning; a bad zone is a 400 naming the label.
+  const off = rendered({ labels: { external_dns_tag: 'v0.19.1' } });
+  assert.ok(!off.addons.some((x) => x.name === 'external-dns'));
+  assert.ok(off.warnings.some((w) => /external_dns_tag is ignored without external_dns_zone/.test(w)));
+  assert.throws(() => parseClusterSpec(input({ labels: { external_dns_zone: 'no zone' } })), (e: unknown) => e instanceof InvalidLabelError && e.label === 'external_dns_zone');
 });
 
 test('render-all manifests are multi-document YAML that round-trips to the objects', () => {

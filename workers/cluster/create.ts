@@ -8,6 +8,7 @@ import { ensureApiEndpoint, ensureApiListener, ensureApiMembers, ensureApiMonito
 import { ensureAddons, ensureApiReady, ensureControlPlaneInit, ensureControlPlaneJoins, ensureReady, ensureWorkers } from './bootstrap.js';
 import { completeNodeGroups } from './complete.js';
 import { ensureApiDnsRecord } from './dns.js';
+import { ensureExternalDnsZone } from './external-dns.js';
 import { ensureNetwork, ensureSecurityGroups } from './network.js';
 import { ensurePorts } from './ports.js';
 import { ensureServerGroups } from './servers.js';
@@ -26,6 +27,7 @@ export const createOperation: OperationSpec = {
     ensureApiMembers,
     ensureApiMonitor,
     ensureApiDnsRecord,
+    ensureExternalDnsZone,
     ensureControlPlaneInit,
     ensureWorkers,
     ensureApiReady,

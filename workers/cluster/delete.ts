@@ -14,6 +14,7 @@ import { settingsOf } from '../../src/kube/addons/framework.js';
 import type { CinderCsiSettings } from '../../src/kube/addons/cinder-csi/index.js';
 import { clusterSpec } from './context.js';
 import { deleteDnsRecords } from './dns.js';
+import { deleteExternalDnsRecords } from './external-dns.js';
 import { ours, type Named } from './ensure.js';
 
 /** Types this delete knows; anything else in the ledger is logged and left (and stays recorded). */
@@ -287,6 +288,7 @@ export const deleteOperation: OperationSpec = {
     loadBalancers,
     floatingIps,
     servers,
+    deleteExternalDnsRecords,
     ports,
     routers,
     neutronStep('subnets', 'subnet', 'subnets', ['subnet']),

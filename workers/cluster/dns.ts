@@ -6,6 +6,7 @@ import type { DesignateClient, Recordset } from '../../src/openstack/designate.j
 import { StepFailure } from '../errors.js';
 import { clusterDescription } from '../naming.js';
 import type { RunContext, Step } from '../runner.js';
+import type { ConditionType } from '../../src/domain/cluster-status.js';
 import { endpoint } from './api-lb.js';
 import { clusterSpec } from './context.js';
 import { ours } from './ensure.js';
@@ -14,19 +15,27 @@ const TTL = 300;
 
 export const recordId = (zoneId: string, recordsetId: string): string => `${zoneId}/${recordsetId}`;
 
+/** Which label asked for a zone, and the condition a missing zone or DNS service fails. */
+export interface ZoneUse {
+  label: string;
+  condition: ConditionType;
+}
+
+const API_ZONE: ZoneUse = { label: 'api_dns_zone', condition: 'api_lb' };
+
 /** The zone named `name` in the project's Designate; a failure naming it when there is none. */
-async function zoneOf(d: DesignateClient, name: string): Promise<string> {
+export async function zoneOf(d: DesignateClient, name: string, use: ZoneUse): Promise<string> {
   const zone = (await d.listZones({ name })).find((z) => z.name === name);
-  if (!zone?.id) throw new StepFailure('DnsZoneNotFound', `DNS zone ${name} (label api_dns_zone) was not found in the cluster's project.`, 'api_lb');
+  if (!zone?.id) throw new StepFailure('DnsZoneNotFound', `DNS zone ${name} (label ${use.label}) was not found in the cluster's project.`, use.condition);
   return zone.id;
 }
 
-async function designate(ctx: RunContext): Promise<DesignateClient> {
+export async function designate(ctx: RunContext, use: ZoneUse): Promise<DesignateClient> {
   try {
     return await ctx.cloud().designate();
   } catch (e) {
     if (e instanceof OpenStackError && e.kind === 'no_endpoint') {
-      throw new StepFailure('DnsUnavailable', 'The label api_dns_zone needs the DNS service (Designate), which the cloud does not offer.', 'api_lb');
+      throw new StepFailure('DnsUnavailable', `The label ${use.label} needs the DNS service (Designate), which the cloud does not offer.`, use.condition);
     }
     throw e;
   }
@@ -40,8 +49,8 @@ export const ensureApiDnsRecord: Step = {
     const want = (await clusterSpec(ctx)).apiServer.dnsRecord;
     if (!want) return;
     const address = (await endpoint(ctx)).external;
-    const d = await designate(ctx);
-    const zoneId = await zoneOf(d, want.zone);
+    const d = await designate(ctx, API_ZONE);
+    const zoneId = await zoneOf(d, want.zone, API_ZONE);
     const existing: Recordset | undefined = (await d.listRecordsets(zoneId, { name: want.name, type: 'A' }))[0];
     if (existing?.id) {
       if (!ours({ id: existing.id, description: existing.description ?? null }, ctx.cluster.uuid)) {

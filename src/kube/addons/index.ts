@@ -5,6 +5,7 @@ import { cinderCsiAddon } from './cinder-csi/index.js';
 import { cloudConfigAddon } from './cloud-config/index.js';
 import { flannelAddon } from './cni-flannel/index.js';
 import { dnsAutoscalerAddon } from './dns-autoscaler/index.js';
+import { externalDnsAddon } from './external-dns/index.js';
 import type { AddonModule } from './framework.js';
 import { ingressAddon } from './ingress/index.js';
 import { keystoneAuthAddon } from './keystone-auth/index.js';
@@ -21,4 +22,5 @@ export const ADDONS: readonly AddonModule[] = [
   dnsAutoscalerAddon,
   keystoneAuthAddon,
   ingressAddon,
+  externalDnsAddon,
 ] as unknown as readonly AddonModule[];
