@@ -1,5 +1,6 @@
 // Security groups, port settings and the API load balancer shape, as plain data the workers apply (spec §1.2, §1.3).
 
+import { NODE_EXPORTER_PORT, type MonitoringSettings } from './addons/monitoring/settings.js';
 import type { ClusterSpec } from './spec/types.js';
 
 export type GroupRef = 'control-plane' | 'worker';
@@ -73,12 +74,18 @@ export function cniRules(spec: ClusterSpec): SecurityGroupRule[] {
   return out;
 }
 
+/** Host ports add-ons listen on, reached from the other nodes (applied to both groups). */
+export function addonRules(spec: ClusterSpec): SecurityGroupRule[] {
+  const monitoring = spec.features.monitoring as MonitoringSettings | undefined;
+  return monitoring?.enabled ? fromNodes('tcp', [NODE_EXPORTER_PORT, NODE_EXPORTER_PORT], 'node-exporter (monitoring)') : [];
+}
+
 export function networkPlan(spec: ClusterSpec): NetworkPlan {
   const cn = spec.cluster.shortName;
   const port = spec.apiServer.port;
   const lb = spec.apiServer.loadBalancer;
   const apiSources = lb && lb.allowedCidrs.length > 0 ? lb.allowedCidrs : ['0.0.0.0/0'];
-  const common = [...fromNodes('icmp', null, 'ICMP (path MTU discovery)'), ...fromNodes('tcp', [10250, 10250], 'kubelet API'), ...cniRules(spec)];
+  const common = [...fromNodes('icmp', null, 'ICMP (path MTU discovery)'), ...fromNodes('tcp', [10250, 10250], 'kubelet API'), ...cniRules(spec), ...addonRules(spec)];
   const nodePortSources = spec.octavia.provider === 'ovn' ? ['0.0.0.0/0'] : [spec.network.subnetCidr];
 
   const controlPlane: SecurityGroupPlan = {

@@ -35,6 +35,11 @@ export interface VersionRow {
   octaviaIngressController: string;
   /** registry.k8s.io/external-dns/external-dns (not tied to the minor). */
   externalDns: string;
+  /** The monitoring add-on (not tied to the minor): quay.io/prometheus/prometheus, quay.io/prometheus/node-exporter, registry.k8s.io/kube-state-metrics, docker.io/grafana/grafana. */
+  prometheus: string;
+  nodeExporter: string;
+  kubeStateMetrics: string;
+  grafana: string;
 }
 
 export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> = {
@@ -59,6 +64,10 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     k8sKeystoneAuth: 'v1.34.1',
     octaviaIngressController: 'v1.34.1',
     externalDns: 'v0.19.0',
+    prometheus: 'v3.5.0',
+    nodeExporter: 'v1.9.1',
+    kubeStateMetrics: 'v2.16.0',
+    grafana: '12.1.0',
   },
   '1.35': {
     kubernetes: 'v1.35.5',
@@ -81,6 +90,10 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     k8sKeystoneAuth: 'v1.35.0',
     octaviaIngressController: 'v1.35.0',
     externalDns: 'v0.19.0',
+    prometheus: 'v3.5.0',
+    nodeExporter: 'v1.9.1',
+    kubeStateMetrics: 'v2.16.0',
+    grafana: '12.1.0',
   },
   '1.36': {
     kubernetes: 'v1.36.1',
@@ -103,6 +116,10 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     k8sKeystoneAuth: 'v1.36.0',
     octaviaIngressController: 'v1.36.0',
     externalDns: 'v0.19.0',
+    prometheus: 'v3.5.0',
+    nodeExporter: 'v1.9.1',
+    kubeStateMetrics: 'v2.16.0',
+    grafana: '12.1.0',
   },
 };
 

@@ -2,7 +2,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { InvalidLabelError } from '../../src/domain/errors.js';
 import { ORDER, renderAddons } from '../../src/kube/addons/framework.js';
 import { ADDONS } from '../../src/kube/addons/index.js';
@@ -16,17 +16,17 @@ import { validateObject } from './k8s-validate.js';
 test('add-ons are registered as feature modules and applied in spec §1.7 order', () => {
   assert.deepEqual(ADDON_MODULES, ADDONS);
   assert.ok(ORDER.cloudConfig < ORDER.occm && ORDER.occm < ORDER.cni && ORDER.cni < ORDER.cinderCsi && ORDER.cinderCsi < ORDER.metricsServer);
-  assert.ok(ORDER.metricsServer < ORDER.dnsAutoscaler && ORDER.dnsAutoscaler < ORDER.keystoneAuth && ORDER.keystoneAuth < ORDER.ingress && ORDER.ingress < ORDER.externalDns);
-  const { spec } = parseClusterSpec(input({ labels: { ingress_controller: 'octavia', external_dns_zone: 'apps.example.org' } }));
+  assert.ok(ORDER.metricsServer < ORDER.dnsAutoscaler && ORDER.dnsAutoscaler < ORDER.keystoneAuth && ORDER.keystoneAuth < ORDER.ingress && ORDER.ingress < ORDER.externalDns && ORDER.externalDns < ORDER.monitoring);
+  const { spec } = parseClusterSpec(input({ labels: { ingress_controller: 'octavia', external_dns_zone: 'apps.example.org', monitoring_enabled: 'true' } }));
   const order = renderAddons([...ADDONS].reverse(), spec, contextFor(spec)).map((a) => a.name);
-  assert.deepEqual(order, ['cloud-config', 'occm', 'cni-calico', 'cinder-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress', 'external-dns']);
+  assert.deepEqual(order, ['cloud-config', 'occm', 'cni-calico', 'cinder-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress', 'external-dns', 'monitoring']);
 });
 
 test('a disabled add-on renders nothing', () => {
   const { addons } = rendered({ labels: { cinder_csi_enabled: 'false', metrics_server_enabled: 'no', keystone_auth_enabled: 'false', dns_autoscaler_enabled: 'false' } });
   assert.deepEqual(addons.map((a) => a.name), ['cloud-config', 'occm', 'cni-calico']);
   const all = JSON.stringify(addons);
-  assert.doesNotMatch(all, /cinder\.csi\.openstack\.org|metrics-server|flannel|keystone-auth|ingress|proportional-autoscaler|external-dns/);
+  assert.doesNotMatch(all, /cinder\.csi\.openstack\.org|metrics-server|flannel|keystone-auth|ingress|proportional-autoscaler|external-dns|prometheus|grafana/);
   assert.throws(() => parseClusterSpec(input({ labels: { cinder_csi_enabled: 'sometimes' } })), (e: unknown) => e instanceof InvalidLabelError && e.label === 'cinder_csi_enabled');
 });
 
@@ -146,6 +146,59 @@ test('external-dns: Designate provider in the label\'s zone, owner id = cluster 
   assert.ok(!off.addons.some((x) => x.name === 'external-dns'));
   assert.ok(off.warnings.some((w) => /external_dns_tag is ignored without external_dns_zone/.test(w)));
   assert.throws(() => parseClusterSpec(input({ labels: { external_dns_zone: 'no zone' } })), (e: unknown) => e instanceof InvalidLabelError && e.label === 'external_dns_zone');
+});
+
+test('monitoring: Prometheus with Magnum\'s retention and interval labels, a volume of the named class, the scrape jobs, exporters and Grafana; off by default', () => {
+  const labels = { monitoring_enabled: 'true', monitoring_retention_days: '30', monitoring_retention_size: '50', monitoring_interval_seconds: '15', monitoring_storage_class_name: 'csi-cinder-sc-delete', prometheus_tag: 'v3.6.0' };
+  const { spec, addons, warnings } = rendered({ labels });
+  assert.deepEqual(warnings, []);
+  const a = addon(addons, 'monitoring');
+  assert.equal(a.objects[0]!.kind, 'Namespace', 'the namespace comes first');
+  for (const o of a.objects) validateObject(o);
+  const sts = a.objects.find((o) => o.kind === 'StatefulSet')! as any;
+  const c = sts.spec.template.spec.containers[0];
+  assert.equal(c.image, 'quay.io/prometheus/prometheus:v3.6.0');
+  assert.ok(c.args.includes('--storage.tsdb.retention.time=30d'));
+  assert.ok(c.args.includes(`--storage.tsdb.retention.size=${Math.floor(50 * 1024 * 0.9)}MB`), 'samples dropped at 90% of the volume');
+  assert.deepEqual(sts.spec.volumeClaimTemplates[0].spec, { accessModes: ['ReadWriteOnce'], storageClassName: 'csi-cinder-sc-delete', resources: { requests: { storage: '50Gi' } } });
+  assert.ok(!sts.spec.template.spec.volumes.some((v: { name: string }) => v.name === 'data'), 'no emptyDir beside the claim');
+  const config = parse((a.objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'prometheus-config') as any).data['prometheus.yml']);
+  assert.equal(config.global.scrape_interval, '15s');
+  assert.equal(config.global.external_labels.cluster, UUID);
+  assert.deepEqual(config.scrape_configs.map((j: { job_name: string }) => j.job_name), ['kubernetes-apiservers', 'kubernetes-nodes', 'kubernetes-cadvisor', 'kubernetes-service-endpoints', 'kubernetes-pods']);
+  assert.match(sts.spec.template.metadata.annotations['checksum/config'], /^[0-9a-f]{64}$/, 'a changed configuration rolls the pod');
+  // Exporters are found through their annotated Services.
+  for (const name of ['node-exporter', 'kube-state-metrics']) {
+    const svc = a.objects.find((o) => o.kind === 'Service' && o.metadata.name === name)!;
+    assert.equal(svc.metadata.annotations!['prometheus.io/scrape'], 'true', name);
+  }
+  const ksm = a.objects.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'magnum:kube-state-metrics') as any;
+  assert.ok(!ksm.rules.some((r: { resources: string[] }) => r.resources.includes('secrets') || r.resources.includes('configmaps')), 'kube-state-metrics reads no Secrets');
+  // Grafana: password in a Secret, derived from the credential (stable across applies), never a label.
+  const secret = a.objects.find((o) => o.kind === 'Secret' && o.metadata.name === 'grafana-admin') as any;
+  const password = Buffer.from(secret.data['admin-password'], 'base64').toString();
+  assert.match(password, /^[A-Za-z0-9_-]{32}$/);
+  assert.equal(password, Buffer.from((addon(rendered({ labels }).addons, 'monitoring').objects.find((o) => o.metadata.name === 'grafana-admin') as any).data['admin-password'], 'base64').toString());
+  const other = renderAddons(ADDONS, spec, { cloud: { ...contextFor(spec).cloud, credential: { ...contextFor(spec).cloud.credential, applicationCredentialSecret: 'other' } } });
+  assert.notEqual(Buffer.from((addon(other, 'monitoring').objects.find((o) => o.metadata.name === 'grafana-admin') as any).data['admin-password'], 'base64').toString(), password);
+  // Defaults: 14 days, 14 GiB on an emptyDir, 30 s.
+  const d = addon(rendered({ labels: { prometheus_monitoring: 'true' } }).addons, 'monitoring');
+  const ds = (d.objects.find((o) => o.kind === 'StatefulSet') as any).spec;
+  assert.equal(ds.volumeClaimTemplates, undefined);
+  assert.deepEqual(ds.template.spec.volumes.find((v: { name: string }) => v.name === 'data'), { name: 'data', emptyDir: { sizeLimit: '14Gi' } });
+  assert.ok(ds.template.spec.containers[0].args.includes('--storage.tsdb.retention.time=14d'));
+  // Off by default; tuning without the switch is a warning; bad values are 400s naming the label.
+  const off = rendered({ labels: { monitoring_retention_days: '3' } });
+  assert.ok(!off.addons.some((x) => x.name === 'monitoring'));
+  assert.ok(off.warnings.some((w) => /monitoring_retention_days is ignored without monitoring_enabled=true/.test(w)));
+  for (const [label, value] of [['monitoring_retention_days', '0'], ['monitoring_interval_seconds', 'often'], ['monitoring_storage_class_name', 'Not_A_Name'], ['monitoring_enabled', 'perhaps']] as const) {
+    assert.throws(() => parseClusterSpec(input({ labels: { [label]: value } })), (e: unknown) => e instanceof InvalidLabelError && e.label === label, label);
+  }
+  // grafana_admin_passwd is not taken (and its value never echoed in the warning).
+  const pw = rendered({ labels: { monitoring_enabled: 'true', grafana_admin_passwd: 'hunter2hunter2' } });
+  assert.ok(pw.warnings.some((w) => /grafana_admin_passwd/.test(w)));
+  assert.ok(!pw.warnings.some((w) => w.includes('hunter2')));
+  assert.ok(!JSON.stringify(addon(pw.addons, 'monitoring').objects).includes(Buffer.from('hunter2hunter2').toString('base64')));
 });
 
 test('render-all manifests are multi-document YAML that round-trips to the objects', () => {

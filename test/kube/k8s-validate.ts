@@ -64,11 +64,16 @@ interface Container {
 }
 
 /** Pod templates of Deployments/DaemonSets/StatefulSets: pinned images, resource requests, explicit service account. */
-export function podTemplates(objects: readonly K8sObject[]): { owner: string; serviceAccountName?: string; containers: Container[] }[] {
+export function podTemplates(objects: readonly K8sObject[]): { owner: string; serviceAccountName?: string; automountServiceAccountToken?: boolean; containers: Container[] }[] {
   return objects
     .filter((o) => o.kind === 'Deployment' || o.kind === 'DaemonSet' || o.kind === 'StatefulSet')
     .map((o) => {
-      const pod = (o.spec as { template: { spec: { serviceAccountName?: string; containers: Container[]; initContainers?: Container[] } } }).template.spec;
-      return { owner: `${o.kind}/${o.metadata.name}`, serviceAccountName: pod.serviceAccountName, containers: [...(pod.initContainers ?? []), ...pod.containers] };
+      const pod = (o.spec as { template: { spec: { serviceAccountName?: string; automountServiceAccountToken?: boolean; containers: Container[]; initContainers?: Container[] } } }).template.spec;
+      return {
+        owner: `${o.kind}/${o.metadata.name}`,
+        serviceAccountName: pod.serviceAccountName,
+        ...(pod.automountServiceAccountToken === undefined ? {} : { automountServiceAccountToken: pod.automountServiceAccountToken }),
+        containers: [...(pod.initContainers ?? []), ...pod.containers],
+      };
     });
 }

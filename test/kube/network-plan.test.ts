@@ -59,3 +59,12 @@ test('API LB: template port, allowed CIDRs (SG and listener), monitor, ovn NodeP
   assert.deepEqual(plan({}).loadBalancer?.monitor, { type: 'TCP', delay: 10, timeout: 5, maxRetries: 5, maxRetriesDown: 3 });
   assert.equal(plan({ template: { master_lb_enabled: false }, cluster: { master_count: 1 } }).loadBalancer, null);
 });
+
+test('monitoring: node-exporter (9100/tcp, host network) reachable from every node only when monitoring is on', () => {
+  for (const g of ['control-plane', 'worker'] as const) {
+    assert.ok(!has(plan({}).securityGroups[g].rules, 'tcp', 9100, { group: 'worker' }));
+    const on = plan({ labels: { monitoring_enabled: 'true' } }).securityGroups[g].rules;
+    assert.ok(has(on, 'tcp', 9100, { group: 'worker' }) && has(on, 'tcp', 9100, { group: 'control-plane' }));
+    assert.ok(!has(on, 'tcp', 9100, { cidr: '0.0.0.0/0' }));
+  }
+});

@@ -10,6 +10,7 @@ import type { AddonModule } from './framework.js';
 import { ingressAddon } from './ingress/index.js';
 import { keystoneAuthAddon } from './keystone-auth/index.js';
 import { metricsServerAddon } from './metrics-server/index.js';
+import { monitoringAddon } from './monitoring/index.js';
 import { occmAddon } from './occm/index.js';
 
 export const ADDONS: readonly AddonModule[] = [
@@ -23,4 +24,5 @@ export const ADDONS: readonly AddonModule[] = [
   keystoneAuthAddon,
   ingressAddon,
   externalDnsAddon,
+  monitoringAddon,
 ] as unknown as readonly AddonModule[];

@@ -10,14 +10,21 @@ export function meta(name: string, namespace?: string, labels: Record<string, st
 }
 
 /**
- * A workload in kube-system: its pods carry `labels` (also its selector) and run `pod`; `spec` holds the
- * kind's own fields (strategy, replicas, serviceName).
+ * A workload (in kube-system unless told): its pods carry `labels` (also its selector) and run `pod`; `spec` holds
+ * the kind's own fields (strategy, replicas, serviceName).
  */
-export function workload(kind: 'Deployment' | 'DaemonSet' | 'StatefulSet', name: string, labels: Record<string, string>, pod: Record<string, unknown>, spec: Record<string, unknown> = {}): K8sObject {
+export function workload(
+  kind: 'Deployment' | 'DaemonSet' | 'StatefulSet',
+  name: string,
+  labels: Record<string, string>,
+  pod: Record<string, unknown>,
+  spec: Record<string, unknown> = {},
+  namespace = KUBE_SYSTEM,
+): K8sObject {
   return {
     apiVersion: 'apps/v1',
     kind,
-    metadata: meta(name, KUBE_SYSTEM, labels),
+    metadata: meta(name, namespace, labels),
     spec: { ...spec, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: pod } },
   };
 }
@@ -68,6 +75,20 @@ export function roleBinding(name: string, namespace: string, role: { kind: 'Role
 }
 
 export const requests = (cpu: string, memory: string) => ({ requests: { cpu, memory } });
+
+/** A ClusterIP Service in front of the pods labelled `selector`. */
+export function service(name: string, namespace: string, selector: Record<string, string>, ports: { name: string; port: number; targetPort?: number }[], annotations: Record<string, string> = {}): K8sObject {
+  const metadata = meta(name, namespace, selector);
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: Object.keys(annotations).length > 0 ? { ...metadata, annotations } : metadata,
+    spec: { type: 'ClusterIP', selector, ports: ports.map((p) => ({ name: p.name, port: p.port, targetPort: p.targetPort ?? p.port, protocol: 'TCP' })) },
+  };
+}
+
+/** Containers that cannot gain privileges, with no capabilities and a read-only root. */
+export const RESTRICTED = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true };
 
 export const hostPath = (name: string, path: string, type?: string) => ({ name, hostPath: { path, ...(type ? { type } : {}) } });
 export const mount = (name: string, mountPath: string, extra: Record<string, unknown> = {}) => ({ name, mountPath, ...extra });

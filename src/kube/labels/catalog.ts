@@ -11,7 +11,10 @@ const KUBEADM_PINS = no('kubeadm pins this component per Kubernetes minor; use c
 const FROM_IMAGE = no('containerd 2.x comes from the prebuilt node image; its version is pinned per Kubernetes minor.');
 const NODE_IMAGE = no('Node images are immutable; upgrades replace nodes (kube_tag).');
 const FREE_FLAGS = no('Free-form component flags could break kubeadm-managed components; a validated name/value form may follow.');
-const MONITORING = no('The Prometheus/Grafana stack is not bundled; install kube-prometheus-stack in the cluster.');
+const NOT_EXPOSED = no(
+  "Magnum put Prometheus behind ingress-nginx's basic auth; ingress-nginx is retired and octavia-ingress-controller has no authentication, so the monitoring stack is not exposed: kubectl -n monitoring port-forward svc/grafana 3000, or make that Service a LoadBalancer.",
+);
+const NO_ADAPTER = no('prometheus-adapter (custom metrics API) is not bundled; metrics-server serves the resource metrics the HPA needs.');
 const NO_NGINX = no('ingress-nginx is retired upstream (ingress_controller=nginx is rejected); use ingress_controller=octavia or a Gateway API implementation.');
 const HEAT_AUTOSCALER =
   'cluster-autoscaler\'s magnum provider maps nodes to node groups through Heat stacks (stack_id, kube_minions resources), which this service does not have; planned: its externalgrpc provider served by this service';
@@ -51,22 +54,14 @@ export const LABEL_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   influx_grafana_dashboard_enabled: no('Heapster/InfluxDB are retired upstream.'),
   heapster_enabled: no('Heapster is retired upstream; metrics-server replaces it.'),
   metrics_server_chart_tag: HELM,
-  monitoring_enabled: MONITORING,
-  monitoring_retention_days: MONITORING,
-  monitoring_retention_size: MONITORING,
-  monitoring_interval_seconds: MONITORING,
-  monitoring_storage_class_name: MONITORING,
-  monitoring_ingress_enabled: MONITORING,
-  cluster_basic_auth_secret: MONITORING,
-  cluster_root_domain_name: MONITORING,
-  prometheus_operator_chart_tag: MONITORING,
-  prometheus_adapter_enabled: MONITORING,
-  prometheus_adapter_chart_tag: MONITORING,
-  prometheus_adapter_configmap: MONITORING,
-  prometheus_monitoring: MONITORING,
-  prometheus_tag: MONITORING,
-  grafana_tag: MONITORING,
-  grafana_admin_passwd: MONITORING,
+  monitoring_ingress_enabled: NOT_EXPOSED,
+  cluster_basic_auth_secret: NOT_EXPOSED,
+  cluster_root_domain_name: NOT_EXPOSED,
+  prometheus_operator_chart_tag: no('No Helm and no operator: the monitoring stack is plain manifests pinned in the version table (prometheus_tag and grafana_tag override two images).'),
+  prometheus_adapter_enabled: NO_ADAPTER,
+  prometheus_adapter_chart_tag: NO_ADAPTER,
+  prometheus_adapter_configmap: NO_ADAPTER,
+  grafana_admin_passwd: no("A password in a label is shown to everyone who can read the cluster; Grafana's admin password is made per cluster and kept in Secret monitoring/grafana-admin."),
   tiller_enabled: HELM,
   tiller_tag: HELM,
   tiller_namespace: HELM,

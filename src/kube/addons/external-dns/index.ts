@@ -33,7 +33,7 @@ export const externalDnsAddon = defineAddon({
       dnsZone,
       "Not a Magnum label. A Designate zone of the cluster's project: ExternalDNS publishes the cluster's LoadBalancer Services and Ingresses there (hostname annotation or Ingress hosts), owning its records by the cluster uuid; the delete removes them. Default: none (off).",
     ),
-    external_dns_tag: label(imageTag, 'ExternalDNS image tag override (registry.k8s.io/external-dns/external-dns); default pinned in the version table.'),
+    external_dns_tag: label(imageTag, 'Not a Magnum label. ExternalDNS image tag override (registry.k8s.io/external-dns/external-dns); default pinned in the version table.'),
   },
   resolve(l, ctx): ExternalDnsSettings {
     const k = ctx.spec.kubernetes!;

@@ -1,0 +1,65 @@
+// Grafana of the monitoring add-on, with Prometheus provisioned as its default data source. Its admin
+// password is in Secret monitoring/grafana-admin (never in a label, where every reader of the cluster sees it).
+
+import { stringify } from 'yaml';
+import type { K8sObject } from '../framework.js';
+import { meta, mount, requests, RESTRICTED, service, serviceAccount, workload } from '../k8s.js';
+import { MONITORING_NAMESPACE as NS, type MonitoringSettings } from './settings.js';
+
+const NAME = 'grafana';
+const LABELS = { 'app.kubernetes.io/name': NAME };
+const PORT = 3000;
+export const GRAFANA_ADMIN_SECRET = 'grafana-admin';
+
+const fromSecret = (name: string, key: string) => ({ name, valueFrom: { secretKeyRef: { name: GRAFANA_ADMIN_SECRET, key } } });
+
+export function grafanaObjects(s: MonitoringSettings, password: string): K8sObject[] {
+  const datasources = stringify({
+    apiVersion: 1,
+    datasources: [{ name: 'Prometheus', type: 'prometheus', access: 'proxy', url: `http://prometheus.${NS}.svc:9090`, isDefault: true, jsonData: { timeInterval: `${s.intervalSeconds}s` } }],
+  });
+  const deployment = workload(
+    'Deployment',
+    NAME,
+    LABELS,
+    {
+      serviceAccountName: NAME,
+      // It needs nothing from the Kubernetes API.
+      automountServiceAccountToken: false,
+      securityContext: { runAsNonRoot: true, runAsUser: 472, runAsGroup: 472, fsGroup: 472, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [
+        {
+          name: NAME,
+          image: s.images.grafana,
+          env: [fromSecret('GF_SECURITY_ADMIN_USER', 'admin-user'), fromSecret('GF_SECURITY_ADMIN_PASSWORD', 'admin-password'), { name: 'GF_ANALYTICS_REPORTING_ENABLED', value: 'false' }],
+          ports: [{ name: 'http', containerPort: PORT }],
+          readinessProbe: { httpGet: { path: '/api/health', port: PORT } },
+          resources: requests('50m', '128Mi'),
+          securityContext: RESTRICTED,
+          volumeMounts: [
+            mount('datasources', '/etc/grafana/provisioning/datasources', { readOnly: true }),
+            mount('data', '/var/lib/grafana'),
+            mount('logs', '/var/log/grafana'),
+            mount('tmp', '/tmp'),
+          ],
+        },
+      ],
+      volumes: [{ name: 'datasources', configMap: { name: 'grafana-datasources' } }, { name: 'data', emptyDir: {} }, { name: 'logs', emptyDir: {} }, { name: 'tmp', emptyDir: {} }],
+    },
+    { replicas: 1 },
+    NS,
+  );
+  return [
+    serviceAccount(NAME, NS),
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: meta(GRAFANA_ADMIN_SECRET, NS, LABELS),
+      type: 'Opaque',
+      data: { 'admin-user': Buffer.from('admin').toString('base64'), 'admin-password': Buffer.from(password).toString('base64') },
+    },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('grafana-datasources', NS, LABELS), data: { 'prometheus.yaml': datasources } },
+    deployment,
+    service(NAME, NS, LABELS, [{ name: 'http', port: PORT }]),
+  ];
+}
