@@ -75,6 +75,7 @@ export async function startAll(): Promise<void> {
         octavia: Number(env.SIM_OCTAVIA_PORT ?? DEFAULT_SIM_PORTS.octavia),
         cinder: Number(env.SIM_CINDER_PORT ?? DEFAULT_SIM_PORTS.cinder),
         designate: Number(env.SIM_DESIGNATE_PORT ?? DEFAULT_SIM_PORTS.designate),
+        manila: Number(env.SIM_MANILA_PORT ?? DEFAULT_SIM_PORTS.manila),
         admin: Number(env.SIM_ADMIN_PORT ?? DEFAULT_SIM_PORTS.admin),
       },
     });

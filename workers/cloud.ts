@@ -7,6 +7,7 @@ import { AppCredentialAuth } from '../src/openstack/auth.js';
 import { KeystoneClient } from '../src/openstack/keystone.js';
 import { CinderClient } from '../src/openstack/cinder.js';
 import { DesignateClient } from '../src/openstack/designate.js';
+import { ManilaClient } from '../src/openstack/manila.js';
 import { GlanceClient } from '../src/openstack/glance.js';
 import { OpenStackError, requestJson } from '../src/openstack/http.js';
 import { NeutronClient } from '../src/openstack/neutron.js';
@@ -30,6 +31,7 @@ export interface Cloud {
   glance(): Promise<GlanceClient>;
   cinder(): Promise<CinderClient>;
   designate(): Promise<DesignateClient>;
+  manila(): Promise<ManilaClient>;
   /**
    * GET on the simulator's admin API (catalog type cloudsim-admin) as the cluster; undefined when
    * the catalog has no such service (a real cloud), so the caller connects directly.
@@ -75,6 +77,7 @@ export class CloudFactory {
       glance: async () => new GlanceClient(await a.session('image')),
       cinder: async () => new CinderClient(await a.session('block-storage')),
       designate: async () => new DesignateClient(await a.session('dns')),
+      manila: async () => new ManilaClient(await a.session('sharev2')),
       simulatorAdmin: async () => {
         const session = await a.session('cloudsim-admin').catch((e: unknown) => {
           if (e instanceof OpenStackError && e.kind === 'no_endpoint') return undefined;

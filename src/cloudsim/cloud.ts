@@ -1,4 +1,4 @@
-// The simulated cloud behind a Keystone: Glance, Nova, Neutron, Octavia, Cinder and Designate
+// The simulated cloud behind a Keystone: Glance, Nova, Neutron, Octavia, Cinder, Designate and Manila
 // listening on one host, each validating tokens against that Keystone and registered in its catalog,
 // plus the simulator's admin API (audit, call counters, fault rules, state file). The Keystone is the
 // emulator (its state is read directly) or an external one (see external-identity.ts).
@@ -17,6 +17,7 @@ import { createDesignateSim, type DesignateSim, type DnsQuota } from './designat
 import { createGlanceSim, type GlanceSim } from './glance/index.js';
 import type { KeystoneSim } from './keystone/index.js';
 import { KubeSim } from './kube/index.js';
+import { createManilaSim, type ManilaSim } from './manila/index.js';
 import { createNeutronSim, type NeutronSim } from './neutron/index.js';
 import { createNovaSim, type NovaSim } from './nova/index.js';
 import { NeutronVipAllocator } from './neutron/vip.js';
@@ -24,10 +25,10 @@ import { createOctaviaSim, type OctaviaSim, type Quota as LbQuota } from './octa
 import { readSnapshot, restoreCloud, snapshotCloud, StateSaver, type CloudSnapshot } from './persistence.js';
 import { defaultSeed, seedFlavors, seedImages, seedNetworkQuotas, seedNetworks, type CloudSeed } from './seed.js';
 
-export const SERVICES = ['glance', 'nova', 'neutron', 'octavia', 'cinder', 'designate'] as const;
+export const SERVICES = ['glance', 'nova', 'neutron', 'octavia', 'cinder', 'designate', 'manila'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 /** The catalog's service name of each service type. */
-const CATALOG_NAMES = { image: 'glance', compute: 'nova', network: 'neutron', 'load-balancer': 'octavia', 'block-storage': 'cinderv3', dns: 'designate', 'cloudsim-admin': 'cloudsim' } as const;
+const CATALOG_NAMES = { image: 'glance', compute: 'nova', network: 'neutron', 'load-balancer': 'octavia', 'block-storage': 'cinderv3', dns: 'designate', sharev2: 'manilav2', 'cloudsim-admin': 'cloudsim' } as const;
 
 /** What the cloud needs from its Keystone besides token validation. */
 export interface CloudIdentity {
@@ -83,6 +84,7 @@ export interface CloudSims {
   octavia: OctaviaSim;
   cinder: CinderSim;
   designate: DesignateSim;
+  manila: ManilaSim;
   admin: AdminSim;
   /** The simulated Kubernetes API of each cluster booted with kubeadm user-data (src/cloudsim/kube). */
   kube: KubeSim;
@@ -96,6 +98,7 @@ export interface CloudSims {
     'load-balancer': string;
     'block-storage': string;
     dns: string;
+    sharev2: string;
     'cloudsim-admin': string;
   };
   /** Each service's fault rules. */
@@ -134,6 +137,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
   const octavia = createOctaviaSim({ keystone, clock: clock.fork('octavia'), vip: new NeutronVipAllocator(neutron.state) });
   const cinder = createCinderSim({ keystone, clock: clock.fork('cinder') });
   const designate = createDesignateSim({ keystone, clock: clock.fork('designate') });
+  const manila = createManilaSim({ keystone, clock: clock.fork('manila') });
   const nova = createNovaSim({ keystone, clock: clock.fork('nova'), glance: glance.state, neutron: neutron.state, cinder: cinder.state });
   const kube = new KubeSim({ states: { nova: nova.state, neutron: neutron.state, octavia: octavia.state }, clock: clock.fork('kube') });
   nova.state.hooks.serverChanged = (s) => kube.serverChanged(s);
@@ -147,7 +151,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
 
   // Neutron before Octavia: restoring an LB being deleted releases its VIP port.
   // The simulated clusters after Nova: they follow its restored servers.
-  const services = { glance: glance.state, nova: nova.state, neutron: neutron.state, octavia: octavia.state, cinder: cinder.state, designate: designate.state, kube };
+  const services = { glance: glance.state, nova: nova.state, neutron: neutron.state, octavia: octavia.state, cinder: cinder.state, designate: designate.state, manila: manila.state, kube };
   const states = opts.keystone ? { keystone: opts.keystone.state, ...services } : services;
   const restored = saved ? restoreCloud(services, saved) : new Set<string>();
   if (saved) kube.resume();
@@ -159,7 +163,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
     seedFlavors(nova.state, seed.flavors);
   }
 
-  const apps: Record<ServiceName, { app: FastifyInstance; state: { faults: Faults } }> = { glance, nova, neutron, octavia, cinder, designate };
+  const apps: Record<ServiceName, { app: FastifyInstance; state: { faults: Faults } }> = { glance, nova, neutron, octavia, cinder, designate, manila };
   const faults = Object.fromEntries(SERVICES.map((s) => [s, apps[s].state.faults])) as Record<ServiceName, Faults>;
   for (const s of SERVICES) {
     faults[s].useRandom(clock.fork(`faults.${s}`).random);
@@ -195,6 +199,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
     octavia.state.close();
     cinder.state.close();
     designate.state.close();
+    manila.state.close();
     nova.state.close();
     await kube.close();
     clock.close();
@@ -213,10 +218,11 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
       'load-balancer': await listen(octavia.app, opts.ports?.octavia),
       'block-storage': `${await listen(cinder.app, opts.ports?.cinder)}/v3/%(project_id)s`,
       dns: await listen(designate.app, opts.ports?.designate),
+      sharev2: `${await listen(manila.app, opts.ports?.manila)}/v2`,
       'cloudsim-admin': `${await listen(admin.app, opts.ports?.admin)}/v1`,
     };
     for (const [type, name] of Object.entries(CATALOG_NAMES)) await identity.registerEndpoint(type, name, urls[type as keyof CloudSims['urls']]);
-    return { glance, nova, neutron, octavia, cinder, designate, admin, kube, clock, urls, ...cloud, restored: saved !== undefined, close: () => close() };
+    return { glance, nova, neutron, octavia, cinder, designate, manila, admin, kube, clock, urls, ...cloud, restored: saved !== undefined, close: () => close() };
   } catch (e) {
     // Nothing ran: the state file keeps what it had.
     await close(false);

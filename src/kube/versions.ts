@@ -33,6 +33,8 @@ export interface VersionRow {
   k8sKeystoneAuth: string;
   /** registry.k8s.io/provider-os/octavia-ingress-controller: CPO release train of the minor. */
   octaviaIngressController: string;
+  /** registry.k8s.io/sig-storage/nfsplugin (csi-driver-nfs), the node plugin Manila CSI forwards NFS mounts to. */
+  nfsCsi: string;
   /** registry.k8s.io/external-dns/external-dns (not tied to the minor). */
   externalDns: string;
   /** The monitoring add-on (not tied to the minor): quay.io/prometheus/prometheus, quay.io/prometheus/node-exporter, registry.k8s.io/kube-state-metrics, docker.io/grafana/grafana. */
@@ -63,6 +65,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     dnsAutoscaler: 'v1.9.0',
     k8sKeystoneAuth: 'v1.34.1',
     octaviaIngressController: 'v1.34.1',
+    nfsCsi: 'v4.11.0',
     externalDns: 'v0.19.0',
     prometheus: 'v3.5.0',
     nodeExporter: 'v1.9.1',
@@ -89,6 +92,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     dnsAutoscaler: 'v1.9.0',
     k8sKeystoneAuth: 'v1.35.0',
     octaviaIngressController: 'v1.35.0',
+    nfsCsi: 'v4.11.0',
     externalDns: 'v0.19.0',
     prometheus: 'v3.5.0',
     nodeExporter: 'v1.9.1',
@@ -115,6 +119,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     dnsAutoscaler: 'v1.9.0',
     k8sKeystoneAuth: 'v1.36.0',
     octaviaIngressController: 'v1.36.0',
+    nfsCsi: 'v4.11.0',
     externalDns: 'v0.19.0',
     prometheus: 'v3.5.0',
     nodeExporter: 'v1.9.1',

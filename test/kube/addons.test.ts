@@ -15,18 +15,18 @@ import { validateObject } from './k8s-validate.js';
 
 test('add-ons are registered as feature modules and applied in spec §1.7 order', () => {
   assert.deepEqual(ADDON_MODULES, ADDONS);
-  assert.ok(ORDER.cloudConfig < ORDER.occm && ORDER.occm < ORDER.cni && ORDER.cni < ORDER.cinderCsi && ORDER.cinderCsi < ORDER.metricsServer);
+  assert.ok(ORDER.cloudConfig < ORDER.occm && ORDER.occm < ORDER.cni && ORDER.cni < ORDER.cinderCsi && ORDER.cinderCsi < ORDER.manilaCsi && ORDER.manilaCsi < ORDER.metricsServer);
   assert.ok(ORDER.metricsServer < ORDER.dnsAutoscaler && ORDER.dnsAutoscaler < ORDER.keystoneAuth && ORDER.keystoneAuth < ORDER.ingress && ORDER.ingress < ORDER.externalDns && ORDER.externalDns < ORDER.monitoring);
-  const { spec } = parseClusterSpec(input({ labels: { ingress_controller: 'octavia', external_dns_zone: 'apps.example.org', monitoring_enabled: 'true' } }));
+  const { spec } = parseClusterSpec(input({ labels: { ingress_controller: 'octavia', external_dns_zone: 'apps.example.org', monitoring_enabled: 'true', manila_csi_enabled: 'true' } }));
   const order = renderAddons([...ADDONS].reverse(), spec, contextFor(spec)).map((a) => a.name);
-  assert.deepEqual(order, ['cloud-config', 'occm', 'cni-calico', 'cinder-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress', 'external-dns', 'monitoring']);
+  assert.deepEqual(order, ['cloud-config', 'occm', 'cni-calico', 'cinder-csi', 'manila-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress', 'external-dns', 'monitoring']);
 });
 
 test('a disabled add-on renders nothing', () => {
   const { addons } = rendered({ labels: { cinder_csi_enabled: 'false', metrics_server_enabled: 'no', keystone_auth_enabled: 'false', dns_autoscaler_enabled: 'false' } });
   assert.deepEqual(addons.map((a) => a.name), ['cloud-config', 'occm', 'cni-calico']);
   const all = JSON.stringify(addons);
-  assert.doesNotMatch(all, /cinder\.csi\.openstack\.org|metrics-server|flannel|keystone-auth|ingress|proportional-autoscaler|external-dns|prometheus|grafana/);
+  assert.doesNotMatch(all, /cinder\.csi\.openstack\.org|metrics-server|flannel|keystone-auth|ingress|proportional-autoscaler|external-dns|prometheus|grafana|manila/);
   assert.throws(() => parseClusterSpec(input({ labels: { cinder_csi_enabled: 'sometimes' } })), (e: unknown) => e instanceof InvalidLabelError && e.label === 'cinder_csi_enabled');
 });
 
@@ -199,6 +199,44 @@ test('monitoring: Prometheus with Magnum\'s retention and interval labels, a vol
   assert.ok(pw.warnings.some((w) => /grafana_admin_passwd/.test(w)));
   assert.ok(!pw.warnings.some((w) => w.includes('hunter2')));
   assert.ok(!JSON.stringify(addon(pw.addons, 'monitoring').objects).includes(Buffer.from('hunter2hunter2').toString('base64')));
+});
+
+test('manila-csi: NFS shares for RWX, the cluster uuid as cluster id, the credential in a Secret, a StorageClass open to the subnet only; off by default', () => {
+  const labels = { manila_csi_enabled: 'true', manila_csi_share_network_id: '2A8E1C7E-0000-4000-8000-0000000000AA', manila_csi_share_type: 'cephfsnfs', container_infra_prefix: 'mirror.example.org/k8s' };
+  const { spec, addons, warnings } = rendered({ labels });
+  assert.deepEqual(warnings, []);
+  const a = addon(addons, 'manila-csi');
+  for (const o of a.objects) validateObject(o);
+  const sts = a.objects.find((o) => o.kind === 'StatefulSet') as any;
+  const plugin = sts.spec.template.spec.containers.find((c: { name: string }) => c.name === 'manila-csi-plugin');
+  assert.equal(plugin.image, `mirror.example.org/k8s/manila-csi-plugin:${spec.kubernetes.components.cinderCsi}`);
+  for (const arg of ['--drivername=nfs.manila.csi.openstack.org', '--share-protocol-selector=NFS', `--cluster-id=${UUID}`, '--fwdendpoint=unix:///csi-nfs/csi.sock']) assert.ok(plugin.args.includes(arg), arg);
+  const ds = a.objects.find((o) => o.kind === 'DaemonSet') as any;
+  const names = ds.spec.template.spec.containers.map((c: { name: string }) => c.name);
+  assert.deepEqual(names, ['node-driver-registrar', 'manila-csi-plugin', 'nfs']);
+  assert.equal(ds.spec.template.spec.containers[2].image, `mirror.example.org/k8s/nfsplugin:${spec.kubernetes.components.nfsCsi}`);
+  assert.equal(ds.spec.template.spec.automountServiceAccountToken, false, 'the node plugin talks to no API');
+  const sc = a.objects.find((o) => o.kind === 'StorageClass') as any;
+  assert.equal(sc.provisioner, 'nfs.manila.csi.openstack.org');
+  assert.equal(sc.parameters.type, 'cephfsnfs');
+  assert.equal(sc.parameters.shareNetworkID, '2a8e1c7e-0000-4000-8000-0000000000aa');
+  assert.equal(sc.parameters['nfs-shareClient'], spec.network.subnetCidr, 'not 0.0.0.0/0');
+  assert.equal(sc.parameters['csi.storage.k8s.io/node-stage-secret-name'], 'csi-manila-secrets');
+  assert.equal(sc.metadata.annotations, undefined, 'not the default class (Cinder\'s is)');
+  const secret = a.objects.find((o) => o.kind === 'Secret') as any;
+  const env = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+  assert.deepEqual(Object.keys(env).sort(), ['os-applicationCredentialID', 'os-applicationCredentialSecret', 'os-authURL', 'os-certAuthorityPath', 'os-region']);
+  assert.equal(env['os-certAuthorityPath'], '/etc/manila-csi/ca.crt');
+  assert.ok(!JSON.stringify([sts, ds]).includes(':"secret"'), 'the credential secret is only in the Secret');
+  // Overrides and refusals.
+  const client = addon(rendered({ labels: { manila_csi_enabled: 'true', manila_csi_share_client: '10.20.0.0/16' } }).addons, 'manila-csi');
+  assert.equal((client.objects.find((o) => o.kind === 'StorageClass') as any).parameters['nfs-shareClient'], '10.20.0.0/16');
+  const off = rendered({ labels: { manila_csi_delete_shares: 'true' } });
+  assert.ok(!off.addons.some((x) => x.name === 'manila-csi'));
+  assert.ok(off.warnings.some((w) => /manila_csi_delete_shares is ignored without manila_csi_enabled=true/.test(w)));
+  for (const [label, value] of [['manila_csi_share_network_id', 'net-1'], ['manila_csi_share_client', 'everyone'], ['manila_csi_plugin_tag', 'v1.30.0'], ['manila_csi_enabled', 'maybe']] as const) {
+    assert.throws(() => parseClusterSpec(input({ labels: { manila_csi_enabled: 'true', [label]: value } })), (e: unknown) => e instanceof InvalidLabelError && e.label === label, label);
+  }
 });
 
 test('render-all manifests are multi-document YAML that round-trips to the objects', () => {

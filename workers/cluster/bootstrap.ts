@@ -104,7 +104,7 @@ export async function applyAddons(ctx: RunContext, kube: KubeClient): Promise<st
 export const ensureAddons: Step = {
   name: 'addons',
   condition: 'addons',
-  after: ['api_ready', 'external_dns_zone'],
+  after: ['api_ready', 'external_dns_zone', 'manila_service'],
   async run(ctx) {
     if (ctx.cluster.conditions.addons?.status === 'True') return;
     await ctx.setCondition('addons', 'Unknown', 'Applying', 'Applying the add-ons.');

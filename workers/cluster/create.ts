@@ -9,6 +9,7 @@ import { ensureAddons, ensureApiReady, ensureControlPlaneInit, ensureControlPlan
 import { completeNodeGroups } from './complete.js';
 import { ensureApiDnsRecord } from './dns.js';
 import { ensureExternalDnsZone } from './external-dns.js';
+import { ensureManilaService } from './manila.js';
 import { ensureNetwork, ensureSecurityGroups } from './network.js';
 import { ensurePorts } from './ports.js';
 import { ensureServerGroups } from './servers.js';
@@ -28,6 +29,7 @@ export const createOperation: OperationSpec = {
     ensureApiMonitor,
     ensureApiDnsRecord,
     ensureExternalDnsZone,
+    ensureManilaService,
     ensureControlPlaneInit,
     ensureWorkers,
     ensureApiReady,

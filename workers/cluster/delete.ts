@@ -15,6 +15,7 @@ import type { CinderCsiSettings } from '../../src/kube/addons/cinder-csi/index.j
 import { clusterSpec } from './context.js';
 import { deleteDnsRecords } from './dns.js';
 import { deleteExternalDnsRecords } from './external-dns.js';
+import { deleteShares } from './manila.js';
 import { ours, type Named } from './ensure.js';
 
 /** Types this delete knows; anything else in the ledger is logged and left (and stays recorded). */
@@ -296,6 +297,7 @@ export const deleteOperation: OperationSpec = {
     securityGroups,
     serverGroups,
     volumes,
+    deleteShares,
     credential,
   ],
   /** DELETE_COMPLETE: the row goes (node groups, certificates, operations, events with it), and the walked ledger. */

@@ -105,6 +105,8 @@ export const DEFAULT_DELAYS = {
   'designate.zone.update': { kind: 'lognormal', ms: 2_000, sigma: 0.3, minMs: 500, maxMs: 15_000 },
   'designate.zone.delete': { kind: 'lognormal', ms: 3_000, sigma: 0.3, minMs: 1_000, maxMs: 20_000 },
   'designate.recordset.update': { kind: 'lognormal', ms: 2_000, sigma: 0.3, minMs: 500, maxMs: 15_000 },
+  'manila.share.create': { kind: 'lognormal', ms: 8_000, sigma: 0.3, minMs: 2_000, maxMs: 60_000 },
+  'manila.share.delete': { kind: 'lognormal', ms: 5_000, sigma: 0.3, minMs: 1_000, maxMs: 30_000 },
   // simulated Kubernetes (src/cloudsim/kube): kubeadm init until the apiserver serves, a join from
   // discovery to the registered Node, kubeadm's discovery poll and its timeout per `kubeadm join`
   'kube.init': { kind: 'lognormal', ms: 60_000, sigma: 0.3, minMs: 30_000, maxMs: 180_000 },

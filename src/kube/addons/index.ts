@@ -9,6 +9,7 @@ import { externalDnsAddon } from './external-dns/index.js';
 import type { AddonModule } from './framework.js';
 import { ingressAddon } from './ingress/index.js';
 import { keystoneAuthAddon } from './keystone-auth/index.js';
+import { manilaCsiAddon } from './manila-csi/index.js';
 import { metricsServerAddon } from './metrics-server/index.js';
 import { monitoringAddon } from './monitoring/index.js';
 import { occmAddon } from './occm/index.js';
@@ -19,6 +20,7 @@ export const ADDONS: readonly AddonModule[] = [
   calicoAddon,
   flannelAddon,
   cinderCsiAddon,
+  manilaCsiAddon,
   metricsServerAddon,
   dnsAutoscalerAddon,
   keystoneAuthAddon,
