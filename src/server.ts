@@ -76,6 +76,7 @@ export async function startAll(): Promise<void> {
         cinder: Number(env.SIM_CINDER_PORT ?? DEFAULT_SIM_PORTS.cinder),
         designate: Number(env.SIM_DESIGNATE_PORT ?? DEFAULT_SIM_PORTS.designate),
         manila: Number(env.SIM_MANILA_PORT ?? DEFAULT_SIM_PORTS.manila),
+        barbican: Number(env.SIM_BARBICAN_PORT ?? DEFAULT_SIM_PORTS.barbican),
         admin: Number(env.SIM_ADMIN_PORT ?? DEFAULT_SIM_PORTS.admin),
       },
     });

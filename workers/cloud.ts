@@ -5,6 +5,7 @@ import type { ClusterRow } from '../src/db/entities/cluster.js';
 import { ServiceToken } from '../src/keystone/service-token.js';
 import { AppCredentialAuth } from '../src/openstack/auth.js';
 import { KeystoneClient } from '../src/openstack/keystone.js';
+import { BarbicanClient } from '../src/openstack/barbican.js';
 import { CinderClient } from '../src/openstack/cinder.js';
 import { DesignateClient } from '../src/openstack/designate.js';
 import { ManilaClient } from '../src/openstack/manila.js';
@@ -32,6 +33,7 @@ export interface Cloud {
   cinder(): Promise<CinderClient>;
   designate(): Promise<DesignateClient>;
   manila(): Promise<ManilaClient>;
+  barbican(): Promise<BarbicanClient>;
   /**
    * GET on the simulator's admin API (catalog type cloudsim-admin) as the cluster; undefined when
    * the catalog has no such service (a real cloud), so the caller connects directly.
@@ -78,6 +80,7 @@ export class CloudFactory {
       cinder: async () => new CinderClient(await a.session('block-storage')),
       designate: async () => new DesignateClient(await a.session('dns')),
       manila: async () => new ManilaClient(await a.session('sharev2')),
+      barbican: async () => new BarbicanClient(await a.session('key-manager')),
       simulatorAdmin: async () => {
         const session = await a.session('cloudsim-admin').catch((e: unknown) => {
           if (e instanceof OpenStackError && e.kind === 'no_endpoint') return undefined;

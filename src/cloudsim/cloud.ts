@@ -1,4 +1,4 @@
-// The simulated cloud behind a Keystone: Glance, Nova, Neutron, Octavia, Cinder, Designate and Manila
+// The simulated cloud behind a Keystone: Glance, Nova, Neutron, Octavia, Cinder, Designate, Manila and Barbican
 // listening on one host, each validating tokens against that Keystone and registered in its catalog,
 // plus the simulator's admin API (audit, call counters, fault rules, state file). The Keystone is the
 // emulator (its state is read directly) or an external one (see external-identity.ts).
@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createAdminSim, type AdminSim } from './admin/index.js';
 import { auditCloud, callsOf, type CloudAudit } from './audit.js';
+import { createBarbicanSim, type BarbicanSim } from './barbican/index.js';
 import { createCinderSim, type CinderSim } from './cinder/index.js';
 import type { CallCounter } from './common/audit.js';
 import { SimClock, type SimClockOptions } from './common/clock.js';
@@ -25,10 +26,10 @@ import { createOctaviaSim, type OctaviaSim, type Quota as LbQuota } from './octa
 import { readSnapshot, restoreCloud, snapshotCloud, StateSaver, type CloudSnapshot } from './persistence.js';
 import { defaultSeed, seedFlavors, seedImages, seedNetworkQuotas, seedNetworks, type CloudSeed } from './seed.js';
 
-export const SERVICES = ['glance', 'nova', 'neutron', 'octavia', 'cinder', 'designate', 'manila'] as const;
+export const SERVICES = ['glance', 'nova', 'neutron', 'octavia', 'cinder', 'designate', 'manila', 'barbican'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 /** The catalog's service name of each service type. */
-const CATALOG_NAMES = { image: 'glance', compute: 'nova', network: 'neutron', 'load-balancer': 'octavia', 'block-storage': 'cinderv3', dns: 'designate', sharev2: 'manilav2', 'cloudsim-admin': 'cloudsim' } as const;
+const CATALOG_NAMES = { image: 'glance', compute: 'nova', network: 'neutron', 'load-balancer': 'octavia', 'block-storage': 'cinderv3', dns: 'designate', sharev2: 'manilav2', 'key-manager': 'barbican', 'cloudsim-admin': 'cloudsim' } as const;
 
 /** What the cloud needs from its Keystone besides token validation. */
 export interface CloudIdentity {
@@ -85,6 +86,7 @@ export interface CloudSims {
   cinder: CinderSim;
   designate: DesignateSim;
   manila: ManilaSim;
+  barbican: BarbicanSim;
   admin: AdminSim;
   /** The simulated Kubernetes API of each cluster booted with kubeadm user-data (src/cloudsim/kube). */
   kube: KubeSim;
@@ -99,6 +101,7 @@ export interface CloudSims {
     'block-storage': string;
     dns: string;
     sharev2: string;
+    'key-manager': string;
     'cloudsim-admin': string;
   };
   /** Each service's fault rules. */
@@ -138,6 +141,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
   const cinder = createCinderSim({ keystone, clock: clock.fork('cinder') });
   const designate = createDesignateSim({ keystone, clock: clock.fork('designate') });
   const manila = createManilaSim({ keystone, clock: clock.fork('manila') });
+  const barbican = createBarbicanSim({ keystone });
   const nova = createNovaSim({ keystone, clock: clock.fork('nova'), glance: glance.state, neutron: neutron.state, cinder: cinder.state });
   const kube = new KubeSim({ states: { nova: nova.state, neutron: neutron.state, octavia: octavia.state }, clock: clock.fork('kube') });
   nova.state.hooks.serverChanged = (s) => kube.serverChanged(s);
@@ -151,7 +155,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
 
   // Neutron before Octavia: restoring an LB being deleted releases its VIP port.
   // The simulated clusters after Nova: they follow its restored servers.
-  const services = { glance: glance.state, nova: nova.state, neutron: neutron.state, octavia: octavia.state, cinder: cinder.state, designate: designate.state, manila: manila.state, kube };
+  const services = { glance: glance.state, nova: nova.state, neutron: neutron.state, octavia: octavia.state, cinder: cinder.state, designate: designate.state, manila: manila.state, barbican: barbican.state, kube };
   const states = opts.keystone ? { keystone: opts.keystone.state, ...services } : services;
   const restored = saved ? restoreCloud(services, saved) : new Set<string>();
   if (saved) kube.resume();
@@ -163,7 +167,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
     seedFlavors(nova.state, seed.flavors);
   }
 
-  const apps: Record<ServiceName, { app: FastifyInstance; state: { faults: Faults } }> = { glance, nova, neutron, octavia, cinder, designate, manila };
+  const apps: Record<ServiceName, { app: FastifyInstance; state: { faults: Faults } }> = { glance, nova, neutron, octavia, cinder, designate, manila, barbican };
   const faults = Object.fromEntries(SERVICES.map((s) => [s, apps[s].state.faults])) as Record<ServiceName, Faults>;
   for (const s of SERVICES) {
     faults[s].useRandom(clock.fork(`faults.${s}`).random);
@@ -219,10 +223,11 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
       'block-storage': `${await listen(cinder.app, opts.ports?.cinder)}/v3/%(project_id)s`,
       dns: await listen(designate.app, opts.ports?.designate),
       sharev2: `${await listen(manila.app, opts.ports?.manila)}/v2`,
+      'key-manager': await listen(barbican.app, opts.ports?.barbican),
       'cloudsim-admin': `${await listen(admin.app, opts.ports?.admin)}/v1`,
     };
     for (const [type, name] of Object.entries(CATALOG_NAMES)) await identity.registerEndpoint(type, name, urls[type as keyof CloudSims['urls']]);
-    return { glance, nova, neutron, octavia, cinder, designate, manila, admin, kube, clock, urls, ...cloud, restored: saved !== undefined, close: () => close() };
+    return { glance, nova, neutron, octavia, cinder, designate, manila, barbican, admin, kube, clock, urls, ...cloud, restored: saved !== undefined, close: () => close() };
   } catch (e) {
     // Nothing ran: the state file keeps what it had.
     await close(false);

@@ -1,5 +1,5 @@
 // The simulator as `npm start` embeds it: the Keystone emulator on a loopback port, with our
-// own API in its catalog, Glance, Nova, Neutron, Octavia, Cinder, Designate, Manila and the simulator's
+// own API in its catalog, Glance, Nova, Neutron, Octavia, Cinder, Designate, Manila, Barbican and the simulator's
 // admin API beside it, and a clouds.yaml for the built-in users. The environment chooses the
 // seed file, fault rules and the state file (cloudOptionsFromEnv).
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ export const BUILTIN_USERS = {
 export const SERVICE_USER = { username: 'magnum', password: 'magnum-secret', project: 'service' } as const;
 
 /** The services' usual ports (Nova's catalog URL adds /v2.1, Cinder's /v3/%(project_id)s, Manila's /v2, the admin API's /v1). */
-export const DEFAULT_SIM_PORTS = { glance: 9292, nova: 8774, neutron: 9696, octavia: 9876, cinder: 8776, designate: 9001, manila: 8786, admin: 9990 } as const;
+export const DEFAULT_SIM_PORTS = { glance: 9292, nova: 8774, neutron: 9696, octavia: 9876, cinder: 8776, designate: 9001, manila: 8786, barbican: 9311, admin: 9990 } as const;
 
 export type SimPorts = Partial<Record<keyof typeof DEFAULT_SIM_PORTS, number>>;
 

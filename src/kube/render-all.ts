@@ -6,6 +6,7 @@ import { ADDONS } from './addons/index.js';
 import { renderCloudConfig, type CloudCredential, type CloudNetwork } from './cloudconf.js';
 import type { ApiEndpoint } from './cloudinit/inputs.js';
 import { base64Size, renderUserData } from './cloudinit/userdata.js';
+import { kmsCloudConf } from './kms.js';
 import { networkPlan } from './network-plan.js';
 import type { ControlPlanePki } from './pki.js';
 import type { ClusterSpec } from './spec/types.js';
@@ -16,6 +17,8 @@ export interface ClusterMaterial {
   endpoint: ApiEndpoint;
   credential: CloudCredential;
   network: CloudNetwork;
+  /** The Barbican secret holding the cluster's KMS key (barbican_kms_enabled); a placeholder when rendering offline. */
+  kmsKeyId?: string;
 }
 
 /** Node names as the worker chooses them: `<shortName>-<role>-<suffix>`. */
@@ -25,9 +28,12 @@ export function nodeName(spec: ClusterSpec, group: 'control-plane' | 'worker', s
 
 export function renderCluster(spec: ClusterSpec, warnings: string[], m: ClusterMaterial): Record<string, string> {
   const common = { endpoint: m.endpoint, bootstrapToken: m.bootstrapToken };
+  const kms = spec.kms.enabled
+    ? { kms: { cloudConf: kmsCloudConf(m.credential, m.kmsKeyId ?? '00000000-0000-0000-0000-000000000000'), ...(m.credential.caCertPem ? { caCert: m.credential.caCertPem } : {}) } }
+    : {};
   const userData = {
-    'user-data/control-plane-init.yaml': renderUserData(spec, { ...common, role: 'init', nodeName: nodeName(spec, 'control-plane', 'a0000'), pki: m.pki }),
-    'user-data/control-plane-join.yaml': renderUserData(spec, { ...common, role: 'control-plane', nodeName: nodeName(spec, 'control-plane', 'a0001'), pki: m.pki }),
+    'user-data/control-plane-init.yaml': renderUserData(spec, { ...common, role: 'init', nodeName: nodeName(spec, 'control-plane', 'a0000'), pki: m.pki, ...kms }),
+    'user-data/control-plane-join.yaml': renderUserData(spec, { ...common, role: 'control-plane', nodeName: nodeName(spec, 'control-plane', 'a0001'), pki: m.pki, ...kms }),
     'user-data/worker.yaml': renderUserData(spec, { ...common, role: 'worker', nodeName: nodeName(spec, 'worker', 'b0000'), caCert: m.pki.ca.cert }),
   };
   const cloud = renderCloudConfig(spec, m.credential, m.network);

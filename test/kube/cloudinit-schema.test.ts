@@ -1,6 +1,6 @@
 // Every rendered user-data passes the real `cloud-init schema` (Debian's cloud-init package; installed when missing).
 // `cloud-init schema` validates one --config-file per run (a repeated flag keeps only the last), so the
-// 20 files (3 versions × 2 CNIs × 3 roles, and control planes with an etcd volume) run through a pool of parallel invocations.
+// 22 files (3 versions × 2 CNIs × 3 roles, and control planes with an etcd volume or Barbican KMS) run through a pool of parallel invocations.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { NODE_ROLES, type UserDataInput } from '../../src/kube/cloudinit/inputs.js';
 import { renderUserData } from '../../src/kube/cloudinit/userdata.js';
+import { kmsCloudConf } from '../../src/kube/kms.js';
 import { parseClusterSpec } from '../../src/kube/spec/parse.js';
 import { SUPPORTED_MINORS, VERSION_MATRIX } from '../../src/kube/versions.js';
 import { input, pki, TOKEN } from './fixtures.js';
@@ -32,7 +33,7 @@ async function pool<T>(items: T[], size: number, fn: (t: T) => Promise<void>): P
   }));
 }
 
-test('cloud-init schema accepts every rendering: 3 Kubernetes minors × 2 CNIs × 3 roles', { timeout: 600_000 }, async () => {
+test('cloud-init schema accepts every rendering: 3 Kubernetes minors × 2 CNIs × 3 roles, etcd volumes, Barbican KMS', { timeout: 600_000 }, async () => {
   await ensureCloudInit();
   const dir = mkdtempSync(join(tmpdir(), 'kube-schema-'));
   const files: string[] = [];
@@ -48,14 +49,18 @@ test('cloud-init schema accepts every rendering: 3 Kubernetes minors × 2 CNIs �
       }
     }
   }
-  // A control plane with its etcd volume (disk_setup, fs_setup, mounts) and boot volume.
+  // A control plane with its etcd volume (disk_setup, fs_setup, mounts) and boot volume, and one with Barbican KMS.
   const { spec } = parseClusterSpec(input({ labels: { etcd_volume_size: '10', boot_volume_size: '40' } }));
+  const kmsSpec = parseClusterSpec(input({ labels: { barbican_kms_enabled: 'true' } })).spec;
+  const kms = { cloudConf: kmsCloudConf({ authUrl: 'https://keystone.example.org:5000/v3', region: 'RegionOne', applicationCredentialId: 'id', applicationCredentialSecret: 's' }, '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0') };
   for (const role of ['init', 'control-plane'] as const) {
     const path = join(dir, `etcd-volume-${role}.yaml`);
     writeFileSync(path, renderUserData(spec, { role, pki, endpoint: { address: '10.0.0.10' }, bootstrapToken: TOKEN, nodeName: `${spec.cluster.shortName}-${role}-v1` }));
-    files.push(path);
+    const kmsPath = join(dir, `kms-${role}.yaml`);
+    writeFileSync(kmsPath, renderUserData(kmsSpec, { role, pki, kms, endpoint: { address: '10.0.0.10' }, bootstrapToken: TOKEN, nodeName: `${spec.cluster.shortName}-${role}-k1` }));
+    files.push(path, kmsPath);
   }
-  assert.equal(files.length, 20);
+  assert.equal(files.length, 22);
   const failures: string[] = [];
   await pool(files, 6, async (f) => {
     try {

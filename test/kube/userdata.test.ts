@@ -143,3 +143,33 @@ test('add-on apiserver hook: conflicting contributions are a programming error',
   const pkiWriter = { ...ka, name: 'pki', apiServer: () => ({ files: [{ path: '/etc/kubernetes/pki/ca.key', content: 'x' }] }) };
   assert.throws(() => apiServerExtensions([pkiWriter], spec), /own directory under \/etc\/kubernetes/);
 });
+
+test('barbican_kms_enabled: control planes get the encryption config, the plugin static pod and its cloud.conf; the apiserver the flag and mounts; workers nothing', () => {
+  const kmsSpec = parseClusterSpec(input({ labels: { kube_tag: 'v1.36.1', barbican_kms_enabled: 'true' } })).spec;
+  const kms = { cloudConf: '[Global]\nauth-url=https://keystone.example.org/v3\n\n[KeyManager]\nkey-id=0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\n', caCert: pki.ca.cert };
+  const cc = parse(renderUserData(kmsSpec, { ...common, role: 'init', nodeName: 'k1-5d12f-control-plane-a0000', pki, kms })) as CloudConfig;
+  const enc = parse(fileOf(cc, '/etc/kubernetes/encryption/config.yaml')!.content);
+  assert.equal(enc.kind, 'EncryptionConfiguration');
+  assert.deepEqual(enc.resources[0].resources, ['secrets']);
+  assert.deepEqual(enc.resources[0].providers[0].kms, { apiVersion: 'v2', name: 'barbican', endpoint: 'unix:///var/lib/kms/kms.sock', timeout: '3s' });
+  assert.deepEqual(enc.resources[0].providers[1], { identity: {} }, 'Secrets written before stay readable');
+  const pod = parse(fileOf(cc, '/etc/kubernetes/manifests/barbican-kms.yaml')!.content);
+  assert.equal(pod.spec.containers[0].image, `registry.k8s.io/provider-os/barbican-kms-plugin:${kmsSpec.kubernetes.components.cloudProvider}`);
+  assert.ok(pod.spec.hostNetwork);
+  const conf = fileOf(cc, '/etc/kubernetes/barbican-kms/cloud.conf')!;
+  assert.equal(conf.permissions, '0600');
+  assert.match(conf.content, /\[KeyManager\]\nkey-id=0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0/);
+  assert.ok(fileOf(cc, '/etc/kubernetes/barbican-kms/ca.crt'));
+  const cluster = kubeadmDocs(cc)[1]!;
+  assert.ok(cluster.apiServer.extraArgs.some((a: { name: string; value: string }) => a.name === 'encryption-provider-config' && a.value === '/etc/kubernetes/encryption/config.yaml'));
+  assert.deepEqual(cluster.apiServer.extraVolumes.map((v: { hostPath: string }) => v.hostPath).filter((p: string) => /kms|encryption/.test(p)), ['/etc/kubernetes/encryption', '/var/lib/kms']);
+  // The joining control planes get the same files; workers none; the material is required exactly when enabled.
+  const join = parse(renderUserData(kmsSpec, { ...common, role: 'control-plane', nodeName: 'k1-5d12f-control-plane-a0001', pki, kms })) as CloudConfig;
+  assert.ok(fileOf(join, '/etc/kubernetes/manifests/barbican-kms.yaml'));
+  const worker = parse(renderUserData(kmsSpec, { ...common, role: 'worker', nodeName: 'k1-5d12f-worker-b0000', caCert: pki.ca.cert })) as CloudConfig;
+  assert.ok(!worker.write_files.some((f) => /kms|encryption/.test(f.path)));
+  assert.throws(() => renderUserData(kmsSpec, { ...common, role: 'init', nodeName: 'k1-5d12f-control-plane-a0000', pki }), /KMS material must be given/);
+  assert.throws(() => renderUserData(spec, { ...common, role: 'init', nodeName: 'k1-5d12f-control-plane-a0000', pki, kms }), /KMS material must be given/);
+  const plain = kubeadmDocs(render({ ...common, role: 'init', nodeName: 'k1-5d12f-control-plane-a0000', pki }))[1]!;
+  assert.ok(!JSON.stringify(plain).includes('encryption-provider-config'));
+});

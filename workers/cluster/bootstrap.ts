@@ -27,7 +27,7 @@ export function nodeUsable(n: KubeNode): boolean {
 export const ensureControlPlaneInit: Step = {
   name: 'control_plane_init',
   condition: 'control_plane',
-  after: ['ports', 'server_groups', 'api_endpoint'],
+  after: ['ports', 'server_groups', 'api_endpoint', 'kms_key'],
   async run(ctx) {
     const planned = (await plannedNodes(ctx)).filter((p) => isControlPlane(p.role));
     for (const p of planned) await ensureServer(ctx, p);

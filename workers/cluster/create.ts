@@ -9,6 +9,7 @@ import { ensureAddons, ensureApiReady, ensureControlPlaneInit, ensureControlPlan
 import { completeNodeGroups } from './complete.js';
 import { ensureApiDnsRecord } from './dns.js';
 import { ensureExternalDnsZone } from './external-dns.js';
+import { ensureKmsKey } from './kms.js';
 import { ensureManilaService } from './manila.js';
 import { ensureNetwork, ensureSecurityGroups } from './network.js';
 import { ensurePorts } from './ports.js';
@@ -22,6 +23,7 @@ export const createOperation: OperationSpec = {
     ensureNetwork,
     ensureSecurityGroups,
     ensureServerGroups,
+    ensureKmsKey,
     ensurePorts,
     ensureApiEndpoint,
     ensureApiListener,

@@ -15,11 +15,12 @@ import type { CinderCsiSettings } from '../../src/kube/addons/cinder-csi/index.j
 import { clusterSpec } from './context.js';
 import { deleteDnsRecords } from './dns.js';
 import { deleteExternalDnsRecords } from './external-dns.js';
+import { deleteKmsKey } from './kms.js';
 import { deleteShares } from './manila.js';
 import { ours, type Named } from './ensure.js';
 
 /** Types this delete knows; anything else in the ledger is logged and left (and stays recorded). */
-const KNOWN = new Set(['loadbalancer', 'listener', 'pool', 'healthmonitor', 'floatingip', 'server', 'port', 'router', 'router_interface', 'subnet', 'network', 'security_group', 'server_group', 'recordset']);
+const KNOWN = new Set(['loadbalancer', 'listener', 'pool', 'healthmonitor', 'floatingip', 'server', 'port', 'router', 'router_interface', 'subnet', 'network', 'security_group', 'server_group', 'recordset', 'secret']);
 /** Octavia children: gone with their load balancer (cascade). */
 const LB_CHILDREN = ['listener', 'pool', 'healthmonitor'];
 
@@ -290,6 +291,7 @@ export const deleteOperation: OperationSpec = {
     floatingIps,
     servers,
     deleteExternalDnsRecords,
+    deleteKmsKey,
     ports,
     routers,
     neutronStep('subnets', 'subnet', 'subnets', ['subnet']),

@@ -14,6 +14,7 @@ import { StepFailure } from '../errors.js';
 import { clusterTag, serverGroupName } from '../naming.js';
 import type { RunContext, Step } from '../runner.js';
 import { endpoint } from './api-lb.js';
+import { kmsInput } from './kms.js';
 import { clusterSpec, nodeGroups, template } from './context.js';
 import { ensure } from './ensure.js';
 import { ensurePort, isControlPlane, META, observedServers, type ObservedServer, type PlannedNode } from './ports.js';
@@ -101,8 +102,9 @@ export async function userData(ctx: RunContext, p: PlannedNode): Promise<string>
     // During a CA rotation joiners also accept the previous CA, which still serves the API.
     ...(typeof ctx.op.params.previous_ca === 'string' ? { trustedCaCerts: [ctx.op.params.previous_ca] } : {}),
   };
+  const kms = p.role === 'worker' ? undefined : await ctx.memo('kms', () => kmsInput(ctx));
   const input: UserDataInput =
-    p.role === 'worker' ? { ...common, role: 'worker', caCert: pki.pki.ca.cert } : { ...common, role: p.role, pki: pki.pki };
+    p.role === 'worker' ? { ...common, role: 'worker', caCert: pki.pki.ca.cert } : { ...common, role: p.role, pki: pki.pki, ...(kms ? { kms } : {}) };
   return renderUserData(spec, input);
 }
 

@@ -19,9 +19,15 @@ interface Common {
   trustedCaCerts?: string[];
 }
 
+/** A control plane's Barbican KMS plugin material (spec.kms.enabled): its cloud.conf and the Keystone CA it names. */
+export interface KmsInput {
+  cloudConf: string;
+  caCert?: string;
+}
+
 export type UserDataInput =
-  | (Common & { role: 'init'; pki: ControlPlanePki })
-  | (Common & { role: 'control-plane'; pki: ControlPlanePki })
+  | (Common & { role: 'init'; pki: ControlPlanePki; kms?: KmsInput })
+  | (Common & { role: 'control-plane'; pki: ControlPlanePki; kms?: KmsInput })
   | (Common & { role: 'worker'; caCert: string });
 
 export type NodeRole = UserDataInput['role'];

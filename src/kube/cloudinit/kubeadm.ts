@@ -2,6 +2,7 @@
 
 import { apiServerExtensions } from '../addons/framework.js';
 import { ADDONS } from '../addons/index.js';
+import { kmsApiServer } from '../kms.js';
 import { caCertHash } from '../pki.js';
 import type { ClusterSpec } from '../spec/types.js';
 import type { ApiEndpoint, UserDataInput } from './inputs.js';
@@ -57,13 +58,16 @@ function clusterConfiguration(spec: ClusterSpec, ep: ApiEndpoint): Record<string
   };
 }
 
-/** certSANs plus whatever enabled add-ons contribute (flags, authorizers, mounted config files). */
+/** certSANs plus whatever enabled add-ons contribute (flags, authorizers, mounted config files), and Barbican KMS. */
 function apiServer(spec: ClusterSpec, ep: ApiEndpoint): Record<string, unknown> {
   const ext = apiServerExtensions(ADDONS, spec);
+  const kms = spec.kms.enabled ? kmsApiServer() : { extraArgs: [], volumes: [] };
+  const extraArgs = [...ext.extraArgs, ...kms.extraArgs];
+  const volumes = [...ext.volumes, ...kms.volumes];
   return {
     certSANs: certSans(ep),
-    ...(ext.extraArgs.length ? { extraArgs: ext.extraArgs } : {}),
-    ...(ext.volumes.length ? { extraVolumes: ext.volumes } : {}),
+    ...(extraArgs.length ? { extraArgs } : {}),
+    ...(volumes.length ? { extraVolumes: volumes } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
 import { stringify } from 'yaml';
 import { apiServerExtensions } from '../addons/framework.js';
 import { ADDONS } from '../addons/index.js';
+import { ENCRYPTION_CONFIG_PATH, encryptionConfiguration, KMS_CONFIG_DIR, KMS_MANIFEST_PATH, kmsStaticPod } from '../kms.js';
 import { assertBootstrapToken, assertCertificate, assertControlPlanePki, type ControlPlanePki } from '../pki.js';
 import type { ClusterSpec } from '../spec/types.js';
 import {
@@ -44,6 +45,19 @@ export function validateUserDataInput(input: UserDataInput): void {
   else assertControlPlanePki(input.pki);
 }
 
+/** Control planes of a cluster with Barbican KMS: the encryption config, the plugin's static pod and its cloud.conf. */
+function kmsFiles(spec: ClusterSpec, input: UserDataInput): WriteFile[] {
+  if (input.role === 'worker') return [];
+  if (spec.kms.enabled !== (input.kms !== undefined)) throw new Error(`control plane ${input.nodeName}: the KMS material must be given exactly when barbican_kms_enabled is set`);
+  if (!input.kms) return [];
+  return [
+    file(ENCRYPTION_CONFIG_PATH, encryptionConfiguration(), '0600'),
+    file(`${KMS_CONFIG_DIR}/cloud.conf`, input.kms.cloudConf, '0600'),
+    ...(input.kms.caCert ? [file(`${KMS_CONFIG_DIR}/ca.crt`, input.kms.caCert)] : []),
+    file(KMS_MANIFEST_PATH, kmsStaticPod(spec), '0600'),
+  ];
+}
+
 function pkiFiles(p: ControlPlanePki): WriteFile[] {
   const dir = '/etc/kubernetes/pki';
   return [
@@ -79,6 +93,7 @@ export function renderUserData(spec: ClusterSpec, input: UserDataInput): string 
     // every control plane runs an apiserver from the same ClusterConfiguration: each needs the add-ons' files
     for (const f of apiServerExtensions(ADDONS, spec).files) files.push(file(f.path, f.content, f.permissions ?? '0600'));
   }
+  files.push(...kmsFiles(spec, input));
   files.push(file(KUBEADM_CONFIG_PATH, kubeadmConfigYaml(spec, input), '0600'));
   const endpoint = endpointHostPort(spec, input.endpoint);
   files.push(file(BOOTSTRAP_SCRIPT_PATH, bootstrapScript(spec, input.role, input.nodeName, { endpoint, token: input.bootstrapToken }), '0700'));

@@ -5,6 +5,7 @@ import { ADDONS } from '../addons/index.js';
 import { apiServerModule, octaviaModule } from '../modules/octavia.js';
 import { autoHealingModule } from '../modules/auto-healing.js';
 import { cloudProviderModule, nodesModule } from '../modules/cloud-provider.js';
+import { kmsModule } from '../modules/kms.js';
 import { kubernetesModule } from '../modules/kubernetes.js';
 import { networkModule } from '../modules/network.js';
 import type { FeatureModule } from './module.js';
@@ -17,6 +18,7 @@ export const CORE_MODULES: readonly FeatureModule[] = [
   apiServerModule,
   cloudProviderModule,
   autoHealingModule,
+  kmsModule,
 ] as unknown as readonly FeatureModule[];
 
 /** Add-on feature modules (src/kube/addons): they run after the core modules and may read their sections. */

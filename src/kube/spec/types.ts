@@ -127,6 +127,13 @@ export interface AutoHealingSpec {
   maxUnhealthyPercent: number;
 }
 
+/** Secrets encrypted at rest through Barbican (label barbican_kms_enabled). */
+export interface KmsSpec {
+  enabled: boolean;
+  /** barbican-kms-plugin image: the CPO release of the Kubernetes minor. */
+  image: string;
+}
+
 export interface ClusterSpec {
   specVersion: typeof SPEC_VERSION;
   cluster: { uuid: string; name: string; shortName: string };
@@ -137,6 +144,7 @@ export interface ClusterSpec {
   apiServer: ApiServerSpec;
   cloudProvider: CloudProviderSpec;
   autoHealing: AutoHealingSpec;
+  kms: KmsSpec;
   /** Add-on feature modules' resolved values, keyed by module key. */
   features: Record<string, unknown>;
   labels: {

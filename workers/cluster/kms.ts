@@ -1,0 +1,88 @@
+// Barbican KMS (label barbican_kms_enabled): the cluster's AES-256 key, stored in Barbican before the first
+// control plane boots (it names the key in its plugin's cloud.conf), recorded in the ledger, found again by its
+// name after a crash, and deleted with the cluster once its servers are gone. Every control plane, including
+// those an upgrade or a CA rotation boots later, gets the same key.
+import { randomBytes } from 'node:crypto';
+import type { KmsInput } from '../../src/kube/cloudinit/inputs.js';
+import { kmsCloudConf } from '../../src/kube/kms.js';
+import type { BarbicanClient } from '../../src/openstack/barbican.js';
+import { secretId } from '../../src/openstack/barbican.js';
+import { OpenStackError } from '../../src/openstack/errors.js';
+import { StepFailure } from '../errors.js';
+import type { RunContext, Step } from '../runner.js';
+import { clusterSpec } from './context.js';
+
+/** The key's name: the cluster's uuid makes it ours. */
+export const kmsKeyName = (uuid: string): string => `magnum-${uuid.toLowerCase()}-kms`;
+
+async function barbican(ctx: RunContext): Promise<BarbicanClient> {
+  try {
+    return await ctx.cloud().barbican();
+  } catch (e) {
+    if (e instanceof OpenStackError && e.kind === 'no_endpoint') {
+      throw new StepFailure('BarbicanUnavailable', 'The label barbican_kms_enabled needs the key manager (Barbican), which the cloud does not offer.', 'control_plane');
+    }
+    throw e;
+  }
+}
+
+export const ensureKmsKey: Step = {
+  name: 'kms_key',
+  condition: 'control_plane',
+  async run(ctx) {
+    if (!(await clusterSpec(ctx)).kms.enabled) return;
+    if ((await ctx.ledger.live('secret')).length > 0) return;
+    const b = await barbican(ctx);
+    const name = kmsKeyName(ctx.cluster.uuid);
+    const found = (await b.listSecrets(name))[0];
+    let id: string;
+    if (found) id = secretId(found.secret_ref);
+    else {
+      await ctx.checkpoint();
+      id = await b.storeSecret({
+        name,
+        secret_type: 'symmetric',
+        algorithm: 'aes',
+        bit_length: 256,
+        mode: 'cbc',
+        payload: randomBytes(32).toString('base64'),
+        payload_content_type: 'application/octet-stream',
+        payload_content_encoding: 'base64',
+      });
+      await ctx.hooks.afterCreate?.('secret', id);
+    }
+    await ctx.ledger.record({ service: 'key-manager', type: 'secret', cloudId: id, name, step: 'kms_key' });
+  },
+};
+
+/** A control plane's plugin material: the key recorded for the cluster and its credential (undefined when off). */
+export async function kmsInput(ctx: RunContext): Promise<KmsInput | undefined> {
+  if (!(await clusterSpec(ctx)).kms.enabled) return undefined;
+  const key = (await ctx.ledger.live('secret'))[0];
+  if (!key) throw new StepFailure('KmsKeyMissing', 'The cluster has no KMS key in Barbican.', 'control_plane');
+  const secret = ctx.cloudFactory.credentialSecret(ctx.cluster);
+  if (!secret || !ctx.cluster.app_cred_id) throw new StepFailure('NoCredential', 'The cluster has no application credential.', 'control_plane');
+  return { cloudConf: kmsCloudConf({ ...ctx.cloudFactory.identity, applicationCredentialId: ctx.cluster.app_cred_id, applicationCredentialSecret: secret }, key.cloud_id) };
+}
+
+/** Delete, after the servers (nothing decrypts with it any more): the recorded key and any key by its name. */
+export const deleteKmsKey: Step = {
+  name: 'kms_key',
+  async run(ctx) {
+    const rows = await ctx.ledger.live('secret');
+    if (!ctx.cluster.app_cred_id) return;
+    let b: BarbicanClient;
+    try {
+      b = await ctx.cloud().barbican();
+    } catch (e) {
+      if (e instanceof OpenStackError && e.kind === 'no_endpoint') return;
+      throw e;
+    }
+    const ids = new Set(rows.map((r) => r.cloud_id));
+    for (const s of await b.listSecrets(kmsKeyName(ctx.cluster.uuid))) ids.add(secretId(s.secret_ref));
+    for (const id of ids) {
+      await b.deleteSecret(id);
+      await ctx.ledger.markDeleted('key-manager', 'secret', id);
+    }
+  },
+};
