@@ -23,7 +23,7 @@ async function template(name: string): Promise<string> {
 
 type CloudConfig = { write_files: { path: string; content: string }[] };
 
-test('the key is made in Barbican, every control plane names it, workers know nothing of it; the delete removes it', async () => {
+test('the key is made in Barbican, every control plane names it (also after an upgrade), workers know nothing of it; the delete removes it', async () => {
   const r = await api(h, 'POST', '/v1/clusters', { cluster_template_id: await template('kms'), name: 'kms', master_count: 3, node_count: 1 });
   assert.equal(r.status, 202, JSON.stringify(r.body));
   const uuid = r.body.uuid as string;
@@ -50,6 +50,18 @@ test('the key is made in Barbican, every control plane names it, workers know no
   const init = cps.map((s) => parse(Buffer.from(s.userData!, 'base64').toString()) as CloudConfig).find((cc) => cc.write_files.some((f) => f.content.includes('kind: InitConfiguration')))!;
   assert.match(init.write_files.find((f) => f.path === '/etc/kubernetes/kubeadm/config.yaml')!.content, /name: encryption-provider-config/);
   for (const s of workers) assert.doesNotMatch(Buffer.from(s.userData!, 'base64').toString(), /barbican|KeyManager|encryption/);
+
+  // An upgrade replaces every control plane: the new ones name the same key (no second key is made).
+  const up = await api(h, 'POST', `/v1/clusters/${uuid}/actions/upgrade`, { cluster_template: h.templates.v136 });
+  assert.equal(up.status, 202, JSON.stringify(up.body));
+  await settled(h, uuid, 'UPDATE_COMPLETE');
+  const replaced = [...h.t.cloud!.nova.servers.values()].filter((s) => s.metadata.magnum_cluster === uuid && s.metadata.magnum_role !== 'worker' && s.metadata.magnum_kube_version === 'v1.36.0');
+  assert.equal(replaced.length, 3);
+  for (const s of replaced) {
+    assert.ok(!cps.some((old) => old.id === s.id), `${s.name} is a new server`);
+    assert.match(Buffer.from(s.userData!, 'base64').toString(), new RegExp(`key-id=${key.id}\\n`), `${s.name} names the same key`);
+  }
+  assert.equal([...h.t.cloud!.sims.barbican.state.secrets.values()].filter((x) => x.name === `magnum-${uuid}-kms`).length, 1);
 
   await deleteCluster(h, uuid);
   assert.equal(h.t.cloud!.sims.barbican.state.secrets.has(key.id), false, 'the key is gone');
