@@ -8,18 +8,16 @@
 // be judged), when more than maxUnhealthyPercent of the workers are unhealthy (the cause is not the
 // nodes), or while another operation runs. Control planes are reported, never replaced here.
 import type { DataSource } from 'typeorm';
-import { ClusterEntity, type ClusterRow } from '../src/db/entities/cluster.js';
-import { ClusterEventEntity } from '../src/db/entities/cluster-event.js';
+import type { ClusterRow } from '../src/db/entities/cluster.js';
 import { ClusterTemplateEntity } from '../src/db/entities/cluster-template.js';
 import { NodeGroupEntity } from '../src/db/entities/nodegroup.js';
-import { COMPLETE_SET, deriveStatus } from '../src/domain/cluster-status.js';
 import { nodeReady, type KubeClient } from '../src/kube/api-client.js';
 import { parseClusterSpec } from '../src/kube/spec/parse.js';
 import type { AutoHealingSpec } from '../src/kube/spec/types.js';
-import { writeOperation } from '../src/operations/outbox.js';
 import type { CloudFactory } from './cloud.js';
 import { clusterTag } from './naming.js';
 import { META } from './cluster/ports.js';
+import { startServiceOperation } from './service-operation.js';
 
 export interface HealOutcome {
   /** Worker server name → since when it has been unhealthy. */
@@ -72,20 +70,17 @@ export async function autoHeal(ds: DataSource, factory: CloudFactory, c: Cluster
     return { unhealthy, note: `paused: ${keys.length} of ${Math.max(expected, servers.length)} workers unhealthy or missing (more than ${spec.maxUnhealthyPercent}%)` };
   }
   const what = [...due.map((s) => s.name).sort(), ...(dueMissing.length > 0 ? [`${dueMissing.length} missing`] : [])];
-  const blocked = await ds.transaction(async (em): Promise<string | undefined> => {
-    const locked = await em.getRepository(ClusterEntity).createQueryBuilder('c').setLock('pessimistic_write').where('c.uuid = :u', { u: c.uuid }).getOne();
-    if (!locked) return 'the cluster is gone';
-    if (!COMPLETE_SET.has(locked.status)) return `the cluster is ${locked.status}`;
-    const active = await em.query(`SELECT 1 FROM operation WHERE cluster_id = $1 AND state IN ('pending', 'queued', 'running') LIMIT 1`, [c.uuid]);
-    if (active.length > 0) return 'another operation runs';
-    const op = await writeOperation(em, c.uuid, 'repair', { servers: due.map((s) => s.id), names: what, stale_nodes: staleNodes }, c.name);
-    const { status, status_reason } = deriveStatus(op, locked.conditions);
-    await em.getRepository(ClusterEntity).update({ uuid: c.uuid }, { status, status_reason, updated_at: now });
-    await em.getRepository(ClusterEventEntity).insert({
-      cluster_id: c.uuid, operation_id: op.id, at: now, type: 'operation', reason: 'AutoHealing', severity: 'warning',
+  const blocked = await startServiceOperation(
+    ds,
+    c.uuid,
+    c.name,
+    {
+      kind: 'repair',
+      params: { servers: due.map((s) => s.id), names: what, stale_nodes: staleNodes },
+      reason: 'AutoHealing',
       message: `Replacing unhealthy worker(s): ${what.join(', ')} (for more than ${spec.unhealthySeconds} s).`,
-    });
-    return undefined;
-  });
+    },
+    now,
+  );
   return { unhealthy, note: blocked ? `not replacing ${what.join(', ')}: ${blocked}` : `replacing ${what.join(', ')}` };
 }

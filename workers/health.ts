@@ -2,12 +2,14 @@
 // API address, /readyz through its endpoint and every Node's Ready condition. health_status is
 // HEALTHY (API ok, all nodes Ready), UNHEALTHY (an answer that is not), UNKNOWN (no answer);
 // health_status_reason as Magnum writes it ({"api": "ok", "<node>.Ready": "True"}), with the time.
-// Clusters with auto_healing_enabled also get their unhealthy workers replaced (auto-heal.ts).
+// Clusters with auto_healing_enabled also get their unhealthy workers replaced (auto-heal.ts), and those with
+// auto_scaling_enabled their worker groups sized to their pods (autoscale.ts).
 import type { DataSource } from 'typeorm';
 import { ClusterEntity, type ClusterRow } from '../src/db/entities/cluster.js';
 import { nodeReady, type KubeClient } from '../src/kube/api-client.js';
 import type { CloudFactory } from './cloud.js';
 import { autoHeal } from './auto-heal.js';
+import { autoScale } from './autoscale.js';
 import { kubeClient } from './kube.js';
 
 export interface HealthResult {
@@ -49,9 +51,12 @@ export async function healthPass(ds: DataSource, factory: CloudFactory): Promise
     const h: HealthResult = await checkCluster(ds, factory, c, kube).catch((e: unknown) => ({ status: 'UNKNOWN' as const, reason: { api: (e as Error).message } }));
     // Healing judges nodes only through an API that answers.
     const heal = h.status === 'UNKNOWN' ? { unhealthy: c.unhealthy_since } : await autoHeal(ds, factory, c, kube, now).catch((e: unknown) => ({ unhealthy: c.unhealthy_since, note: `not run: ${(e as Error).message}` }));
-    // Both above settle whatever happens: the client's kept-alive connections can go now.
+    // Scaling too judges through an API that answers; after healing, which goes first when both want to act.
+    const scale = h.status === 'UNKNOWN' ? {} : await autoScale(ds, factory, c, kube, now).catch((e: unknown) => ({ note: `not run: ${(e as Error).message}` }));
+    // All above settle whatever happens: the client's kept-alive connections can go now.
     kube?.close();
     if (heal.note) h.reason.auto_healing = heal.note;
+    if (scale.note) h.reason.auto_scaling = scale.note;
     const condition = { status: h.status === 'HEALTHY' ? 'True' : h.status === 'UNHEALTHY' ? 'False' : 'Unknown', reason: h.status === 'HEALTHY' ? 'Healthy' : h.status === 'UNHEALTHY' ? 'NodesNotReady' : 'Unreachable', message: JSON.stringify(h.reason), since: now.toISOString() };
     // Only the health columns and condition: an operation that started meanwhile owns the rest.
     await ds.query(

@@ -78,6 +78,7 @@ export interface KubeNode {
     conditions?: NodeCondition[];
     addresses?: { type: string; address: string }[];
     nodeInfo?: { kubeletVersion: string; [field: string]: string };
+    allocatable?: Record<string, string>;
   };
 }
 
@@ -85,8 +86,8 @@ export interface KubePod {
   apiVersion?: string;
   kind?: string;
   metadata: ObjectMeta;
-  spec?: { nodeName?: string; [field: string]: unknown };
-  status?: { phase?: string; conditions?: { type: string; status: string }[] };
+  spec?: { nodeName?: string; containers?: { resources?: { requests?: Record<string, string> } }[]; [field: string]: unknown };
+  status?: { phase?: string; conditions?: { type: string; status: string; reason?: string; lastTransitionTime?: string }[] };
 }
 
 export interface KubeVersion {
@@ -181,6 +182,11 @@ export class KubeClient {
   /** False when the Node was already gone. */
   async deleteNode(name: string): Promise<boolean> {
     return this.delete('v1', 'Node', undefined, name);
+  }
+
+  /** Every pod of the cluster (all namespaces). */
+  async listPods(): Promise<KubePod[]> {
+    return (await this.json<{ items: KubePod[] }>('GET', '/api/v1/pods')).items;
   }
 
   /** Every pod bound to the node (all namespaces). */

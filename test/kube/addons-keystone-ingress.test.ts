@@ -89,12 +89,14 @@ test('ingress: nginx and traefik are rejected with the reason; unknown controlle
   assert.ok(!rendered({ labels: { ingress_controller: '' } }).addons.some((a) => a.name === 'ingress'));
 });
 
-test('the autoscaler stays catalogued with the Heat reason; auto-healing is the service\'s, its in-cluster healers unsupported', () => {
-  for (const l of ['auto_scaling_enabled', 'autoscaler_tag', 'max_node_count']) assert.match(JSON.stringify(LABEL_CATALOG[l]), /Heat stacks/, l);
-  for (const l of ['auto_healing_enabled', 'auto_healing_controller']) assert.equal(LABEL_CATALOG[l], undefined, `${l} is implemented`);
+test('autoscaling is the service\'s (its labels implemented), the in-cluster autoscaler and healers unsupported with the Heat reason; auto-healing is the service\'s', () => {
+  for (const l of ['auto_scaling_enabled', 'min_node_count', 'max_node_count', 'auto_healing_enabled', 'auto_healing_controller']) assert.equal(LABEL_CATALOG[l], undefined, `${l} is implemented`);
+  assert.match(JSON.stringify(LABEL_CATALOG['autoscaler_tag']), /needs Heat stacks/);
   assert.match(JSON.stringify(LABEL_CATALOG['magnum_auto_healer_tag']), /needs Heat/);
   assert.equal(LABEL_CATALOG['draino_tag']!.status, 'unsupported');
   assert.equal(LABEL_CATALOG['nginx_ingress_controller_tag']!.status, 'unsupported');
-  const { warnings } = parseClusterSpec(input({ labels: { auto_scaling_enabled: 'true' } }));
-  assert.match(warnings.join('\n'), /auto_scaling_enabled is recognised but not applied yet \(planned: add-on module autoscaler; cluster-autoscaler's magnum provider maps nodes/);
+  const { spec, warnings } = parseClusterSpec(input({ labels: { auto_scaling_enabled: 'true', max_node_count: '5' } }));
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(spec.autoScaling, { enabled: true, minNodeCount: 0, maxNodeCount: 5, scaleDownUnneededSeconds: 600 });
+  assert.throws(() => parseClusterSpec(input({ labels: { min_node_count: '4', max_node_count: '2' } })), /max_node_count/);
 });

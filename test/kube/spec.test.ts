@@ -78,12 +78,12 @@ test('pod, service and subnet CIDRs must not overlap', () => {
 
 test('unknown and not-yet-supported labels are kept and reported, never change the spec', () => {
   const base = parseClusterSpec(input()).spec;
-  const { spec, warnings } = parseClusterSpec(input({ labels: { banana: 'yes', auto_scaling_enabled: 'true', kubelet_options: '--foo', draino_tag: 'abf028a' } }));
-  assert.deepEqual(spec.labels.ignored, { banana: 'yes', auto_scaling_enabled: 'true', kubelet_options: '--foo', draino_tag: 'abf028a' });
+  const { spec, warnings } = parseClusterSpec(input({ labels: { banana: 'yes', autoscaler_tag: 'v1.35.0', kubelet_options: '--foo', draino_tag: 'abf028a' } }));
+  assert.deepEqual(spec.labels.ignored, { banana: 'yes', autoscaler_tag: 'v1.35.0', kubelet_options: '--foo', draino_tag: 'abf028a' });
   assert.deepEqual({ ...spec, labels: base.labels }, base);
   assert.equal(warnings.length, 4);
   assert.match(warnings[0]!, /banana is unknown/);
-  assert.match(warnings[1]!, /planned: add-on module autoscaler/);
+  assert.match(warnings[1]!, /autoscaler_tag is not supported/);
   assert.match(warnings[2]!, /not supported/);
 });
 

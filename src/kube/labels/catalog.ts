@@ -3,7 +3,6 @@
 
 export type CatalogEntry = { status: 'planned'; module: string; note?: string } | { status: 'unsupported'; reason: string };
 
-const planned = (module: string, note?: string): CatalogEntry => ({ status: 'planned', module, ...(note ? { note } : {}) });
 const no = (reason: string): CatalogEntry => ({ status: 'unsupported', reason });
 
 const NO_HEAT = no('No Heat agent: nodes boot with cloud-init and kubeadm.');
@@ -16,8 +15,6 @@ const NOT_EXPOSED = no(
 );
 const NO_ADAPTER = no('prometheus-adapter (custom metrics API) is not bundled; metrics-server serves the resource metrics the HPA needs.');
 const NO_NGINX = no('ingress-nginx is retired upstream (ingress_controller=nginx is rejected); use ingress_controller=octavia or a Gateway API implementation.');
-const HEAT_AUTOSCALER =
-  'cluster-autoscaler\'s magnum provider maps nodes to node groups through Heat stacks (stack_id, kube_minions resources), which this service does not have; planned: its externalgrpc provider served by this service';
 const NO_HEALER_POD = no('magnum-auto-healer needs Heat (it marks stack resources unhealthy); with auto_healing_enabled the service replaces unhealthy workers itself, so no healer runs in the cluster.');
 const NO_NPD = no('node-problem-detector is not bundled: auto-healing judges nodes by their Ready condition and their server; install it in the cluster to surface more node conditions.');
 const HELM = no('Add-ons are applied by the service over the Kubernetes API; no Helm client or Tiller runs in the cluster.');
@@ -74,10 +71,7 @@ export const LABEL_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   draino_tag: no('draino is archived upstream; it only cordoned and drained. With auto_healing_enabled the service replaces unhealthy workers itself.'),
   npd_enabled: NO_NPD,
   node_problem_detector_tag: NO_NPD,
-  auto_scaling_enabled: planned('autoscaler', HEAT_AUTOSCALER),
-  autoscaler_tag: planned('autoscaler', HEAT_AUTOSCALER),
-  min_node_count: planned('autoscaler', 'the API already seeds the default worker nodegroup from it'),
-  max_node_count: planned('autoscaler', HEAT_AUTOSCALER),
+  autoscaler_tag: no("No cluster-autoscaler runs in the cluster: its magnum provider needs Heat stacks; with auto_scaling_enabled the service scales the worker groups itself."),
 };
 
 export function catalogWarning(name: string, entry: CatalogEntry): string {

@@ -72,6 +72,7 @@ export function parseClusterSpec(
     apiServer: partial.apiServer!,
     cloudProvider: partial.cloudProvider!,
     autoHealing: partial.autoHealing!,
+    autoScaling: partial.autoScaling!,
     kms: partial.kms!,
     features: partial.features,
     labels: { known, ignored },

@@ -4,6 +4,7 @@
 import { ADDONS } from '../addons/index.js';
 import { apiServerModule, octaviaModule } from '../modules/octavia.js';
 import { autoHealingModule } from '../modules/auto-healing.js';
+import { autoScalingModule } from '../modules/auto-scaling.js';
 import { cloudProviderModule, nodesModule } from '../modules/cloud-provider.js';
 import { kmsModule } from '../modules/kms.js';
 import { kubernetesModule } from '../modules/kubernetes.js';
@@ -18,6 +19,7 @@ export const CORE_MODULES: readonly FeatureModule[] = [
   apiServerModule,
   cloudProviderModule,
   autoHealingModule,
+  autoScalingModule,
   kmsModule,
 ] as unknown as readonly FeatureModule[];
 

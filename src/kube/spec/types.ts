@@ -127,6 +127,15 @@ export interface AutoHealingSpec {
   maxUnhealthyPercent: number;
 }
 
+/** Service-side autoscaling of worker groups (labels auto_scaling_enabled, min_node_count, max_node_count). */
+export interface AutoScalingSpec {
+  enabled: boolean;
+  minNodeCount: number;
+  /** The label's value; null when not given. */
+  maxNodeCount: number | null;
+  scaleDownUnneededSeconds: number;
+}
+
 /** Secrets encrypted at rest through Barbican (label barbican_kms_enabled). */
 export interface KmsSpec {
   enabled: boolean;
@@ -144,6 +153,7 @@ export interface ClusterSpec {
   apiServer: ApiServerSpec;
   cloudProvider: CloudProviderSpec;
   autoHealing: AutoHealingSpec;
+  autoScaling: AutoScalingSpec;
   kms: KmsSpec;
   /** Add-on feature modules' resolved values, keyed by module key. */
   features: Record<string, unknown>;

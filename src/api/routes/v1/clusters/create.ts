@@ -1,6 +1,7 @@
 // Cluster (and bay) create, in Magnum's order of checks (spec §3.2), then intent before action:
 // the row, its default node groups, its CAs and the queued create are written in one transaction.
 import { randomUUID } from 'node:crypto';
+import { bool } from '../../../../kube/labels/types.js';
 import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import type { ClusterTemplateRow } from '../../../../db/entities/cluster-template.js';
 import { ClusterEntity } from '../../../../db/entities/cluster.js';
@@ -110,8 +111,23 @@ export function defaultNodegroups(c: ClusterRow, t: ClusterTemplateRow, masterCo
   };
   return [
     { ...base, uuid: randomUUID(), name: 'default-master', role: 'master', node_count: masterCount, flavor_id: c.master_flavor_id ?? c.flavor_id, min_node_count: 1 },
-    { ...base, uuid: randomUUID(), name: 'default-worker', role: 'worker', node_count: nodeCount, flavor_id: c.flavor_id },
+    { ...base, uuid: randomUUID(), name: 'default-worker', role: 'worker', node_count: nodeCount, flavor_id: c.flavor_id, max_node_count: workerMax(c.labels, nodeCount) },
   ];
+}
+
+/**
+ * The default worker group's max_node_count: the label max_node_count (never below the group's size), or, for an
+ * autoscaled cluster without it, node_count + 1 as Magnum's autoscaler had; else none. The labels were validated.
+ */
+function workerMax(labels: Record<string, string>, nodeCount: number): number | null {
+  if (labels.max_node_count !== undefined) return Math.max(Number.parseInt(labels.max_node_count, 10), nodeCount);
+  let autoscaled = false;
+  try {
+    autoscaled = labels.auto_scaling_enabled !== undefined && bool.parse(labels.auto_scaling_enabled);
+  } catch {
+    autoscaled = false;
+  }
+  return autoscaled ? nodeCount + 1 : null;
 }
 
 export async function createCluster(s: Services, who: Caller, body: Body, version: ApiVersion, flavor: Flavor): Promise<ClusterRow> {
