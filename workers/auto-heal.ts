@@ -9,15 +9,13 @@
 // nodes), or while another operation runs. Control planes are reported, never replaced here.
 import type { DataSource } from 'typeorm';
 import type { ClusterRow } from '../src/db/entities/cluster.js';
-import { ClusterTemplateEntity } from '../src/db/entities/cluster-template.js';
 import { NodeGroupEntity } from '../src/db/entities/nodegroup.js';
 import { nodeReady, type KubeClient } from '../src/kube/api-client.js';
-import { parseClusterSpec } from '../src/kube/spec/parse.js';
-import type { AutoHealingSpec } from '../src/kube/spec/types.js';
 import type { CloudFactory } from './cloud.js';
 import { clusterTag } from './naming.js';
 import { META } from './cluster/ports.js';
 import { startServiceOperation } from './service-operation.js';
+import { specOf } from './spec-of.js';
 
 export interface HealOutcome {
   /** Worker server name → since when it has been unhealthy. */
@@ -26,19 +24,9 @@ export interface HealOutcome {
   note?: string;
 }
 
-async function healingSpec(ds: DataSource, c: ClusterRow): Promise<AutoHealingSpec | undefined> {
-  const t = await ds.getRepository(ClusterTemplateEntity).findOneBy({ uuid: c.cluster_template_id });
-  if (!t) return undefined;
-  try {
-    return parseClusterSpec({ template: t, cluster: c, labels: c.labels }).spec.autoHealing;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Judges the cluster's workers and queues a repair of those unhealthy for too long. */
 export async function autoHeal(ds: DataSource, factory: CloudFactory, c: ClusterRow, kube: KubeClient | undefined, now: Date): Promise<HealOutcome> {
-  const spec = await healingSpec(ds, c);
+  const spec = (await specOf(ds, c))?.autoHealing;
   const cloud = factory.forCluster(c);
   if (!spec?.enabled || !kube || !cloud) return { unhealthy: {} };
   const nodes = new Map((await kube.listNodes()).map((n) => [n.metadata.name, n]));

@@ -7,15 +7,13 @@
 // node has been idle is kept in this process: a restarted worker starts counting again, which only delays.
 import type { DataSource } from 'typeorm';
 import type { ClusterRow } from '../src/db/entities/cluster.js';
-import { ClusterTemplateEntity } from '../src/db/entities/cluster-template.js';
 import { NodeGroupEntity, type NodeGroupRow } from '../src/db/entities/nodegroup.js';
 import { nodeReady, type KubeClient, type KubeNode, type KubePod } from '../src/kube/api-client.js';
-import { parseClusterSpec } from '../src/kube/spec/parse.js';
-import type { AutoScalingSpec } from '../src/kube/spec/types.js';
 import type { CloudFactory } from './cloud.js';
 import { META } from './cluster/ports.js';
 import { clusterTag } from './naming.js';
 import { startServiceOperation } from './service-operation.js';
+import { specOf } from './spec-of.js';
 
 /** How long a pod must have been Unschedulable before nodes are added for it (scheduler retries settle first). */
 export const SCALE_UP_DELAY_MS = 10_000;
@@ -25,16 +23,6 @@ const idleSince = new Map<string, Map<string, number>>();
 export interface ScaleOutcome {
   /** What the autoscaler did or why not (for health_status_reason); undefined when it is off. */
   note?: string;
-}
-
-async function scalingSpec(ds: DataSource, c: ClusterRow): Promise<AutoScalingSpec | undefined> {
-  const t = await ds.getRepository(ClusterTemplateEntity).findOneBy({ uuid: c.cluster_template_id });
-  if (!t) return undefined;
-  try {
-    return parseClusterSpec({ template: t, cluster: c, labels: c.labels }).spec.autoScaling;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Kubernetes quantities: CPU in millicores, memory in bytes. */
@@ -85,7 +73,7 @@ const resize = (g: NodeGroupRow, count: number, remove: string[]) => ({
 });
 
 export async function autoScale(ds: DataSource, factory: CloudFactory, c: ClusterRow, kube: KubeClient | undefined, now: Date): Promise<ScaleOutcome> {
-  const spec = await scalingSpec(ds, c);
+  const spec = (await specOf(ds, c))?.autoScaling;
   const cloud = factory.forCluster(c);
   if (!spec?.enabled) {
     idleSince.delete(c.uuid);

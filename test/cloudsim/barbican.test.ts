@@ -3,12 +3,11 @@
 // bad input 400 in Barbican's envelope ({code, title, description}), the audit.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
+import type { CloudSims } from '../../src/cloudsim/cloud.js';
+import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
 import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
 import { BarbicanClient } from '../../src/openstack/barbican.js';
-import { passwordToken, startKeystone } from '../support/app.js';
+import { passwordToken, startKeystone, startSims } from '../support/app.js';
 import { call } from '../support/http.js';
 
 let keystone: KeystoneSim;
@@ -19,13 +18,7 @@ let url: string;
 
 before(async () => {
   keystone = await startKeystone();
-  sims = await startCloudSims({
-    keystone,
-    authUrl: `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`,
-    credentials: { username: SERVICE_USER.username, password: SERVICE_USER.password, projectName: SERVICE_USER.project },
-    host: '127.0.0.1',
-    clock: { timeScale: 0.01, seed: 5 },
-  });
+  sims = await startSims(keystone, 0.01, { clock: { seed: 5 } });
   demo = await passwordToken(keystone, 'demo', BUILTIN_USERS.demo.password, 'demo');
   other = await passwordToken(keystone, 'other', BUILTIN_USERS.other.password, 'other');
   url = sims.urls['key-manager'];

@@ -4,12 +4,11 @@
 // (echoed, 406 above 2.84, 400 malformed), quotas (413) and Nova's envelope.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
+import type { CloudSims } from '../../src/cloudsim/cloud.js';
+import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
 import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
 import { ManilaClient } from '../../src/openstack/manila.js';
-import { passwordToken, startKeystone } from '../support/app.js';
+import { passwordToken, startKeystone, startSims } from '../support/app.js';
 import { call, waitFor } from '../support/http.js';
 
 let keystone: KeystoneSim;
@@ -20,13 +19,7 @@ let url: string;
 
 before(async () => {
   keystone = await startKeystone();
-  sims = await startCloudSims({
-    keystone,
-    authUrl: `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`,
-    credentials: { username: SERVICE_USER.username, password: SERVICE_USER.password, projectName: SERVICE_USER.project },
-    host: '127.0.0.1',
-    clock: { timeScale: 0.01, seed: 11 },
-  });
+  sims = await startSims(keystone, 0.01, { clock: { seed: 11 } });
   // Fixed, observable transitions: 0.3 s each at this scale.
   sims.manila.state.clock.setDelay('manila.share.create', { kind: 'fixed', ms: 30_000 });
   sims.manila.state.clock.setDelay('manila.share.delete', { kind: 'fixed', ms: 30_000 });

@@ -18,6 +18,7 @@ import { deleteExternalDnsRecords } from './external-dns.js';
 import { deleteKmsKey } from './kms.js';
 import { deleteShares } from './manila.js';
 import { ours, type Named } from './ensure.js';
+import { offered } from './services.js';
 
 /** Types this delete knows; anything else in the ledger is logged and left (and stays recorded). */
 const KNOWN = new Set(['loadbalancer', 'listener', 'pool', 'healthmonitor', 'floatingip', 'server', 'port', 'router', 'router_interface', 'subnet', 'network', 'security_group', 'server_group', 'recordset', 'secret']);
@@ -29,15 +30,6 @@ function cloudOf(ctx: RunContext): Cloud | undefined {
   return ctx.cluster.app_cred_id ? ctx.cloud() : undefined;
 }
 
-/** A service missing from the catalog holds nothing of ours. */
-async function optional<T>(fn: () => Promise<T>, fallback: T): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    if (e instanceof OpenStackError && e.kind === 'no_endpoint') return fallback;
-    throw e;
-  }
-}
 
 /** Ledger ids of `type` plus the cloud's own finds (by tag or name, marked as ours), without repeats. */
 async function targets(ctx: RunContext, type: string, found: Named[]): Promise<string[]> {
@@ -60,7 +52,7 @@ const loadBalancers: Step = {
   async run(ctx) {
     const cloud = cloudOf(ctx);
     if (!cloud) return;
-    const o = await optional(() => cloud.octavia(), undefined);
+    const o = await offered(() => cloud.octavia());
     if (!o) return;
     const uuid = ctx.cluster.uuid;
     const all = await o.listLoadBalancers();
@@ -106,7 +98,7 @@ const servers: Step = {
   async run(ctx) {
     const cloud = cloudOf(ctx);
     if (!cloud) return;
-    const nova = await optional(() => cloud.servers(), undefined);
+    const nova = await offered(() => cloud.servers());
     if (!nova) return;
     const found = await nova.list({ tags: [clusterTag(ctx.cluster.uuid)] });
     const ids = new Set([...(await ctx.ledger.live('server')).map((r) => r.cloud_id), ...found.map((s) => s.id)]);
@@ -237,7 +229,7 @@ const volumes: Step = {
   async run(ctx) {
     const cloud = cloudOf(ctx);
     if (!cloud) return;
-    const cinder = await optional(() => cloud.cinder(), undefined);
+    const cinder = await offered(() => cloud.cinder());
     if (!cinder) return;
     const found = await cinder.listVolumes({ metadata: { 'cinder.csi.openstack.org/cluster': ctx.cluster.uuid } });
     if (found.length === 0) return;

@@ -1,7 +1,6 @@
 // The API's DNS name (label api_dns_zone): an A record for the endpoint's address in a Designate zone
 // of the cluster's project, named from the cluster (spec.apiServer.dnsRecord). Ours by the cluster
 // uuid in its description; recorded in the ledger as `<zone id>/<recordset id>`. Removed at delete.
-import { OpenStackError } from '../../src/openstack/errors.js';
 import type { DesignateClient, Recordset } from '../../src/openstack/designate.js';
 import { StepFailure } from '../errors.js';
 import { clusterDescription } from '../naming.js';
@@ -10,6 +9,7 @@ import type { ConditionType } from '../../src/domain/cluster-status.js';
 import { endpoint } from './api-lb.js';
 import { clusterSpec } from './context.js';
 import { ours } from './ensure.js';
+import { offered, required } from './services.js';
 
 const TTL = 300;
 
@@ -30,15 +30,8 @@ export async function zoneOf(d: DesignateClient, name: string, use: ZoneUse): Pr
   return zone.id;
 }
 
-export async function designate(ctx: RunContext, use: ZoneUse): Promise<DesignateClient> {
-  try {
-    return await ctx.cloud().designate();
-  } catch (e) {
-    if (e instanceof OpenStackError && e.kind === 'no_endpoint') {
-      throw new StepFailure('DnsUnavailable', `The label ${use.label} needs the DNS service (Designate), which the cloud does not offer.`, use.condition);
-    }
-    throw e;
-  }
+export function designate(ctx: RunContext, use: ZoneUse): Promise<DesignateClient> {
+  return required(() => ctx.cloud().designate(), { reason: 'DnsUnavailable', label: use.label, service: 'the DNS service (Designate)', condition: use.condition });
 }
 
 export const ensureApiDnsRecord: Step = {
@@ -75,13 +68,8 @@ export const deleteDnsRecords: Step = {
     const want = await clusterSpec(ctx).then((s) => s.apiServer.dnsRecord, () => null);
     if (rows.length === 0 && !want) return;
     if (!ctx.cluster.app_cred_id) return;
-    let d: DesignateClient;
-    try {
-      d = await ctx.cloud().designate();
-    } catch (e) {
-      if (e instanceof OpenStackError && e.kind === 'no_endpoint') return;
-      throw e;
-    }
+    const d = await offered(() => ctx.cloud().designate());
+    if (!d) return;
     const ids = new Set(rows.map((r) => r.cloud_id));
     if (want) {
       const zone = (await d.listZones({ name: want.zone })).find((z) => z.name === want.zone);

@@ -4,13 +4,13 @@
 // TXT records say `heritage=external-dns,external-dns/owner=<cluster uuid>`. Each owned TXT names the record it
 // guards: `a-<name>`, `aaaa-<name>` or `cname-<name>` (the current format), or `<name>` itself (the older
 // one, any of A, AAAA and CNAME). Records without our owner mark are never touched.
-import type { DesignateClient, Recordset } from '../../src/openstack/designate.js';
-import { OpenStackError } from '../../src/openstack/errors.js';
+import type { Recordset } from '../../src/openstack/designate.js';
 import { settingsOf } from '../../src/kube/addons/framework.js';
 import type { ExternalDnsSettings } from '../../src/kube/addons/external-dns/index.js';
 import type { Step } from '../runner.js';
 import { clusterSpec } from './context.js';
 import { designate, zoneOf, type ZoneUse } from './dns.js';
+import { offered } from './services.js';
 
 const USE: ZoneUse = { label: 'external_dns_zone', condition: 'addons' };
 const GUARDED = ['A', 'AAAA', 'CNAME'] as const;
@@ -51,13 +51,8 @@ export const deleteExternalDnsRecords: Step = {
     if (!ctx.cluster.app_cred_id) return;
     const zone = await clusterSpec(ctx).then((s) => settingsOf<ExternalDnsSettings>(s, 'externalDns').zone, () => undefined);
     if (zone === null) return;
-    let d: DesignateClient;
-    try {
-      d = await ctx.cloud().designate();
-    } catch (e) {
-      if (e instanceof OpenStackError && e.kind === 'no_endpoint') return;
-      throw e;
-    }
+    const d = await offered(() => ctx.cloud().designate());
+    if (!d) return;
     const zones = (await d.listZones(zone ? { name: zone } : {})).filter((z) => z.id && (!zone || z.name === zone));
     let removed = 0;
     for (const z of zones) {

@@ -5,26 +5,15 @@
 import { randomBytes } from 'node:crypto';
 import type { KmsInput } from '../../src/kube/cloudinit/inputs.js';
 import { kmsCloudConf } from '../../src/kube/kms.js';
-import type { BarbicanClient } from '../../src/openstack/barbican.js';
 import { secretId } from '../../src/openstack/barbican.js';
-import { OpenStackError } from '../../src/openstack/errors.js';
 import { StepFailure } from '../errors.js';
 import type { RunContext, Step } from '../runner.js';
 import { clusterSpec } from './context.js';
+import { offered, required } from './services.js';
 
 /** The key's name: the cluster's uuid makes it ours. */
 export const kmsKeyName = (uuid: string): string => `magnum-${uuid.toLowerCase()}-kms`;
 
-async function barbican(ctx: RunContext): Promise<BarbicanClient> {
-  try {
-    return await ctx.cloud().barbican();
-  } catch (e) {
-    if (e instanceof OpenStackError && e.kind === 'no_endpoint') {
-      throw new StepFailure('BarbicanUnavailable', 'The label barbican_kms_enabled needs the key manager (Barbican), which the cloud does not offer.', 'control_plane');
-    }
-    throw e;
-  }
-}
 
 export const ensureKmsKey: Step = {
   name: 'kms_key',
@@ -32,7 +21,7 @@ export const ensureKmsKey: Step = {
   async run(ctx) {
     if (!(await clusterSpec(ctx)).kms.enabled) return;
     if ((await ctx.ledger.live('secret')).length > 0) return;
-    const b = await barbican(ctx);
+    const b = await required(() => ctx.cloud().barbican(), { reason: 'BarbicanUnavailable', label: 'barbican_kms_enabled', service: 'the key manager (Barbican)', condition: 'control_plane' });
     const name = kmsKeyName(ctx.cluster.uuid);
     const found = (await b.listSecrets(name))[0];
     let id: string;
@@ -71,13 +60,8 @@ export const deleteKmsKey: Step = {
   async run(ctx) {
     const rows = await ctx.ledger.live('secret');
     if (!ctx.cluster.app_cred_id) return;
-    let b: BarbicanClient;
-    try {
-      b = await ctx.cloud().barbican();
-    } catch (e) {
-      if (e instanceof OpenStackError && e.kind === 'no_endpoint') return;
-      throw e;
-    }
+    const b = await offered(() => ctx.cloud().barbican());
+    if (!b) return;
     const ids = new Set(rows.map((r) => r.cloud_id));
     for (const s of await b.listSecrets(kmsKeyName(ctx.cluster.uuid))) ids.add(secretId(s.secret_ref));
     for (const id of ids) {

@@ -4,11 +4,10 @@
 // asked for their deletion (label manila_csi_delete_shares). Shares of other clusters are never matched.
 import { settingsOf } from '../../src/kube/addons/framework.js';
 import { MANILA_CLUSTER_KEY, type ManilaCsiSettings } from '../../src/kube/addons/manila-csi/index.js';
-import { OpenStackError } from '../../src/openstack/errors.js';
-import type { ManilaClient } from '../../src/openstack/manila.js';
-import { StepFailure, Wait } from '../errors.js';
+import { Wait } from '../errors.js';
 import type { Step } from '../runner.js';
 import { clusterSpec } from './context.js';
+import { offered, required } from './services.js';
 
 /** Statuses Manila deletes from; the others (creating, extending, ...) settle first. */
 const DELETABLE = new Set(['available', 'error', 'inactive']);
@@ -18,14 +17,7 @@ export const ensureManilaService: Step = {
   condition: 'addons',
   async run(ctx) {
     if (!settingsOf<ManilaCsiSettings>(await clusterSpec(ctx), 'manilaCsi').enabled) return;
-    try {
-      await ctx.cloud().manila();
-    } catch (e) {
-      if (e instanceof OpenStackError && e.kind === 'no_endpoint') {
-        throw new StepFailure('ManilaUnavailable', 'The label manila_csi_enabled needs the shared file system service (Manila), which the cloud does not offer.', 'addons');
-      }
-      throw e;
-    }
+    await required(() => ctx.cloud().manila(), { reason: 'ManilaUnavailable', label: 'manila_csi_enabled', service: 'the shared file system service (Manila)', condition: 'addons' });
   },
 };
 
@@ -33,13 +25,8 @@ export const deleteShares: Step = {
   name: 'shares',
   async run(ctx) {
     if (!ctx.cluster.app_cred_id) return;
-    let manila: ManilaClient;
-    try {
-      manila = await ctx.cloud().manila();
-    } catch (e) {
-      if (e instanceof OpenStackError && e.kind === 'no_endpoint') return;
-      throw e;
-    }
+    const manila = await offered(() => ctx.cloud().manila());
+    if (!manila) return;
     const found = await manila.listShares({ metadata: { [MANILA_CLUSTER_KEY]: ctx.cluster.uuid } });
     if (found.length === 0) return;
     // A spec that no longer parses keeps them: they hold user data.
