@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
-import { api, deleteCluster, leftovers, settled, withHarness, type Harness } from './lifecycle-support.js';
+import { api, deleteCluster, leftovers, settled, withHarness, withoutService, type Harness } from './lifecycle-support.js';
 
 let h: Harness;
 withHarness((x) => {
@@ -69,19 +69,13 @@ test('the key is made in Barbican, every control plane names it (also after an u
 });
 
 test('a cloud without Barbican fails the create on the control plane with the reason, before any server boots', async () => {
-  const catalog = h.t.keystone.state.catalog;
-  const service = catalog.services.find((x) => x.type === 'key-manager')!;
-  const entry = { type: service.type, name: service.name, url: service.endpoints[0]!.url };
-  catalog.remove('key-manager');
-  try {
+  await withoutService(h, 'key-manager', async () => {
     const r = await api(h, 'POST', '/v1/clusters', { cluster_template_id: await template('kms-none'), name: 'kmsnone', master_count: 1, node_count: 1 });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const c = await settled(h, r.body.uuid, 'CREATE_FAILED');
     assert.match(c.status_reason, /barbican_kms_enabled needs the key manager \(Barbican\)/);
     assert.equal([...h.t.cloud!.nova.servers.values()].filter((s) => s.metadata.magnum_cluster === r.body.uuid).length, 0, 'no server booted');
     await deleteCluster(h, r.body.uuid);
-  } finally {
-    catalog.upsert(entry);
-  }
+  });
   assert.deepEqual(leftovers(h).map((x) => `${x.service}:${x.type}:${x.id}`), []);
 });

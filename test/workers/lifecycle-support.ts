@@ -175,3 +175,17 @@ export function servers(h: Harness, uuid: string): Map<string, { id: string; met
 }
 
 export { startWorker };
+
+/** Runs `fn` with the service of catalog type `type` taken out of the cloud's catalog (put back afterwards). */
+export async function withoutService<T>(h: Harness, type: string, fn: () => Promise<T>): Promise<T> {
+  const catalog = h.t.keystone.state.catalog;
+  const service = catalog.services.find((x) => x.type === type);
+  assert.ok(service, `the catalog has ${type}`);
+  const entry = { type: service.type, name: service.name, url: service.endpoints[0]!.url };
+  catalog.remove(type);
+  try {
+    return await fn();
+  } finally {
+    catalog.upsert(entry);
+  }
+}

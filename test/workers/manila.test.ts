@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MANILA_CLUSTER_KEY, MANILA_SECRET } from '../../src/kube/addons/manila-csi/index.js';
-import { api, deleteCluster, leftovers, settled, withHarness, type Harness, type Json } from './lifecycle-support.js';
+import { api, deleteCluster, leftovers, settled, withHarness, withoutService, type Harness, type Json } from './lifecycle-support.js';
 
 let h: Harness;
 withHarness((x) => {
@@ -90,18 +90,12 @@ test('manila_csi_delete_shares=true: the delete removes the cluster\'s shares, a
 });
 
 test('a cloud without Manila fails the create on the add-ons condition with the reason', async () => {
-  const catalog = h.t.keystone.state.catalog;
-  const service = catalog.services.find((x) => x.type === 'sharev2')!;
-  const entry = { type: service.type, name: service.name, url: service.endpoints[0]!.url };
-  catalog.remove('sharev2');
-  try {
+  await withoutService(h, 'sharev2', async () => {
     const r = await api(h, 'POST', '/v1/clusters', { cluster_template_id: await template('mnone', {}), name: 'mnone', master_count: 1, node_count: 1 });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const c = await settled(h, r.body.uuid, 'CREATE_FAILED');
     assert.match(c.status_reason, /manila_csi_enabled needs the shared file system service \(Manila\)/);
     await deleteCluster(h, r.body.uuid);
-  } finally {
-    catalog.upsert(entry);
-  }
+  });
   assert.deepEqual(leftovers(h).map((x) => `${x.service}:${x.type}:${x.id}`), []);
 });

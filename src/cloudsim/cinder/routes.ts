@@ -3,7 +3,7 @@
 // /v3/{project_id} and, from microversion 3.67, under /v3.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SimError } from '../common/errors.js';
-import { compareBy, one, parseBool, withParams, type RawQuery } from '../common/query.js';
+import { compareBy, metadataFilter, one, parseBool, withParams, type RawQuery } from '../common/query.js';
 import { callerOf, hostUrl } from '../common/service-app.js';
 import type { Attachment, CinderState, Volume } from './state.js';
 
@@ -134,15 +134,9 @@ const SORT_KEYS: Record<string, (v: Volume) => unknown> = {
 
 /** `metadata={"k":"v"}` (JSON, or the Python-literal form the CLI sends). */
 function parseMetadataFilter(raw: string): Record<string, string> {
-  for (const text of [raw, raw.replace(/'/g, '"')]) {
-    try {
-      const v = JSON.parse(text) as unknown;
-      if (v && typeof v === 'object' && !Array.isArray(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)]));
-    } catch {
-      /* next form */
-    }
-  }
-  throw new SimError(400, `Invalid input received: Invalid filter metadata=${raw}`);
+  const f = metadataFilter(raw);
+  if (!f) throw new SimError(400, `Invalid input received: Invalid filter metadata=${raw}`);
+  return f;
 }
 
 function listVolumes(s: CinderState, request: FastifyRequest<{ Params: Params }>, detail: boolean) {

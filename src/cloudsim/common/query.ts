@@ -45,3 +45,16 @@ export function parseBool(value: string): boolean | undefined {
   if (['0', 'f', 'false', 'off', 'n', 'no'].includes(v)) return false;
   return undefined;
 }
+
+/** A `metadata={"k": "v"}` filter (JSON, or the Python-literal form the OpenStack CLIs send); undefined when neither parses. */
+export function metadataFilter(raw: string): Record<string, string> | undefined {
+  for (const text of [raw, raw.replace(/'/g, '"')]) {
+    try {
+      const v = JSON.parse(text) as unknown;
+      if (v && typeof v === 'object' && !Array.isArray(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)]));
+    } catch {
+      /* next form */
+    }
+  }
+  return undefined;
+}

@@ -3,7 +3,7 @@
 // 2.0 to 2.84, echoed) and 404/403/413 in Nova's envelope. Served under /v2 (the catalog URL) and /v2/{project_id}.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SimError } from '../common/errors.js';
-import { one, type RawQuery } from '../common/query.js';
+import { metadataFilter, one, type RawQuery } from '../common/query.js';
 import { callerOf, hostUrl } from '../common/service-app.js';
 import { PROTOCOLS, type ManilaState, type Share } from './state.js';
 
@@ -17,19 +17,6 @@ function projectOf(request: Req): string {
   const caller = callerOf(request);
   if (request.params.project_id !== undefined && request.params.project_id !== caller.projectId) throw new SimError(400, 'Malformed request url');
   return caller.projectId;
-}
-
-/** `metadata={"k": "v"}`: JSON, or the Python-literal form python-manilaclient sends. */
-function metadataFilter(raw: string): Record<string, string> {
-  for (const text of [raw, raw.replace(/'/g, '"')]) {
-    try {
-      const v = JSON.parse(text) as unknown;
-      if (v && typeof v === 'object' && !Array.isArray(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)]));
-    } catch {
-      /* next form */
-    }
-  }
-  throw new SimError(400, `Invalid metadata filter: ${raw}`);
 }
 
 function render(s: Share, detail: boolean, base: string): Record<string, unknown> {
@@ -95,6 +82,7 @@ export function registerManilaRoutes(scope: FastifyInstance, st: ManilaState): v
     const md = one(q, 'metadata');
     if (md !== undefined) {
       const want = metadataFilter(md);
+      if (!want) throw new SimError(400, `Invalid metadata filter: ${md}`);
       shares = shares.filter((s) => Object.entries(want).every(([k, v]) => s.metadata[k] === v));
     }
     const offset = Number(one(q, 'offset') ?? 0);
