@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { parseAllDocuments, parse } from 'yaml';
 import { base64Size, renderUserData } from '../../src/kube/cloudinit/userdata.js';
 import { NOVA_USER_DATA_LIMIT, type UserDataInput } from '../../src/kube/cloudinit/inputs.js';
+import { kmsCloudConf } from '../../src/kube/kms.js';
 import { caCertHash } from '../../src/kube/pki.js';
 import { parseClusterSpec } from '../../src/kube/spec/parse.js';
 import { input, pki, TOKEN } from './fixtures.js';
@@ -93,7 +94,8 @@ test('inputs are validated before rendering', () => {
 test('largest user-data stays under Nova\'s base64 limit (measured)', () => {
   const { spec: big } = parseClusterSpec(
     input({
-      labels: { kube_tag: 'v1.36.1', container_infra_prefix: 'registry.mirror.example.org:5000/k8s/upstream/' },
+      // Every option that adds to a control plane's files: the mirror, an etcd volume, Barbican KMS, keystone-auth (default).
+      labels: { kube_tag: 'v1.36.1', container_infra_prefix: 'registry.mirror.example.org:5000/k8s/upstream/', etcd_volume_size: '20', barbican_kms_enabled: 'true' },
       template: { http_proxy: 'http://proxy.example.org:3128', https_proxy: 'http://proxy.example.org:3128', no_proxy: 'a.example.org,b.example.org,c.example.org' },
       cluster: { name: 'a'.repeat(242) },
     }),
@@ -101,7 +103,8 @@ test('largest user-data stays under Nova\'s base64 limit (measured)', () => {
   const extraSans = [...Array.from({ length: 20 }, (_, i) => `api-${i}.a-long-dns-name-for-the-cluster.example.org`), '203.0.113.25'];
   const sizes: Record<string, number> = {};
   for (const role of ['init', 'control-plane', 'worker'] as const) {
-    const i = role === 'worker' ? { role, caCert: pki.ca.cert } : { role, pki };
+    const kms = { cloudConf: kmsCloudConf({ authUrl: 'https://keystone.a-long-region-name.example.org:5000/v3', region: 'RegionOne', applicationCredentialId: 'f'.repeat(32), applicationCredentialSecret: 's'.repeat(86), caCertPem: pki.ca.cert }, '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0'), caCert: pki.ca.cert };
+    const i = role === 'worker' ? { role, caCert: pki.ca.cert } : { role, pki, kms };
     const text = renderUserData(big, { ...i, endpoint: { address: '10.0.0.10', extraSans }, bootstrapToken: TOKEN, nodeName: `${big.cluster.shortName}-control-plane-a0000` } as UserDataInput);
     sizes[role] = base64Size(text);
     assert.equal(sizes[role], Buffer.from(text).toString('base64').length);
