@@ -174,6 +174,11 @@ test('monitoring: Prometheus with Magnum\'s retention and interval labels, a vol
   }
   const ksm = a.objects.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'magnum:kube-state-metrics') as any;
   assert.ok(!ksm.rules.some((r: { resources: string[] }) => r.resources.includes('secrets') || r.resources.includes('configmaps')), 'kube-state-metrics reads no Secrets');
+  // Grafana starts with the cluster dashboard; its queries use metrics of the scraped exporters and cAdvisor.
+  const dash = JSON.parse((a.objects.find((o) => o.metadata.name === 'grafana-dashboards') as any).data['cluster.json']);
+  assert.ok(dash.panels.length >= 6);
+  for (const p of dash.panels) assert.match(p.targets[0].expr, /\b(node_|kube_|container_)\w+/, p.title);
+  assert.match((a.objects.find((o) => o.metadata.name === 'grafana-dashboard-providers') as any).data['dashboards.yaml'], /path: \/var\/lib\/grafana-dashboards/);
   // Grafana: password in a Secret, derived from the credential (stable across applies), never a label.
   const secret = a.objects.find((o) => o.kind === 'Secret' && o.metadata.name === 'grafana-admin') as any;
   const password = Buffer.from(secret.data['admin-password'], 'base64').toString();

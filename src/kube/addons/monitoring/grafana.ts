@@ -1,23 +1,26 @@
-// Grafana of the monitoring add-on, with Prometheus provisioned as its default data source. Its admin
+// Grafana of the monitoring add-on, with Prometheus provisioned as its default data source and a cluster dashboard. Its admin
 // password is in Secret monitoring/grafana-admin (never in a label, where every reader of the cluster sees it).
 
 import { stringify } from 'yaml';
 import type { K8sObject } from '../framework.js';
 import { meta, mount, requests, RESTRICTED, service, serviceAccount, workload } from '../k8s.js';
+import { clusterDashboard } from './dashboard.js';
 import { MONITORING_NAMESPACE as NS, type MonitoringSettings } from './settings.js';
 
 const NAME = 'grafana';
 const LABELS = { 'app.kubernetes.io/name': NAME };
 const PORT = 3000;
 export const GRAFANA_ADMIN_SECRET = 'grafana-admin';
+const DASHBOARD_DIR = '/var/lib/grafana-dashboards';
 
 const fromSecret = (name: string, key: string) => ({ name, valueFrom: { secretKeyRef: { name: GRAFANA_ADMIN_SECRET, key } } });
 
 export function grafanaObjects(s: MonitoringSettings, password: string): K8sObject[] {
   const datasources = stringify({
     apiVersion: 1,
-    datasources: [{ name: 'Prometheus', type: 'prometheus', access: 'proxy', url: `http://prometheus.${NS}.svc:9090`, isDefault: true, jsonData: { timeInterval: `${s.intervalSeconds}s` } }],
+    datasources: [{ name: 'Prometheus', uid: 'prometheus', type: 'prometheus', access: 'proxy', url: `http://prometheus.${NS}.svc:9090`, isDefault: true, jsonData: { timeInterval: `${s.intervalSeconds}s` } }],
   });
+  const providers = stringify({ apiVersion: 1, providers: [{ name: 'magnum', folder: 'Kubernetes', type: 'file', allowUiUpdates: false, options: { path: DASHBOARD_DIR } }] });
   const deployment = workload(
     'Deployment',
     NAME,
@@ -38,13 +41,22 @@ export function grafanaObjects(s: MonitoringSettings, password: string): K8sObje
           securityContext: RESTRICTED,
           volumeMounts: [
             mount('datasources', '/etc/grafana/provisioning/datasources', { readOnly: true }),
+            mount('dashboard-providers', '/etc/grafana/provisioning/dashboards', { readOnly: true }),
+            mount('dashboards', DASHBOARD_DIR, { readOnly: true }),
             mount('data', '/var/lib/grafana'),
             mount('logs', '/var/log/grafana'),
             mount('tmp', '/tmp'),
           ],
         },
       ],
-      volumes: [{ name: 'datasources', configMap: { name: 'grafana-datasources' } }, { name: 'data', emptyDir: {} }, { name: 'logs', emptyDir: {} }, { name: 'tmp', emptyDir: {} }],
+      volumes: [
+        { name: 'datasources', configMap: { name: 'grafana-datasources' } },
+        { name: 'dashboard-providers', configMap: { name: 'grafana-dashboard-providers' } },
+        { name: 'dashboards', configMap: { name: 'grafana-dashboards' } },
+        { name: 'data', emptyDir: {} },
+        { name: 'logs', emptyDir: {} },
+        { name: 'tmp', emptyDir: {} },
+      ],
     },
     { replicas: 1 },
     NS,
@@ -59,6 +71,8 @@ export function grafanaObjects(s: MonitoringSettings, password: string): K8sObje
       data: { 'admin-user': Buffer.from('admin').toString('base64'), 'admin-password': Buffer.from(password).toString('base64') },
     },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('grafana-datasources', NS, LABELS), data: { 'prometheus.yaml': datasources } },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('grafana-dashboard-providers', NS, LABELS), data: { 'dashboards.yaml': providers } },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('grafana-dashboards', NS, LABELS), data: { 'cluster.json': clusterDashboard() } },
     deployment,
     service(NAME, NS, LABELS, [{ name: 'http', port: PORT }]),
   ];
