@@ -76,6 +76,11 @@ export function roleBinding(name: string, namespace: string, role: { kind: 'Role
 
 export const requests = (cpu: string, memory: string) => ({ requests: { cpu, memory } });
 
+/** An Opaque Secret holding `values` (base64 in `data`, as the API returns them). */
+export function secret(metadata: K8sObject['metadata'], values: Record<string, string>): K8sObject {
+  return { apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', data: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')])) };
+}
+
 /** A ClusterIP Service in front of the pods labelled `selector`. */
 export function service(name: string, namespace: string, selector: Record<string, string>, ports: { name: string; port: number; targetPort?: number }[], annotations: Record<string, string> = {}): K8sObject {
   const metadata = meta(name, namespace, selector);

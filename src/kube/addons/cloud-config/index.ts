@@ -2,7 +2,7 @@
 // It has no labels: OCCM and Cinder CSI always need it (cloud_provider_enabled is fixed to true by the core).
 
 import { defineAddon, ORDER } from '../framework.js';
-import { KUBE_SYSTEM, meta } from '../k8s.js';
+import { KUBE_SYSTEM, meta, secret } from '../k8s.js';
 
 export const CLOUD_CONFIG_SECRET = 'cloud-config';
 
@@ -14,13 +14,5 @@ export const cloudConfigAddon = defineAddon({
   labels: {},
   resolve: () => ({ secret: CLOUD_CONFIG_SECRET }),
   enabled: () => true,
-  render: (_spec, ctx) => [
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: meta(CLOUD_CONFIG_SECRET, KUBE_SYSTEM),
-      type: 'Opaque',
-      data: Object.fromEntries(Object.entries(ctx.cloud.secretData).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')])),
-    },
-  ],
+  render: (_spec, ctx) => [secret(meta(CLOUD_CONFIG_SECRET, KUBE_SYSTEM), ctx.cloud.secretData)],
 });

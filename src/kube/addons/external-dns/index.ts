@@ -7,7 +7,7 @@
 import { dnsZone, imageTag, label } from '../../labels/types.js';
 import { defineAddon, ORDER, settingsOf, type K8sObject } from '../framework.js';
 import { CLOUD_CONFIG_SECRET } from '../cloud-config/index.js';
-import { clusterRole, clusterRoleBinding, KUBE_SYSTEM, meta, mount, READ, requests, rule, sa, serviceAccount, workload } from '../k8s.js';
+import { clusterRole, clusterRoleBinding, KUBE_SYSTEM, meta, mount, READ, requests, rule, sa, secret, serviceAccount, workload } from '../k8s.js';
 import type { CloudCredential } from '../../cloudconf.js';
 
 const NAME = 'external-dns';
@@ -53,13 +53,7 @@ export const externalDnsAddon = defineAddon({
         rule(['networking.k8s.io'], ['ingresses'], READ),
       ]),
       clusterRoleBinding(`system:${NAME}`, `system:${NAME}`, [sa(NAME)]),
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: meta(EXTERNAL_DNS_SECRET, KUBE_SYSTEM, LABELS),
-        type: 'Opaque',
-        data: Object.fromEntries(Object.entries(credentialEnv(ctx.cloud.credential)).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')])),
-      },
+      secret(meta(EXTERNAL_DNS_SECRET, KUBE_SYSTEM, LABELS), credentialEnv(ctx.cloud.credential)),
       deployment(s, withCa),
     ];
   },

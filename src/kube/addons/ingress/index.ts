@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import type { CloudConfigOutput } from '../../cloudconf.js';
 import { imageTag, label, oneOf } from '../../labels/types.js';
 import { defineAddon, ORDER, settingsOf, type K8sObject } from '../framework.js';
-import { clusterRole, clusterRoleBinding, KUBE_SYSTEM, meta, mount, READ, requests, rule, sa, serviceAccount, workload } from '../k8s.js';
+import { clusterRole, clusterRoleBinding, KUBE_SYSTEM, meta, mount, READ, requests, rule, sa, secret, serviceAccount, workload } from '../k8s.js';
 
 const NAME = 'octavia-ingress-controller';
 const LABELS = { 'k8s-app': NAME };
@@ -73,13 +73,7 @@ export const ingressAddon = defineAddon({
         rule(['coordination.k8s.io'], ['leases'], ['get', 'create', 'update']),
       ]),
       clusterRoleBinding(`system:${NAME}`, `system:${NAME}`, [sa(NAME)]),
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: meta(INGRESS_CONFIG_SECRET, KUBE_SYSTEM, LABELS),
-        type: 'Opaque',
-        data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')])),
-      },
+      secret(meta(INGRESS_CONFIG_SECRET, KUBE_SYSTEM, LABELS), data),
       statefulSet(s.image),
     ];
   },

@@ -6,7 +6,7 @@
 
 import { bool, cidr, imageTag, label, text } from '../../labels/types.js';
 import { defineAddon, ORDER, settingsOf, type K8sObject } from '../framework.js';
-import { KUBE_SYSTEM, meta } from '../k8s.js';
+import { KUBE_SYSTEM, meta, secret } from '../k8s.js';
 import { manilaRbac } from './rbac.js';
 import { CA_PATH, controllerStatefulSet, nodeDaemonSet } from './workloads.js';
 
@@ -85,7 +85,7 @@ export const manilaCsiAddon = defineAddon({
   render(spec, ctx): K8sObject[] {
     const s = settingsOf<ManilaCsiSettings>(spec, 'manilaCsi');
     const c = ctx.cloud.credential;
-    const secret: Record<string, string> = {
+    const values: Record<string, string> = {
       'os-authURL': c.authUrl,
       'os-region': c.region,
       'os-applicationCredentialID': c.applicationCredentialId,
@@ -101,13 +101,7 @@ export const manilaCsiAddon = defineAddon({
         metadata: meta(MANILA_DRIVER),
         spec: { attachRequired: false, podInfoOnMount: false, fsGroupPolicy: 'None', volumeLifecycleModes: ['Persistent'] },
       },
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: meta(MANILA_SECRET, KUBE_SYSTEM),
-        type: 'Opaque',
-        data: Object.fromEntries(Object.entries(secret).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')])),
-      },
+      secret(meta(MANILA_SECRET, KUBE_SYSTEM), values),
       controllerStatefulSet(s, c.caCertPem !== undefined),
       nodeDaemonSet(s, c.caCertPem !== undefined),
       {

@@ -3,7 +3,7 @@
 
 import { stringify } from 'yaml';
 import type { K8sObject } from '../framework.js';
-import { meta, mount, requests, RESTRICTED, service, serviceAccount, workload } from '../k8s.js';
+import { meta, mount, requests, RESTRICTED, secret, service, serviceAccount, workload } from '../k8s.js';
 import { clusterDashboard } from './dashboard.js';
 import { MONITORING_NAMESPACE as NS, type MonitoringSettings } from './settings.js';
 
@@ -63,13 +63,7 @@ export function grafanaObjects(s: MonitoringSettings, password: string): K8sObje
   );
   return [
     serviceAccount(NAME, NS),
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: meta(GRAFANA_ADMIN_SECRET, NS, LABELS),
-      type: 'Opaque',
-      data: { 'admin-user': Buffer.from('admin').toString('base64'), 'admin-password': Buffer.from(password).toString('base64') },
-    },
+    secret(meta(GRAFANA_ADMIN_SECRET, NS, LABELS), { 'admin-user': 'admin', 'admin-password': password }),
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('grafana-datasources', NS, LABELS), data: { 'prometheus.yaml': datasources } },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('grafana-dashboard-providers', NS, LABELS), data: { 'dashboards.yaml': providers } },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('grafana-dashboards', NS, LABELS), data: { 'cluster.json': clusterDashboard() } },
