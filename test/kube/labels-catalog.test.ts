@@ -1,5 +1,5 @@
 // Every Magnum k8s label of magnum-api spec §7 is either implemented by a module or catalogued
-// (planned add-on / unsupported with a reason); the table in the report is generated from the same data.
+// (unsupported, with the reason); the table in the report is generated from the same data.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

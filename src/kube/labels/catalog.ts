@@ -1,7 +1,10 @@
 // Magnum k8s labels (magnum-api spec §7) that no module of this pass implements, with the reason.
 // Labels implemented by a module are found through the module registry, not here.
 
-export type CatalogEntry = { status: 'planned'; module: string; note?: string } | { status: 'unsupported'; reason: string };
+export interface CatalogEntry {
+  status: 'unsupported';
+  reason: string;
+}
 
 const no = (reason: string): CatalogEntry => ({ status: 'unsupported', reason });
 
@@ -75,7 +78,5 @@ export const LABEL_CATALOG: Readonly<Record<string, CatalogEntry>> = {
 };
 
 export function catalogWarning(name: string, entry: CatalogEntry): string {
-  return entry.status === 'planned'
-    ? `Label ${name} is recognised but not applied yet (planned: add-on module ${entry.module}${entry.note ? `; ${entry.note}` : ''}); it is kept and ignored.`
-    : `Label ${name} is not supported and is ignored: ${entry.reason}`;
+  return `Label ${name} is not supported and is ignored: ${entry.reason}`;
 }

@@ -17,9 +17,7 @@ export function labelTable(): string {
     }
     const c = LABEL_CATALOG[name];
     if (!c) return `| \`${name}\` | unknown | – | – | – |`;
-    return c.status === 'planned'
-      ? `| \`${name}\` | not yet: accepted and ignored with a warning | planned \`${c.module}\` | – | ${cell(c.note ?? '')} |`
-      : `| \`${name}\` | not supported: accepted and ignored with a warning | – | – | ${cell(c.reason)} |`;
+    return `| \`${name}\` | not supported: accepted and ignored with a warning | – | – | ${cell(c.reason)} |`;
   };
   const head = ['| label | status | module | accepts | what it does here, or why not |', '|---|---|---|---|---|'];
   const ours = [...owners.keys()].filter((n) => !SECTION_7_LABELS.includes(n)).sort();
