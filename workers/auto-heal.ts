@@ -10,12 +10,10 @@
 import type { DataSource } from 'typeorm';
 import type { ClusterRow } from '../src/db/entities/cluster.js';
 import { NodeGroupEntity } from '../src/db/entities/nodegroup.js';
-import { nodeReady, type KubeClient } from '../src/kube/api-client.js';
-import type { CloudFactory } from './cloud.js';
-import { clusterTag } from './naming.js';
+import { nodeReady } from '../src/kube/api-client.js';
 import { META } from './cluster/ports.js';
 import { startServiceOperation } from './service-operation.js';
-import { specOf } from './spec-of.js';
+import type { ClusterView } from './cluster-view.js';
 
 export interface HealOutcome {
   /** Worker server name → since when it has been unhealthy. */
@@ -25,12 +23,11 @@ export interface HealOutcome {
 }
 
 /** Judges the cluster's workers and queues a repair of those unhealthy for too long. */
-export async function autoHeal(ds: DataSource, factory: CloudFactory, c: ClusterRow, kube: KubeClient | undefined, now: Date): Promise<HealOutcome> {
-  const spec = (await specOf(ds, c))?.autoHealing;
-  const cloud = factory.forCluster(c);
-  if (!spec?.enabled || !kube || !cloud) return { unhealthy: {} };
-  const nodes = new Map((await kube.listNodes()).map((n) => [n.metadata.name, n]));
-  const all = (await (await cloud.servers()).list({ tags: [clusterTag(c.uuid)] })).filter((s) => s.status !== 'DELETED' && s.status !== 'SOFT_DELETED');
+export async function autoHeal(ds: DataSource, c: ClusterRow, view: ClusterView, now: Date): Promise<HealOutcome> {
+  const spec = view.spec?.autoHealing;
+  if (!spec?.enabled || !view.kube || !view.cloud) return { unhealthy: {} };
+  const nodes = new Map((await view.nodes()).map((n) => [n.metadata.name, n]));
+  const all = await view.servers();
   const role = (s: (typeof all)[number]) => ((s.metadata ?? {}) as Record<string, string>)[META.role];
   const group = (s: (typeof all)[number]) => ((s.metadata ?? {}) as Record<string, string>)[META.nodegroup];
   const servers = all.filter((s) => role(s) === 'worker');

@@ -8,12 +8,10 @@
 import type { DataSource } from 'typeorm';
 import type { ClusterRow } from '../src/db/entities/cluster.js';
 import { NodeGroupEntity, type NodeGroupRow } from '../src/db/entities/nodegroup.js';
-import { nodeReady, type KubeClient, type KubeNode, type KubePod } from '../src/kube/api-client.js';
-import type { CloudFactory } from './cloud.js';
+import { nodeReady, type KubeNode, type KubePod } from '../src/kube/api-client.js';
+import type { ClusterView } from './cluster-view.js';
 import { META } from './cluster/ports.js';
-import { clusterTag } from './naming.js';
 import { startServiceOperation } from './service-operation.js';
-import { specOf } from './spec-of.js';
 
 /** How long a pod must have been Unschedulable before nodes are added for it (scheduler retries settle first). */
 export const SCALE_UP_DELAY_MS = 10_000;
@@ -72,9 +70,9 @@ const resize = (g: NodeGroupRow, count: number, remove: string[]) => ({
   },
 });
 
-export async function autoScale(ds: DataSource, factory: CloudFactory, c: ClusterRow, kube: KubeClient | undefined, now: Date): Promise<ScaleOutcome> {
-  const spec = (await specOf(ds, c))?.autoScaling;
-  const cloud = factory.forCluster(c);
+export async function autoScale(ds: DataSource, c: ClusterRow, view: ClusterView, now: Date): Promise<ScaleOutcome> {
+  const spec = view.spec?.autoScaling;
+  const { kube, cloud } = view;
   if (!spec?.enabled) {
     idleSince.delete(c.uuid);
     return {};
@@ -86,8 +84,8 @@ export async function autoScale(ds: DataSource, factory: CloudFactory, c: Cluste
   if (groups.length === 0) return { note: 'no worker group has a max_node_count' };
   const t = now.getTime();
   const pods = await kube.listPods();
-  const nodes = new Map((await kube.listNodes()).map((n) => [n.metadata.name, n]));
-  const servers = (await (await cloud.servers()).list({ tags: [clusterTag(c.uuid)] })).filter((s) => s.status === 'ACTIVE');
+  const nodes = new Map((await view.nodes()).map((n) => [n.metadata.name, n]));
+  const servers = (await view.servers()).filter((s) => s.status === 'ACTIVE');
   const meta = (s: (typeof servers)[number]) => (s.metadata ?? {}) as Record<string, string>;
   const membersOf = (g: NodeGroupRow) => servers.filter((s) => meta(s)[META.role] === 'worker' && meta(s)[META.nodegroup] === g.uuid);
 

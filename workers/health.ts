@@ -10,6 +10,7 @@ import { nodeReady, type KubeClient } from '../src/kube/api-client.js';
 import type { CloudFactory } from './cloud.js';
 import { autoHeal } from './auto-heal.js';
 import { autoScale } from './autoscale.js';
+import { clusterView } from './cluster-view.js';
 import { kubeClient } from './kube.js';
 
 export interface HealthResult {
@@ -49,10 +50,12 @@ export async function healthPass(ds: DataSource, factory: CloudFactory): Promise
     const now = new Date();
     const kube = await kubeClient(ds, factory, c).catch(() => undefined);
     const h: HealthResult = await checkCluster(ds, factory, c, kube).catch((e: unknown) => ({ status: 'UNKNOWN' as const, reason: { api: (e as Error).message } }));
-    // Healing judges nodes only through an API that answers.
-    const heal = h.status === 'UNKNOWN' ? { unhealthy: c.unhealthy_since } : await autoHeal(ds, factory, c, kube, now).catch((e: unknown) => ({ unhealthy: c.unhealthy_since, note: `not run: ${(e as Error).message}` }));
-    // Scaling too judges through an API that answers; after healing, which goes first when both want to act.
-    const scale = h.status === 'UNKNOWN' ? {} : await autoScale(ds, factory, c, kube, now).catch((e: unknown) => ({ note: `not run: ${(e as Error).message}` }));
+    // Healing and scaling read the cluster once between them, and judge only through an API that answers.
+    const view = h.status === 'UNKNOWN' ? undefined : await clusterView(ds, c, kube, factory.forCluster(c));
+    const notRun = (e: unknown) => `not run: ${(e as Error).message}`;
+    const heal = view ? await autoHeal(ds, c, view, now).catch((e: unknown) => ({ unhealthy: c.unhealthy_since, note: notRun(e) })) : { unhealthy: c.unhealthy_since };
+    // Scaling after healing, which goes first when both want to act.
+    const scale = view ? await autoScale(ds, c, view, now).catch((e: unknown) => ({ note: notRun(e) })) : {};
     // All above settle whatever happens: the client's kept-alive connections can go now.
     kube?.close();
     if (heal.note) h.reason.auto_healing = heal.note;

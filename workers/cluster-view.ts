@@ -1,0 +1,50 @@
+// What the periodic passes (healing, scaling) read of one settled cluster, read once per pass and shared: its
+// parsed spec, its Nodes and its servers.
+import type { DataSource } from 'typeorm';
+import type { ClusterRow } from '../src/db/entities/cluster.js';
+import { ClusterTemplateEntity } from '../src/db/entities/cluster-template.js';
+import type { KubeClient, KubeNode } from '../src/kube/api-client.js';
+import { parseClusterSpec } from '../src/kube/spec/parse.js';
+import type { ClusterSpec } from '../src/kube/spec/types.js';
+import type { Server } from '../src/openstack/nova-servers.js';
+import type { Cloud } from './cloud.js';
+import { clusterTag } from './naming.js';
+
+export interface ClusterView {
+  /** Undefined when the template is gone or the labels no longer parse (the passes then leave the cluster alone). */
+  spec: ClusterSpec | undefined;
+  kube: KubeClient | undefined;
+  cloud: Cloud | undefined;
+  /** The cluster's Nodes (one call per pass). */
+  nodes(): Promise<KubeNode[]>;
+  /** The cluster's servers, by its tag, not deleted (one call per pass). */
+  servers(): Promise<Server[]>;
+}
+
+async function specOf(ds: DataSource, c: ClusterRow): Promise<ClusterSpec | undefined> {
+  const t = await ds.getRepository(ClusterTemplateEntity).findOneBy({ uuid: c.cluster_template_id });
+  if (!t) return undefined;
+  try {
+    return parseClusterSpec({ template: t, cluster: c, labels: c.labels }).spec;
+  } catch {
+    return undefined;
+  }
+}
+
+function once<T>(fn: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => (p ??= fn());
+}
+
+export async function clusterView(ds: DataSource, c: ClusterRow, kube: KubeClient | undefined, cloud: Cloud | undefined): Promise<ClusterView> {
+  return {
+    spec: await specOf(ds, c),
+    kube,
+    cloud,
+    nodes: once(async () => (kube ? kube.listNodes() : [])),
+    servers: once(async () => {
+      if (!cloud) return [];
+      return (await (await cloud.servers()).list({ tags: [clusterTag(c.uuid)] })).filter((s) => s.status !== 'DELETED' && s.status !== 'SOFT_DELETED');
+    }),
+  };
+}
