@@ -20,6 +20,9 @@ export const BASE_INTERNAL = ['/created_at', '/id', '/links', '/updated_at', '/u
 
 const PATH_RE = /^(\/[\w-]+)+$/;
 const OPS = ['add', 'replace', 'remove'];
+/** Segments that would reach an object's prototype chain in JavaScript: never a resource's attribute. */
+const FORBIDDEN_SEGMENTS: ReadonlySet<string> = new Set(['__proto__', 'prototype', 'constructor']);
+const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
 /** Checks the shape of a patch document; throws Magnum's 400s. Done before the resource lookup. */
 export function checkPatch(body: unknown): PatchOp[] {
@@ -35,6 +38,8 @@ export function checkPatch(body: unknown): PatchOp[] {
     if (typeof path !== 'string' || !PATH_RE.test(path)) {
       throw errors.invalidInput('path', path, 'Value should match the pattern ^(/[\\w-]+)+$');
     }
+    const bad = path.split('/').find((seg) => FORBIDDEN_SEGMENTS.has(seg));
+    if (bad !== undefined) throw errors.invalidInput('path', path, `'${bad}' is not an attribute of any resource`);
     if (op !== 'remove') {
       if (value === undefined || value === null) throw errors.patchNeedsValue();
       if (typeof value === 'object') throw errors.invalidInput('value', value, 'Value should be a string or an integer');
@@ -69,7 +74,7 @@ export function applyPatch(doc: Record<string, unknown>, ops: PatchOp[], rules: 
 }
 
 function applyTop(doc: Record<string, unknown>, key: string, op: PatchOp, value: unknown, ops: PatchOp[]): void {
-  const exists = Object.prototype.hasOwnProperty.call(doc, key);
+  const exists = own(doc, key);
   if (op.op === 'add') {
     if (!exists) throw errors.patchAddRoot(op.path);
     if (doc[key] !== null && doc[key] !== undefined) throw errors.patchAddExisting(op.path);
@@ -84,10 +89,11 @@ function applyTop(doc: Record<string, unknown>, key: string, op: PatchOp, value:
 }
 
 function applyNested(doc: Record<string, unknown>, segs: string[], op: PatchOp, value: unknown, ops: PatchOp[]): void {
+  // Own properties only: an inherited member (Object.prototype's) is not part of the resource.
   let parent: unknown = doc;
   for (const s of segs.slice(0, -1)) {
     if (parent === null || typeof parent !== 'object') break;
-    parent = (parent as Record<string, unknown>)[s];
+    parent = own(parent, s) ? (parent as Record<string, unknown>)[s] : undefined;
   }
   const last = segs[segs.length - 1]!;
   if (parent === null || typeof parent !== 'object') {
@@ -95,12 +101,12 @@ function applyNested(doc: Record<string, unknown>, segs: string[], op: PatchOp, 
   }
   const p = parent as Record<string, unknown>;
   if (op.op === 'remove') {
-    if (!(last in p)) throw errors.patchFailed(ops, `can't remove a non-existent object '${last}'`);
+    if (!own(p, last)) throw errors.patchFailed(ops, `can't remove a non-existent object '${last}'`);
     delete p[last];
-  } else if (op.op === 'replace' && !(last in p)) {
+  } else if (op.op === 'replace' && !own(p, last)) {
     throw errors.patchFailed(ops, `can't replace a non-existent object '${last}'`);
   } else {
-    p[last] = value;
+    Object.defineProperty(p, last, { value, writable: true, enumerable: true, configurable: true });
   }
 }
 

@@ -61,7 +61,8 @@ export function parsePythonDict(text: string): Record<string, string | number | 
       const k = scalar();
       if (typeof k !== 'string') throw new LiteralError('keys must be strings');
       expect(':');
-      out[k] = scalar();
+      // defineProperty: a key such as '__proto__' stays an own entry instead of touching the prototype.
+      Object.defineProperty(out, k, { value: scalar(), writable: true, enumerable: true, configurable: true });
       ws();
       if (text[i] === ',') {
         i++;

@@ -224,6 +224,29 @@ describe('PATCH', () => {
     assert.deepEqual(c.health_status_reason, { api: 'down' });
     assert.equal(c.status, 'CREATE_IN_PROGRESS');
   });
+
+  test('prototype paths are refused as any role, the reader before the patch is applied; no object of the process changes', async () => {
+    const { uuid } = (await create('demo', { name: 'p5' })).json();
+    const url = `/v1/clusters/${uuid}`;
+    for (const path of ['/labels/__proto__/polluted', '/labels/constructor/prototype/polluted', '/__proto__/polluted', '/labels/prototype']) {
+      const payload = [{ op: 'add', path, value: 'y' }];
+      for (const user of ['demo-reader', 'demo', 'admin'] as const) {
+        const res = await t.as(user, { method: 'PATCH', url, payload });
+        assert.equal(res.statusCode, 400, `${user} ${path}: ${res.body}`);
+        assert.match(res.json().errors[0].detail, /is not an attribute of any resource/);
+      }
+    }
+    // The reader is refused by policy whatever the patch says (no patch is evaluated for it).
+    const health = [{ op: 'replace', path: '/health_status', value: 'UNHEALTHY' }];
+    assert.equal((await t.as('demo-reader', { method: 'PATCH', url, payload: health })).statusCode, 403);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted'), false);
+    const c = (await t.as('demo', { method: 'GET', url })).json();
+    assert.equal(c.labels.polluted, undefined);
+    assert.equal(c.health_status, null);
+    // The service still answers every tenant afterwards.
+    assert.equal((await t.as('other', { method: 'GET', url: '/v1/clusters' })).statusCode, 200);
+  });
 });
 
 describe('actions', () => {

@@ -15,7 +15,7 @@ import { resolveKubeTag, SUPPORTED_MINORS, type ResolvedVersion } from '../../..
 import { writeOperation } from '../../../../operations/outbox.js';
 import { parseBool } from '../../../plugins/coerce.js';
 import { atLeast, type ApiVersion } from '../../../microversion.js';
-import { enforce } from '../../../policy.js';
+import { allowed, enforce, type Rule } from '../../../policy.js';
 import type { Services } from '../../../services.js';
 import type { Flavor } from './create.js';
 import { templateFor } from './create.js';
@@ -91,6 +91,10 @@ export async function updateCluster(
   flavor: Flavor,
   rollback: boolean,
 ): Promise<ClusterRow> {
+  // The policy is checked before the patch is even applied: a caller who may change nothing is
+  // refused without the patch being evaluated. Which rule finally applies depends on what changes.
+  const rules: Rule[] = flavor === 'bay' ? ['bay:update'] : ['cluster:update', 'cluster:update_health_status'];
+  if (!rules.some((r) => allowed(who.ctx, r, c))) throw errors.policyDenied(rules[0]!);
   const groups = await s.clusters.nodegroups([c.uuid]);
   const before = patchable(c, groups, flavor);
   const after = applyPatch(before, ops, PATCH_RULES[flavor]);
