@@ -4,15 +4,16 @@
 // health monitor after, while it is ACTIVE; a later change (a missing child, members after a
 // resize or an upgrade) one at a time while ACTIVE; a floating IP on the VIP port when asked. Without a load balancer the
 // endpoint is the single control plane's port. The address is recorded on the cluster at once.
+// The delete removes it, and those OCCM made for the cluster's Services, before the servers.
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { networkPlan, type LoadBalancerPlan } from '../../src/kube/network-plan.js';
-import type { FloatingIp } from '../../src/openstack/neutron.js';
 import type { LoadBalancer, OctaviaClient } from '../../src/openstack/octavia.js';
 import { StepFailure, Wait } from '../errors.js';
 import { clusterDescription, clusterTag, resourceName } from '../naming.js';
 import type { RunContext, Step } from '../runner.js';
 import { clusterNet, clusterSpec } from './context.js';
-import { ensure } from './ensure.js';
+import { ensure, purge } from './ensure.js';
+import { ensureFloatingIp } from './floating-ips.js';
 import { controlPlanePorts } from './ports.js';
 
 export interface Endpoint {
@@ -60,31 +61,6 @@ async function ensureLoadBalancer(ctx: RunContext, lb: LoadBalancerPlan): Promis
     },
   });
   return found;
-}
-
-/** The floating IP on `portId` (ledger, then a lookup by port, then a new one). */
-async function ensureFloatingIp(ctx: RunContext, portId: string): Promise<FloatingIp> {
-  const n = await ctx.cloud().neutron();
-  for (const row of await ctx.ledger.live('floatingip')) {
-    const fip = await n.floatingIps.get(row.cloud_id).catch(() => undefined);
-    if (fip) {
-      if (fip.port_id !== portId) return n.associateFloatingIp(fip.id, portId);
-      return fip;
-    }
-    await ctx.ledger.markDeleted('network', 'floatingip', row.cloud_id);
-  }
-  const onPort = (await n.floatingIps.list({ port_id: portId } as never))[0];
-  if (onPort) {
-    await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: onPort.id, name: 'kubeapi', step: 'api_lb' });
-    return onPort;
-  }
-  await ctx.checkpoint();
-  const net = await clusterNet(ctx);
-  const fip = await n.floatingIps.create({ floating_network_id: net.externalNetworkId, port_id: portId, description: `${clusterDescription(ctx.cluster.uuid)} API` } as never);
-  await ctx.hooks.afterCreate?.('floatingip', fip.id);
-  await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: fip.id, name: 'kubeapi', step: 'api_lb' });
-  await n.addTag('floatingips' as never, fip.id, clusterTag(ctx.cluster.uuid));
-  return fip;
 }
 
 /** The endpoint, made if needed (load balancer POST and floating IP; not waiting for ACTIVE). */
@@ -257,3 +233,25 @@ export async function syncMembers(ctx: RunContext, keep: (portName: string) => b
   }
   await activeLb(ctx, o, ep.loadBalancerId!);
 }
+
+/** Delete: the API load balancer and those OCCM made for the cluster's Services and Ingresses, their children by cascade. */
+export const purgeLoadBalancers: Step = {
+  name: 'load_balancers',
+  run: (ctx) =>
+    purge(ctx, {
+      service: 'load-balancer', type: 'loadbalancer', noun: 'load balancer', children: ['listener', 'pool', 'healthmonitor'],
+      client: (cloud) => cloud.octavia(),
+      async find(o) {
+        const uuid = ctx.cluster.uuid;
+        // OCCM's are named by their description (§4.2).
+        const occm = new RegExp(`^Kubernetes .+ from cluster ${uuid}$`);
+        return (await o.listLoadBalancers()).filter((lb) => (lb.tags ?? []).includes(clusterTag(uuid)) || occm.test(lb.description ?? ''));
+      },
+      async delete(o, id) {
+        const status = await o.provisioningStatus(id);
+        if (status === 'DELETED') return false;
+        if (status === 'ACTIVE' || status === 'ERROR') await o.deleteLoadBalancer(id, { cascade: true });
+        return 'going';
+      },
+    }),
+};

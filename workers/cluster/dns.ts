@@ -8,8 +8,8 @@ import type { RunContext, Step } from '../runner.js';
 import type { ConditionType } from '../../src/domain/cluster-status.js';
 import { endpoint } from './api-lb.js';
 import { clusterSpec } from './context.js';
-import { ours } from './ensure.js';
-import { offered, required } from './services.js';
+import { ours, purge, type Named } from './ensure.js';
+import { required } from './services.js';
 
 const TTL = 300;
 
@@ -61,26 +61,26 @@ export const ensureApiDnsRecord: Step = {
 };
 
 /** Delete: the recorded records, and the spec's name when it carries the cluster's uuid (a create that crashed before recording). */
-export const deleteDnsRecords: Step = {
+export const purgeDnsRecords: Step = {
   name: 'dns_records',
   async run(ctx) {
-    const rows = await ctx.ledger.live('recordset');
     const want = await clusterSpec(ctx).then((s) => s.apiServer.dnsRecord, () => null);
-    if (rows.length === 0 && !want) return;
-    if (!ctx.cluster.app_cred_id) return;
-    const d = await offered(() => ctx.cloud().designate());
-    if (!d) return;
-    const ids = new Set(rows.map((r) => r.cloud_id));
-    if (want) {
-      const zone = (await d.listZones({ name: want.zone })).find((z) => z.name === want.zone);
-      for (const rs of zone?.id ? await d.listRecordsets(zone.id, { name: want.name, type: 'A' }) : []) {
-        if (rs.id && ours({ id: rs.id, description: rs.description ?? null }, ctx.cluster.uuid)) ids.add(recordId(zone!.id!, rs.id));
-      }
-    }
-    for (const id of ids) {
-      const [zoneId, recordsetId] = id.split('/');
-      await d.deleteRecordset(zoneId!, recordsetId!);
-      await ctx.ledger.markDeleted('dns', 'recordset', id);
-    }
+    await purge(ctx, {
+      service: 'dns', type: 'recordset',
+      client: (cloud) => cloud.designate(),
+      find: want ? (d) => apiRecords(d, want) : undefined,
+      delete(d, id) {
+        const [zoneId, recordsetId] = id.split('/');
+        return d.deleteRecordset(zoneId!, recordsetId!);
+      },
+    });
   },
 };
+
+/** The A records named `want.name` in its zone, as ledger ids. */
+async function apiRecords(d: DesignateClient, want: { zone: string; name: string }): Promise<Named[]> {
+  const zoneId = (await d.listZones({ name: want.zone })).find((z) => z.name === want.zone)?.id;
+  if (!zoneId) return [];
+  const found = await d.listRecordsets(zoneId, { name: want.name, type: 'A' });
+  return found.filter((rs) => rs.id).map((rs) => ({ id: recordId(zoneId, rs.id!), description: rs.description ?? null }));
+}

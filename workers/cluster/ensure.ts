@@ -1,9 +1,14 @@
 // One idempotent "ensure" for a named cloud resource of a cluster: the recorded one if it still
 // exists, else one found by its deterministic name (a create whose answer was never recorded),
 // else a new one, recorded at once. Tagged with the cluster's tag either way (spec §7.5).
+// Its twin "purge" walks the same record at delete: the recorded ones and those the cloud still
+// holds of the cluster (by tag or name), each deleted, 404 counting as done, and marked deleted.
 import { isNotFound } from '../../src/openstack/errors.js';
+import type { Cloud } from '../cloud.js';
+import { Wait } from '../errors.js';
 import { clusterTag } from '../naming.js';
 import type { RunContext } from '../runner.js';
+import { offered } from './services.js';
 
 export interface Named {
   id: string;
@@ -62,4 +67,42 @@ export async function ensure<T extends Named>(ctx: RunContext, s: EnsureSpec<T>)
   await record(created.id);
   await tag(created);
   return created;
+}
+
+export interface PurgeSpec<C> {
+  service: string;
+  type: string;
+  /** The service's client; a cloud without the service holds nothing of ours. */
+  client(cloud: Cloud): Promise<C>;
+  /** Candidates by tag or deterministic name (a create that never recorded them); only those marked as the cluster's go. */
+  find?(client: C): Promise<Named[]>;
+  /** Deletes one: true, or false for a 404 (already gone), marks it deleted; 'going' (not gone yet) makes the purge wait. */
+  delete(client: C, id: string): Promise<boolean | 'going'>;
+  /** Ledger types that go with it (Octavia's cascade, a router's interfaces): marked deleted once it is gone. */
+  children?: readonly string[];
+  /** What the wait says is being deleted, e.g. 'server'. */
+  noun?: string;
+}
+
+/**
+ * The delete-side twin of ensure(): the ledger's rows of the type and the cloud's finds marked as the cluster's,
+ * each deleted (404 counting as done) and marked deleted at once; the step waits while any is still going.
+ */
+export async function purge<C>(ctx: RunContext, s: PurgeSpec<C>): Promise<void> {
+  // No credential any more: a resumed delete already past the cloud.
+  if (!ctx.cluster.app_cred_id) return;
+  const rows = await ctx.ledger.live(s.type);
+  if (rows.length === 0 && !s.find) return;
+  const cloud = ctx.cloud();
+  const client = await offered(() => s.client(cloud));
+  if (!client) return;
+  const ids = new Set(rows.map((r) => r.cloud_id));
+  for (const r of (await s.find?.(client)) ?? []) if (ours(r, ctx.cluster.uuid)) ids.add(r.id);
+  let going = 0;
+  for (const id of ids) {
+    if ((await s.delete(client, id)) === 'going') going++;
+    else await ctx.ledger.markDeleted(s.service, s.type, id);
+  }
+  if (going > 0) throw new Wait(ctx.pollMs, `${going} ${s.noun ?? s.type}(s) being deleted`);
+  for (const type of s.children ?? []) await ctx.ledger.markTypeDeleted(type);
 }

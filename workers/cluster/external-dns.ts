@@ -45,7 +45,7 @@ export function guarded(txt: Recordset, all: readonly Recordset[]): Recordset[] 
  * zone of the project when the spec no longer parses. Guarded records go before their TXT, so a run cut short
  * finds them again.
  */
-export const deleteExternalDnsRecords: Step = {
+export const purgeExternalDnsRecords: Step = {
   name: 'external_dns_records',
   async run(ctx) {
     if (!ctx.cluster.app_cred_id) return;

@@ -9,7 +9,8 @@ import { secretId } from '../../src/openstack/barbican.js';
 import { StepFailure } from '../errors.js';
 import type { RunContext, Step } from '../runner.js';
 import { clusterSpec } from './context.js';
-import { offered, required } from './services.js';
+import { purge } from './ensure.js';
+import { required } from './services.js';
 
 /** The key's name: the cluster's uuid makes it ours. */
 export const kmsKeyName = (uuid: string): string => `magnum-${uuid.toLowerCase()}-kms`;
@@ -55,18 +56,14 @@ export async function kmsInput(ctx: RunContext): Promise<KmsInput | undefined> {
 }
 
 /** Delete, after the servers (nothing decrypts with it any more): the recorded key and any key by its name. */
-export const deleteKmsKey: Step = {
+export const purgeKmsKey: Step = {
   name: 'kms_key',
-  async run(ctx) {
-    const rows = await ctx.ledger.live('secret');
-    if (!ctx.cluster.app_cred_id) return;
-    const b = await offered(() => ctx.cloud().barbican());
-    if (!b) return;
-    const ids = new Set(rows.map((r) => r.cloud_id));
-    for (const s of await b.listSecrets(kmsKeyName(ctx.cluster.uuid))) ids.add(secretId(s.secret_ref));
-    for (const id of ids) {
-      await b.deleteSecret(id);
-      await ctx.ledger.markDeleted('key-manager', 'secret', id);
-    }
-  },
+  run: (ctx) =>
+    purge(ctx, {
+      service: 'key-manager', type: 'secret',
+      client: (cloud) => cloud.barbican(),
+      // Secrets carry neither tags nor descriptions: the cluster's uuid in the name marks ours.
+      find: async (b) => (await b.listSecrets(kmsKeyName(ctx.cluster.uuid))).map((s) => ({ id: secretId(s.secret_ref), description: s.name ?? null })),
+      delete: (b, id) => b.deleteSecret(id),
+    }),
 };

@@ -4,10 +4,10 @@
 // asked for their deletion (label manila_csi_delete_shares). Shares of other clusters are never matched.
 import { settingsOf } from '../../src/kube/addons/framework.js';
 import { MANILA_CLUSTER_KEY, type ManilaCsiSettings } from '../../src/kube/addons/manila-csi/index.js';
-import { Wait } from '../errors.js';
 import type { Step } from '../runner.js';
 import { clusterSpec } from './context.js';
-import { offered, required } from './services.js';
+import { purgeCsiStorage } from './csi-storage.js';
+import { required } from './services.js';
 
 /** Statuses Manila deletes from; the others (creating, extending, ...) settle first. */
 const DELETABLE = new Set(['available', 'error', 'inactive']);
@@ -21,22 +21,12 @@ export const ensureManilaService: Step = {
   },
 };
 
-export const deleteShares: Step = {
-  name: 'shares',
-  async run(ctx) {
-    if (!ctx.cluster.app_cred_id) return;
-    const manila = await offered(() => ctx.cloud().manila());
-    if (!manila) return;
-    const found = await manila.listShares({ metadata: { [MANILA_CLUSTER_KEY]: ctx.cluster.uuid } });
-    if (found.length === 0) return;
-    // A spec that no longer parses keeps them: they hold user data.
-    const remove = await clusterSpec(ctx).then((s) => settingsOf<ManilaCsiSettings>(s, 'manilaCsi').deleteShares, () => false);
-    if (!remove) {
-      ctx.log('shares kept', { shares: found.map((s) => s.id) });
-      await ctx.event('shares', 'SharesKept', `Kept ${found.length} Manila share(s) made by the cluster's CSI: ${found.map((s) => s.id).join(', ')}.`, 'warning');
-      return;
-    }
-    for (const s of found) if (DELETABLE.has(s.status)) await manila.deleteShare(s.id);
-    throw new Wait(ctx.pollMs, `${found.length} share(s) being deleted`);
-  },
-};
+/** Manila's shares (label manila_csi_delete_shares). */
+export const purgeShares = purgeCsiStorage({
+  name: 'shares', reason: 'SharesKept', what: 'Manila share(s)',
+  client: (cloud) => cloud.manila(),
+  list: (manila, uuid) => manila.listShares({ metadata: { [MANILA_CLUSTER_KEY]: uuid } }),
+  deleteAsked: (spec) => settingsOf<ManilaCsiSettings>(spec, 'manilaCsi').deleteShares,
+  deletable: (share) => DELETABLE.has(share.status),
+  delete: (manila, id) => manila.deleteShare(id),
+});

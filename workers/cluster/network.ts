@@ -1,12 +1,14 @@
 // The cluster's network (network, subnet, router with the external gateway, router interface)
-// unless it names a fixed one, and its two security groups with the rules of the network plan.
+// unless it names a fixed one, and its two security groups with the rules of the network plan;
+// their purges, found by the ledger, the cluster tag and their deterministic names.
 import { networkPlan, type GroupRef, type NetworkPlan } from '../../src/kube/network-plan.js';
+import { isNotFound } from '../../src/openstack/errors.js';
 import type { NeutronClient } from '../../src/openstack/neutron.js';
 import { StepFailure } from '../errors.js';
 import { clusterDescription, clusterTag, resourceName, type Role } from '../naming.js';
-import type { Step } from '../runner.js';
+import type { RunContext, Step } from '../runner.js';
 import { clusterSpec, findNetwork, findSubnet, template } from './context.js';
-import { ensure } from './ensure.js';
+import { ensure, purge, type Named } from './ensure.js';
 
 const tagger = (n: NeutronClient, resource: 'networks' | 'subnets' | 'routers' | 'security-groups', uuid: string) => (id: string) =>
   n.addTag(resource, id, clusterTag(uuid));
@@ -122,3 +124,72 @@ export const ensureSecurityGroups: Step = {
   },
 };
 
+/** Neutron's list of one resource, by the cluster tag and by the deterministic name of each role. */
+async function neutronFinds<T extends Named>(ctx: RunContext, list: (filters: Record<string, string>) => Promise<T[]>, roles: Role[]): Promise<T[]> {
+  const all = await list({ tags: clusterTag(ctx.cluster.uuid) });
+  for (const role of roles) all.push(...(await list({ name: resourceName(ctx.cluster, role) })));
+  return all;
+}
+
+/** Delete: interfaces off, gateway cleared, router deleted (its interfaces' rows with it). */
+export const purgeRouters: Step = {
+  name: 'routers',
+  run: (ctx) =>
+    purge(ctx, {
+      service: 'network', type: 'router', children: ['router_interface'],
+      client: (cloud) => cloud.neutron(),
+      find: (n) => neutronFinds(ctx, (f) => n.routers.list(f as never), ['router']),
+      delete: deleteRouter,
+    }),
+};
+
+async function deleteRouter(n: NeutronClient, id: string): Promise<boolean> {
+  let router;
+  try {
+    router = await n.routers.get(id);
+  } catch (e) {
+    if (isNotFound(e)) return false;
+    throw e;
+  }
+  for (const p of await n.ports.list({ device_id: id })) {
+    if (!(p.device_owner ?? '').startsWith('network:router_interface')) continue;
+    await n.removeRouterInterface(id, { port_id: p.id }).catch((e: unknown) => {
+      if (!isNotFound(e)) throw e;
+    });
+  }
+  if (router.external_gateway_info) await n.setRouterGateway(id, null);
+  return n.routers.delete(id);
+}
+
+function purgeNeutron(name: string, type: 'subnet' | 'network', resource: 'subnets' | 'networks'): Step {
+  return {
+    name,
+    run: (ctx) =>
+      purge(ctx, {
+        service: 'network', type,
+        client: (cloud) => cloud.neutron(),
+        find: (n) => neutronFinds(ctx, (f) => n[resource].list(f as never) as Promise<Named[]>, [type]),
+        delete: (n, id) => n[resource].delete(id),
+      }),
+  };
+}
+
+export const purgeSubnets = purgeNeutron('subnets', 'subnet', 'subnets');
+export const purgeNetworks = purgeNeutron('networks', 'network', 'networks');
+
+/** The two groups name each other as remote groups (409 SecurityGroupInUse): the other group's rules naming one go first. */
+export const purgeSecurityGroups: Step = {
+  name: 'security_groups',
+  run: (ctx) =>
+    purge(ctx, {
+      service: 'network', type: 'security_group',
+      client: (cloud) => cloud.neutron(),
+      find: (n) => neutronFinds(ctx, (f) => n.securityGroups.list(f as never), Object.values(SG_ROLE)),
+      async delete(n, id) {
+        for (const rule of await n.securityGroupRules.list({ remote_group_id: id } as never)) {
+          if (rule.security_group_id !== id) await n.securityGroupRules.delete(rule.id);
+        }
+        return n.securityGroups.delete(id);
+      },
+    }),
+};

@@ -2,7 +2,8 @@
 // servers carrying the cluster tag, each labelled by its metadata (node group, role, Kubernetes
 // version, CA generation). Wanted: per node group, `node_count` servers that are not retiring; the
 // missing ones get names derived from the operation (serverName), so every run of it plans the
-// same names. Ports are made first, named after their server (IPs known before boot, §1.1 step 8).
+// same names. Ports are made first, named after their server (IPs known before boot, §1.1 step 8),
+// and deleted after their servers (Nova keeps a port it did not make).
 import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
 import type { NodeRole } from '../../src/kube/cloudinit/inputs.js';
 import { networkPlan, type GroupRef } from '../../src/kube/network-plan.js';
@@ -12,7 +13,7 @@ import { StepFailure } from '../errors.js';
 import { clusterDescription, clusterTag, resourceName, serverName } from '../naming.js';
 import type { RunContext, Step } from '../runner.js';
 import { clusterNet, clusterSpec, nodeGroups } from './context.js';
-import { ensure } from './ensure.js';
+import { ensure, purge } from './ensure.js';
 import { SG_ROLE } from './network.js';
 
 /** Server metadata keys the worker writes (observed state of each node). */
@@ -141,6 +142,18 @@ export const ensurePorts: Step = {
   async run(ctx) {
     for (const p of await plannedNodes(ctx)) await ensurePort(ctx, p.name, p.role);
   },
+};
+
+/** Delete, once the servers are gone: the recorded ports and those tagged as the cluster's (not the router's). */
+export const purgePorts: Step = {
+  name: 'ports',
+  run: (ctx) =>
+    purge(ctx, {
+      service: 'network', type: 'port',
+      client: (cloud) => cloud.neutron(),
+      find: async (n) => (await n.ports.list({ tags: [clusterTag(ctx.cluster.uuid)] } as never)).filter((p) => !(p.device_owner ?? '').startsWith('network:router')),
+      delete: (n, id) => n.ports.delete(id),
+    }),
 };
 
 /** Control-plane ports (live control-plane servers' and planned ones'), the first control plane's first. */

@@ -1,12 +1,13 @@
 // Servers: one per planned node, on its pre-made port, in its node group's server group
 // (soft-anti-affinity), with the user-data of its role (kubeadm init, control-plane join, worker
-// join) and metadata naming its node group, role, Kubernetes version and CA generation.
+// join) and metadata naming its node group, role, Kubernetes version and CA generation. Deleted
+// first of the nodes' resources (their ports and server groups after), waited for until Nova is done.
 import { createHmac } from 'node:crypto';
 import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
 import type { UserDataInput } from '../../src/kube/cloudinit/inputs.js';
 import { renderUserData } from '../../src/kube/cloudinit/userdata.js';
 import type { NodesSpec, NodeVolume } from '../../src/kube/spec/types.js';
-import { isNotFound } from '../../src/openstack/errors.js';
+import { isNotFound, OpenStackError } from '../../src/openstack/errors.js';
 import type { Server } from '../../src/openstack/nova-servers.js';
 import { loadClusterPki } from '../../src/pki/store.js';
 import type { ConditionType } from '../../src/domain/cluster-status.js';
@@ -16,7 +17,7 @@ import type { RunContext, Step } from '../runner.js';
 import { endpoint } from './api-lb.js';
 import { kmsInput } from './kms.js';
 import { clusterSpec, nodeGroups, template } from './context.js';
-import { ensure } from './ensure.js';
+import { ensure, purge } from './ensure.js';
 import { ensurePort, isControlPlane, META, observedServers, type ObservedServer, type PlannedNode } from './ports.js';
 
 /** One server group per node group (k8s-bootstrap §1.1 step 7). */
@@ -40,6 +41,17 @@ async function serverGroup(ctx: RunContext, g: NodeGroupRow): Promise<string> {
   });
   return sg.id;
 }
+
+/** Delete, after the servers: the recorded server groups. */
+export const purgeServerGroups: Step = {
+  name: 'server_groups',
+  run: (ctx) =>
+    purge(ctx, {
+      service: 'compute', type: 'server_group',
+      client: (cloud) => cloud.novaResources(),
+      delete: (nova, id) => nova.deleteServerGroup(id),
+    }),
+};
 
 /** `[a-z0-9]{6}.[a-z0-9]{16}` derived from the cluster's credential secret and the operation (same in every run). */
 export function bootstrapToken(ctx: RunContext): string {
@@ -155,6 +167,28 @@ export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Ser
   ctx.forget('servers');
   return server;
 }
+
+/** Delete: the recorded servers and those tagged as the cluster's, waited for until Nova answers 404. */
+export const purgeServers: Step = {
+  name: 'servers',
+  run: (ctx) =>
+    purge(ctx, {
+      service: 'compute', type: 'server', noun: 'server',
+      client: (cloud) => cloud.servers(),
+      find: (nova) => nova.list({ tags: [clusterTag(ctx.cluster.uuid)] }),
+      async delete(nova, id) {
+        try {
+          await nova.get(id);
+          await nova.delete(id);
+        } catch (e) {
+          if (isNotFound(e)) return false;
+          // 409: already being deleted (or in a state that will pass); look again next time.
+          if (!(e instanceof OpenStackError && e.kind === 'conflict')) throw e;
+        }
+        return 'going';
+      },
+    }),
+};
 
 /** Boot volume (labels boot_volume_*) and, on control planes, the etcd volume (labels etcd_volume_*); both go with the server. */
 function blockDevices(nodes: NodesSpec, image: string, controlPlane: boolean): Record<string, unknown>[] {

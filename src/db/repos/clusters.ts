@@ -49,6 +49,16 @@ export class ClusterRepo {
     return em.getRepository(ClusterEntity).createQueryBuilder('c').setLock('pessimistic_write').where('c.uuid = :u', { u: uuid }).getOne();
   }
 
+  /** The cluster's application credential is gone (deleted in Keystone): the row forgets it. */
+  async forgetCredential(uuid: string): Promise<void> {
+    await this.ds.getRepository(ClusterEntity).update({ uuid }, { app_cred_id: null, app_cred_secret: null, updated_at: new Date() });
+  }
+
+  /** The row goes (node groups, certificates, operations and events with it), in the caller's transaction. */
+  async remove(em: EntityManager, uuid: string): Promise<void> {
+    await em.getRepository(ClusterEntity).delete({ uuid });
+  }
+
   async nodegroups(clusterIds: string[], em: EntityManager = this.ds.manager): Promise<NodeGroupRow[]> {
     if (clusterIds.length === 0) return [];
     return em
