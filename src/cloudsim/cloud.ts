@@ -143,7 +143,11 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
   const manila = createManilaSim({ keystone, clock: clock.fork('manila') });
   const barbican = createBarbicanSim({ keystone });
   const nova = createNovaSim({ keystone, clock: clock.fork('nova'), glance: glance.state, neutron: neutron.state, cinder: cinder.state });
-  const kube = new KubeSim({ states: { nova: nova.state, neutron: neutron.state, octavia: octavia.state }, clock: clock.fork('kube') });
+  const kube = new KubeSim({
+    states: { nova: nova.state, neutron: neutron.state, octavia: octavia.state },
+    clock: clock.fork('kube'),
+    listen: { host: opts.host, advertised: opts.publicHost ?? opts.host },
+  });
   nova.state.hooks.serverChanged = (s) => kube.serverChanged(s);
 
   // Default quotas are configuration: from the seed file, also for a restored cloud.

@@ -69,6 +69,8 @@ export class SimCluster {
     readonly info: ClusterInfo,
     private readonly view: CloudView,
     private readonly clock: SimClock,
+    /** Where the cluster's API listener binds (the simulator's host). */
+    private readonly listenHost = '127.0.0.1',
   ) {
     this.store = new ObjectStore(() => clock.now());
     this.workloads = new Workloads(this.store, clock.random);
@@ -262,7 +264,7 @@ export class SimCluster {
       if (this.listener) this.listener.update({ serving, trusted });
       else {
         const l = new ApiListener((req) => this.rest.handle(req));
-        await l.start({ serving, trusted });
+        await l.start({ serving, trusted }, this.listenHost);
         if (this.closed) await l.close();
         else this.listener = l;
       }
@@ -290,8 +292,8 @@ export class SimCluster {
     return structuredClone({ info: this.info, members: [...this.members.values()], store: this.store.snapshot(), seq: this.seq });
   }
 
-  static restore(s: ClusterSnapshot, view: CloudView, clock: SimClock): SimCluster {
-    const c = new SimCluster(structuredClone(s.info), view, clock);
+  static restore(s: ClusterSnapshot, view: CloudView, clock: SimClock, listenHost?: string): SimCluster {
+    const c = new SimCluster(structuredClone(s.info), view, clock, listenHost);
     c.store.restore(s.store);
     for (const m of structuredClone(s.members)) c.members.set(m.serverId, m);
     c.seq = s.seq;

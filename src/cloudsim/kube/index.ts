@@ -18,6 +18,8 @@ export interface KubeSimOptions {
   states: CloudStates;
   /** The 'kube.*' delays come from it (a fork of the cloud's clock). */
   clock: SimClock;
+  /** Where clusters' API listeners bind, and the host clients reach them by (resolve()); 127.0.0.1 for both when absent. */
+  listen?: { host: string; advertised: string };
 }
 
 export type AgentState = 'initializing' | 'discovering' | 'waiting' | 'joining' | 'joined' | 'failed' | 'stopped';
@@ -61,9 +63,12 @@ export class KubeSim implements Snapshotable {
   private readonly ignored = new Set<string>();
   private closed = false;
 
+  private readonly listen: { host: string; advertised: string };
+
   constructor(opts: KubeSimOptions) {
     this.clock = opts.clock;
     this.view = new CloudView(opts.states);
+    this.listen = opts.listen ?? { host: '127.0.0.1', advertised: '127.0.0.1' };
   }
 
   /** Nova's hook: a server became ACTIVE, started deleting, was deleted or failed. */
@@ -86,7 +91,7 @@ export class KubeSim implements Snapshotable {
   /** Where address:port reaches a serving cluster's API (only `projectId`'s clusters when given). */
   resolve(address: string, port: number, projectId?: string): KubeTarget | undefined {
     const c = this.reachable(address, port, projectId);
-    return c?.port === undefined ? undefined : { host: '127.0.0.1', port: c.port };
+    return c?.port === undefined ? undefined : { host: this.listen.advertised, port: c.port };
   }
 
   /** Client connections open on the API address:port reaches (0 when it reaches none). */
@@ -194,6 +199,7 @@ export class KubeSim implements Snapshotable {
       },
       this.view,
       this.clock,
+      this.listen.host,
     );
     const version = a.node.version ?? 'v0.0.0';
     c.bootstrap({ version, caCert: a.node.ca.cert });
@@ -292,7 +298,7 @@ export class KubeSim implements Snapshotable {
     for (const c of this.clusters.values()) void c.close();
     this.clusters.clear();
     for (const cs of s.clusters ?? []) {
-      const c = SimCluster.restore(cs, this.view, this.clock);
+      const c = SimCluster.restore(cs, this.view, this.clock, this.listen.host);
       this.clusters.set(c.info.id, c);
     }
   }

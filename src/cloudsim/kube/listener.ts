@@ -1,4 +1,4 @@
-// The HTTPS side of a simulated apiserver: one listener on loopback, serving a certificate the
+// The HTTPS side of a simulated apiserver: one listener (on loopback unless the simulator listens elsewhere), serving a certificate the
 // cluster CA signed, asking every client for a certificate and checking it, on each request,
 // against the CAs the control planes trust now (so a CA dropped from the trust set stops working
 // at once, kept-alive connections included).
@@ -26,8 +26,8 @@ export class ApiListener {
 
   constructor(private readonly handle: (req: ApiRequest) => ApiAnswer) {}
 
-  /** Listens on 127.0.0.1 (an ephemeral port); resolves with the port. */
-  async start(id: ListenerIdentity): Promise<number> {
+  /** Listens on `host` (an ephemeral port); resolves with the port. */
+  async start(id: ListenerIdentity, host = '127.0.0.1'): Promise<number> {
     this.trusted = id.trusted.map((p) => new X509Certificate(p));
     const server = createServer({ key: id.serving.key, cert: id.serving.cert, ca: id.trusted, requestCert: true, rejectUnauthorized: false }, (req, res) => {
       this.serve(req, res);
@@ -36,7 +36,7 @@ export class ApiListener {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(0, host, () => resolve());
     });
     this.port = (server.address() as AddressInfo).port;
     return this.port;
