@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BuildError, ensureBuild } from './build.mjs';
 import { ensureNpmDeps, ensurePostgres, ensureRedis, SetupError } from './local-services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -53,18 +54,22 @@ function exec(cmd, args, env) {
 }
 
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
+// The service runs compiled, as in production: dist/ is rebuilt first when the sources changed.
+const main = join(root, 'dist', 'src', 'main.js');
 
 try {
   ensureNpmDeps(root);
   switch (mode) {
     case 'start': {
       const { adminUrl, databaseUrl, redisUrl } = await infra('magnum');
-      exec(tsx, ['src/main.ts', 'all', ...extra], { DATABASE_URL: databaseUrl, DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl, SECRET_KEYS: secretKeys() });
+      ensureBuild(root);
+      exec(process.execPath, [main, 'all', ...extra], { DATABASE_URL: databaseUrl, DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl, SECRET_KEYS: secretKeys() });
       break;
     }
     case 'migrate': {
       const { adminUrl, databaseUrl, redisUrl } = await infra('magnum');
-      exec(tsx, ['src/main.ts', 'migrate'], { DATABASE_URL: databaseUrl, DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl, SECRET_KEYS: secretKeys() });
+      ensureBuild(root);
+      exec(process.execPath, [main, 'migrate'], { DATABASE_URL: databaseUrl, DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl, SECRET_KEYS: secretKeys() });
       break;
     }
     case 'test': {
@@ -109,7 +114,7 @@ try {
       process.exit(2);
   }
 } catch (e) {
-  if (e instanceof SetupError) {
+  if (e instanceof SetupError || e instanceof BuildError) {
     console.error(`[setup] ${e.message}`);
     process.exit(1);
   }

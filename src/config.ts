@@ -38,6 +38,8 @@ export interface Config {
   templateCache: { enabled: boolean; maxRows: number; maxListBytes: number };
   /** Operations one worker process runs at once. */
   workerConcurrency: number;
+  /** Where a `worker` process answers its probes (GET /healthz, /readyz); port 0: no probe server. */
+  workerHealth: { host: string; port: number };
   logLevel: string;
   /** BullMQ key prefix of the operations queue (QUEUE_PREFIX). */
   queuePrefix: string;
@@ -130,6 +132,7 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
       maxListBytes: int(env, 'TEMPLATE_CACHE_MB', 32, 1, 4096) * 1024 * 1024,
     },
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 256),
+    workerHealth: { host: str(env, 'WORKER_HEALTH_HOST', '127.0.0.1'), port: int(env, 'WORKER_HEALTH_PORT', 0, 0, 65535) },
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     queuePrefix: str(env, 'QUEUE_PREFIX', 'bull'),
     operationSweepMs: int(env, 'OPERATION_SWEEP_MS', 5000, 100),
@@ -137,6 +140,11 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
     maxClustersPerProject: int(env, 'MAX_CLUSTERS_PER_PROJECT', 20, 0),
     secretKeys: secretKeys(env),
   };
+}
+
+/** What `migrate` needs: the database, and an admin URL to create it with when it does not exist (local setups). */
+export function loadMigrateConfig(env: Env = process.env): { databaseUrl: string; databaseAdminUrl: string | undefined } {
+  return { databaseUrl: url(env, 'DATABASE_URL'), databaseAdminUrl: env.DATABASE_ADMIN_URL ? url(env, 'DATABASE_ADMIN_URL') : undefined };
 }
 
 function secretKeys(env: Env): Buffer[] {

@@ -1,44 +1,66 @@
-// Process entry: `api` serves the API, `worker` runs the operations worker, `all` runs the API,
-// a worker and the embedded simulator in one process (the default of `npm start`), `migrate`
-// applies pending migrations and exits.
-import { loadConfig } from './config.js';
+// Process entry: `node dist/src/main.js <mode>` (the image's entry point; `npm run build` makes
+// dist/), or `tsx src/main.ts <mode>` from the sources. The modes are in src/process/modes.ts: api,
+// worker, migrate, sim, and all (the default, what `npm start` runs). Each validates its
+// configuration and reaches its dependencies before it serves; a start that fails ends with one
+// line on stderr (src/process/startup-error.ts).
+import { loadConfig, loadMigrateConfig } from './config.js';
 import { createDataSource } from './db/data-source.js';
 import { ensureDatabase } from './db/ensure-database.js';
 import { migrate } from './db/migrate.js';
-import { startAll, startApi, startWorkerProcess } from './server.js';
+import { isMode, MODES, usage } from './process/modes.js';
+import { preflight, reaching } from './process/preflight.js';
+import { exitOnStartupError } from './process/startup-error.js';
+import { startAll, startApi, startSimProcess, startWorkerProcess } from './server.js';
 
-const mode = process.argv[2] ?? 'all';
+const arg = process.argv[2] ?? 'all';
+if (arg === '--help' || arg === '-h' || arg === 'help') {
+  console.log(usage());
+  process.exit(0);
+}
+if (!isMode(arg)) {
+  console.error(`magnum-ts: unknown mode "${arg}": use one of ${Object.keys(MODES).join(', ')} (--help says more)`);
+  process.exit(2);
+}
+const mode = arg;
 
 async function runMigrations(): Promise<void> {
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new Error('DATABASE_URL must be set');
-  if (process.env.DATABASE_ADMIN_URL) await ensureDatabase(process.env.DATABASE_ADMIN_URL, url);
-  const ds = createDataSource(url, 2);
-  await ds.initialize();
-  try {
-    const ran = await migrate(ds, url);
-    console.log(JSON.stringify({ level: 'info', msg: 'migrations applied', migrations: ran }));
-  } finally {
-    await ds.destroy();
-  }
+  const { databaseUrl, databaseAdminUrl } = loadMigrateConfig();
+  const ran = await reaching('PostgreSQL', 'DATABASE_URL', databaseUrl, async () => {
+    if (databaseAdminUrl) await ensureDatabase(databaseAdminUrl, databaseUrl);
+    const ds = createDataSource(databaseUrl, 2);
+    await ds.initialize();
+    try {
+      return await migrate(ds, databaseUrl);
+    } finally {
+      await ds.destroy();
+    }
+  });
+  console.log(JSON.stringify({ level: 'info', msg: 'migrations applied', migrations: ran }));
 }
 
-switch (mode) {
-  case 'migrate':
-    await runMigrations();
-    break;
-  case 'api':
-    await runMigrations();
-    await startApi(loadConfig());
-    break;
-  case 'worker':
-    await startWorkerProcess();
-    break;
-  case 'all':
-    await runMigrations();
-    await startAll();
-    break;
-  default:
-    console.error(`unknown mode "${mode}": use api, worker, all or migrate`);
-    process.exit(2);
+try {
+  switch (mode) {
+    case 'migrate':
+      await runMigrations();
+      break;
+    case 'api': {
+      const config = loadConfig();
+      await preflight(config);
+      await startApi(config);
+      break;
+    }
+    case 'worker':
+      await preflight(loadConfig());
+      await startWorkerProcess();
+      break;
+    case 'sim':
+      await startSimProcess();
+      break;
+    case 'all':
+      await runMigrations();
+      await startAll();
+      break;
+  }
+} catch (e) {
+  exitOnStartupError(mode, e);
 }

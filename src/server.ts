@@ -1,23 +1,32 @@
-// The listening side: starts the API (and, for `npm start`, the embedded simulator) and shuts
-// down gracefully on SIGTERM/SIGINT, finishing in-flight requests.
+// The listening side of the process modes (src/main.ts): the API, a worker (with its probe server),
+// the simulator alone, or all three in one process for `npm start`. Each stops gracefully on
+// SIGTERM/SIGINT: in-flight requests and running jobs finish, then queues, pools and listeners close.
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.js';
 import { loadConfig, type Config } from './config.js';
 import { createDataSource } from './db/data-source.js';
-import { DEFAULT_SIM_PORTS, startEmbeddedSim, SERVICE_USER, writeCloudsYaml } from './cloudsim/embedded.js';
+import { simListenFromEnv, startEmbeddedSim, SERVICE_USER, writeCloudsYaml, type EmbeddedSim } from './cloudsim/embedded.js';
+import { startHealthServer } from '../workers/health-server.js';
 import { startWorker } from '../workers/main.js';
 
-function onShutdown(close: () => Promise<void>): void {
+const log = (msg: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ level: 'info', msg, ...fields }));
+
+function onShutdown(what: string, close: () => Promise<void>): void {
   let closing = false;
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     process.once(sig, () => {
       if (closing) return;
       closing = true;
+      const started = Date.now();
+      log(`${what} stopping`, { signal: sig });
       close()
-        .then(() => process.exit(0))
+        .then(() => {
+          log(`${what} stopped`, { ms: Date.now() - started });
+          process.exit(0);
+        })
         .catch((e) => {
-          console.error(e);
+          console.error(JSON.stringify({ level: 'error', msg: `${what} did not stop cleanly`, reason: (e as Error).message }));
           process.exit(1);
         });
     });
@@ -27,28 +36,71 @@ function onShutdown(close: () => Promise<void>): void {
 export async function startApi(config: Config, extraClose?: () => Promise<void>): Promise<FastifyInstance> {
   const app = await buildApp(config);
   await app.listen({ host: config.api.host, port: config.api.port });
-  onShutdown(async () => {
+  onShutdown('api', async () => {
     await app.close();
     await extraClose?.();
   });
   return app;
 }
 
-/** The operations worker alone (WORKER_CONCURRENCY jobs at once, default 4), with its database and cloud clients. */
+/**
+ * The operations worker (WORKER_CONCURRENCY jobs at once, default 4), with its database and cloud
+ * clients, and its probe server when WORKER_HEALTH_PORT is set (workers/health-server.ts).
+ */
 export async function startWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<{ close(): Promise<void> }> {
   const config = loadConfig(env);
   const db = createDataSource(config.databaseUrl, Math.max(4, config.workerConcurrency * 2));
   await db.initialize();
   const worker = await startWorker({ redisUrl: config.redisUrl, concurrency: config.workerConcurrency, prefix: config.queuePrefix, db, config });
-  console.log(JSON.stringify({ level: 'info', msg: 'worker started', concurrency: config.workerConcurrency }));
+  const { host, port } = config.workerHealth;
+  const probes =
+    env === process.env && port > 0
+      ? await startHealthServer({
+          host,
+          port,
+          checks: {
+            consuming: async () => {
+              if (!worker.consuming()) throw new Error('not consuming');
+            },
+            redis: () => worker.ping(),
+            database: () => db.query('SELECT 1'),
+          },
+        })
+      : undefined;
+  log('worker started', { concurrency: config.workerConcurrency, id: worker.id, ...(probes ? { probes: `http://${host}:${probes.port}` } : {}) });
   const handle = {
     async close() {
+      probes?.draining();
       await worker.close();
+      await probes?.close();
       await db.destroy();
     },
   };
-  if (env === process.env) onShutdown(() => handle.close());
+  if (env === process.env) onShutdown('worker', () => handle.close());
   return handle;
+}
+
+/** Starts the simulator as the environment says (simListenFromEnv, cloudOptionsFromEnv) and logs where it is. */
+async function launchSim(env: NodeJS.ProcessEnv, cloudsYaml: string | undefined): Promise<EmbeddedSim> {
+  const listen = simListenFromEnv(env);
+  const sim = await startEmbeddedSim(listen);
+  if (cloudsYaml) writeCloudsYaml(resolve(cloudsYaml), sim.authUrl);
+  log('embedded simulator started', {
+    keystone: sim.authUrl,
+    ...sim.cloud.urls,
+    ...(cloudsYaml ? { clouds_yaml: resolve(cloudsYaml) } : {}),
+  });
+  return sim;
+}
+
+/**
+ * The simulator alone (Keystone, the OpenStack services, the admin API), for API and worker
+ * processes elsewhere: they use KEYSTONE_URL=<its Keystone>/v3 and its service user. SIM_HOST is
+ * where it listens, PUBLIC_HOST the name its catalog gives them; clouds.yaml only when CLOUDS_YAML is set.
+ */
+export async function startSimProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const sim = await launchSim(env, env.CLOUDS_YAML || undefined);
+  onShutdown('simulator', () => sim.close());
 }
 
 /**
@@ -58,39 +110,15 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv = process.env): 
  */
 export async function startAll(): Promise<void> {
   const env = { ...process.env };
-  let sim: Awaited<ReturnType<typeof startEmbeddedSim>> | undefined;
+  let sim: EmbeddedSim | undefined;
   if (!env.KEYSTONE_URL) {
-    const host = env.API_HOST ?? '127.0.0.1';
-    const publicHost = env.PUBLIC_HOST ?? host;
-    const apiPort = Number(env.API_PORT ?? 9511);
-    sim = await startEmbeddedSim({
-      host,
-      publicHost,
-      keystonePort: Number(env.SIM_KEYSTONE_PORT ?? 5000),
-      apiUrl: env.PUBLIC_API_URL ?? `http://${publicHost}:${apiPort}`,
-      ports: {
-        glance: Number(env.SIM_GLANCE_PORT ?? DEFAULT_SIM_PORTS.glance),
-        nova: Number(env.SIM_NOVA_PORT ?? DEFAULT_SIM_PORTS.nova),
-        neutron: Number(env.SIM_NEUTRON_PORT ?? DEFAULT_SIM_PORTS.neutron),
-        octavia: Number(env.SIM_OCTAVIA_PORT ?? DEFAULT_SIM_PORTS.octavia),
-        cinder: Number(env.SIM_CINDER_PORT ?? DEFAULT_SIM_PORTS.cinder),
-        designate: Number(env.SIM_DESIGNATE_PORT ?? DEFAULT_SIM_PORTS.designate),
-        manila: Number(env.SIM_MANILA_PORT ?? DEFAULT_SIM_PORTS.manila),
-        barbican: Number(env.SIM_BARBICAN_PORT ?? DEFAULT_SIM_PORTS.barbican),
-        admin: Number(env.SIM_ADMIN_PORT ?? DEFAULT_SIM_PORTS.admin),
-      },
-    });
+    sim = await launchSim(env, env.CLOUDS_YAML ?? 'clouds.yaml');
     env.KEYSTONE_URL = sim.authUrl;
     // The simulated cloud answers the image, flavor and network checks; an explicit setting wins.
     if (!env.CLOUD_RESOURCE_CHECKS) env.CLOUD_RESOURCE_CHECKS = 'true';
     env.SERVICE_USERNAME = SERVICE_USER.username;
     env.SERVICE_PASSWORD = SERVICE_USER.password;
     env.SERVICE_PROJECT_NAME = SERVICE_USER.project;
-    const clouds = resolve(env.CLOUDS_YAML ?? 'clouds.yaml');
-    writeCloudsYaml(clouds, sim.authUrl);
-    console.log(
-      JSON.stringify({ level: 'info', msg: 'embedded simulator started', keystone: sim.authUrl, ...sim.cloud.urls, clouds_yaml: clouds }),
-    );
   }
   const worker = /^(0|false|no|off)$/i.test(env.RUN_WORKER ?? '') ? undefined : await startWorkerProcess(env);
   await startApi(loadConfig(env), async () => {

@@ -30,7 +30,16 @@ export interface WorkerOptions {
   runner?: Pick<RunnerDeps, 'lockRetryMs' | 'backoff' | 'hooks' | 'lockTtlMs' | 'pollMs'>;
 }
 
-export async function startWorker(opts: WorkerOptions): Promise<{ id: string; close(force?: boolean): Promise<void> }> {
+export interface WorkerHandle {
+  id: string;
+  /** True while the worker takes jobs from the queue. */
+  consuming(): boolean;
+  /** Resolves when the worker's Redis connection answers. */
+  ping(): Promise<unknown>;
+  close(force?: boolean): Promise<void>;
+}
+
+export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
   const connection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
   const prefix = opts.prefix ?? 'bull';
   const closing = new AbortController();
@@ -75,6 +84,8 @@ export async function startWorker(opts: WorkerOptions): Promise<{ id: string; cl
   await Promise.all([worker.waitUntilReady(), heartbeat.ready]);
   return {
     id: heartbeat.id,
+    consuming: () => worker.isRunning() && !worker.closing,
+    ping: () => connection.ping(),
     /** `force`: do not wait for running jobs (they stall and another worker resumes them). */
     async close(force = false) {
       if (force) closing.abort();

@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { stringify } from 'yaml';
+import { ConfigError } from '../config.js';
 import { SERVICES, startCloudSims, type CloudSimOptions, type CloudSims } from './cloud.js';
 import type { SimClockOptions } from './common/clock.js';
 import { parseFaultConfig } from './common/fault-config.js';
@@ -23,6 +24,54 @@ export const SERVICE_USER = { username: 'magnum', password: 'magnum-secret', pro
 export const DEFAULT_SIM_PORTS = { glance: 9292, nova: 8774, neutron: 9696, octavia: 9876, cinder: 8776, designate: 9001, manila: 8786, barbican: 9311, admin: 9990 } as const;
 
 export type SimPorts = Partial<Record<keyof typeof DEFAULT_SIM_PORTS, number>>;
+
+/** Where the simulator listens and what it advertises, from the environment. */
+export interface SimListen {
+  /** SIM_HOST, else API_HOST, else 127.0.0.1: where every service (and each cluster's API) listens. */
+  host: string;
+  /** PUBLIC_HOST, else the host: the host the catalog and clouds.yaml name (the one clients reach it by). */
+  publicHost: string;
+  keystonePort: number;
+  /** PUBLIC_API_URL, else http://PUBLIC_HOST:API_PORT: the Magnum endpoint in the catalog. */
+  apiUrl: string;
+  ports: Required<SimPorts>;
+}
+
+export function simListenFromEnv(env: NodeJS.ProcessEnv = process.env): SimListen {
+  const port = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name} must be an integer between 0 and 65535, got "${raw}"`);
+    return n;
+  };
+  const host = env.SIM_HOST || env.API_HOST || '127.0.0.1';
+  const publicHost = env.PUBLIC_HOST || host;
+  const apiUrl = env.PUBLIC_API_URL || `http://${publicHost}:${port('API_PORT', 9511)}`;
+  try {
+    new URL(apiUrl);
+  } catch {
+    throw new ConfigError(`PUBLIC_API_URL must be a URL, got "${apiUrl}"`);
+  }
+  const d = DEFAULT_SIM_PORTS;
+  return {
+    host,
+    publicHost,
+    keystonePort: port('SIM_KEYSTONE_PORT', 5000),
+    apiUrl,
+    ports: {
+      glance: port('SIM_GLANCE_PORT', d.glance),
+      nova: port('SIM_NOVA_PORT', d.nova),
+      neutron: port('SIM_NEUTRON_PORT', d.neutron),
+      octavia: port('SIM_OCTAVIA_PORT', d.octavia),
+      cinder: port('SIM_CINDER_PORT', d.cinder),
+      designate: port('SIM_DESIGNATE_PORT', d.designate),
+      manila: port('SIM_MANILA_PORT', d.manila),
+      barbican: port('SIM_BARBICAN_PORT', d.barbican),
+      admin: port('SIM_ADMIN_PORT', d.admin),
+    },
+  };
+}
 
 /** What the environment says about the cloud's contents and misbehaviour. */
 export type EnvCloudOptions = Pick<CloudSimOptions, 'seed' | 'faults' | 'persist'>;
