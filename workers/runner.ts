@@ -6,11 +6,12 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ClusterEntity, type ClusterRow, type Condition } from '../src/db/entities/cluster.js';
+import { ClusterEntity, type ClusterRow } from '../src/db/entities/cluster.js';
 import { ClusterEventEntity } from '../src/db/entities/cluster-event.js';
 import { NodeGroupEntity } from '../src/db/entities/nodegroup.js';
-import { OperationEntity, type OperationKind, type OperationRow } from '../src/db/entities/operation.js';
-import { blockingCondition, deriveStatus, type ConditionType } from '../src/domain/cluster-status.js';
+import { OperationEntity, type OperationRow } from '../src/db/entities/operation.js';
+import { blockingCondition, deriveStatus, type Condition, type ConditionType } from '../src/domain/cluster-status.js';
+import type { OperationKind } from '../src/domain/operations.js';
 import type { OperationJob } from '../src/operations/outbox.js';
 import type { Cloud, CloudFactory } from './cloud.js';
 import { failureOf, isRetryable, Stop, StepFailure, Wait } from './errors.js';

@@ -4,7 +4,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { ClusterEntity } from '../src/db/entities/cluster.js';
 import { ClusterEventEntity } from '../src/db/entities/cluster-event.js';
-import type { OperationKind } from '../src/db/entities/operation.js';
+import type { OperationKind } from '../src/domain/operations.js';
 import { COMPLETE_SET, deriveStatus } from '../src/domain/cluster-status.js';
 import { writeOperation } from '../src/operations/outbox.js';
 

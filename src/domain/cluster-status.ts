@@ -1,23 +1,53 @@
 // The one place a cluster's Magnum status is computed: from its latest operation and the
 // conditions the workers observed. API and workers both write status through this function.
-import type { Condition, Conditions } from '../db/entities/cluster.js';
-import type { OperationKind, OperationState } from '../db/entities/operation.js';
+import type { OperationKind, OperationState } from './operations.js';
 
 /** The conditions a cluster reports, in the order they are reached during a create. */
 export const CONDITION_TYPES = ['network', 'security_groups', 'api_lb', 'control_plane', 'workers', 'addons', 'health'] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 
-export const COMPLETE_SET = new Set([
+/** One observed condition of a cluster (network, api_lb, control_plane, ...), as the workers saw it. */
+export interface Condition {
+  status: 'True' | 'False' | 'Unknown';
+  /** A stable CamelCase code, e.g. `Pending`, `Ready`, `QuotaExceeded`, `NoValidHost`. */
+  reason: string;
+  message: string;
+  /** ISO time of the last change of `status`. */
+  since: string;
+}
+
+export type Conditions = Partial<Record<string, Condition>>;
+
+/** Magnum's cluster statuses (magnum/objects/fields.py ClusterStatus). */
+export const CLUSTER_STATUSES = [
+  'CREATE_IN_PROGRESS',
+  'CREATE_FAILED',
   'CREATE_COMPLETE',
+  'UPDATE_IN_PROGRESS',
+  'UPDATE_FAILED',
   'UPDATE_COMPLETE',
+  'DELETE_IN_PROGRESS',
+  'DELETE_FAILED',
+  'DELETE_COMPLETE',
   'RESUME_COMPLETE',
+  'RESUME_FAILED',
   'RESTORE_COMPLETE',
+  'ROLLBACK_IN_PROGRESS',
+  'ROLLBACK_FAILED',
   'ROLLBACK_COMPLETE',
   'SNAPSHOT_COMPLETE',
   'CHECK_COMPLETE',
   'ADOPT_COMPLETE',
-]);
-export const FAILED_SET = new Set(['CREATE_FAILED', 'UPDATE_FAILED', 'DELETE_FAILED', 'ROLLBACK_FAILED', 'RESUME_FAILED']);
+] as const;
+export type ClusterStatus = (typeof CLUSTER_STATUSES)[number];
+
+/** Settled: every *_COMPLETE status but DELETE_COMPLETE. */
+export const SETTLED_STATUSES: readonly ClusterStatus[] = CLUSTER_STATUSES.filter((s) => s.endsWith('_COMPLETE') && s !== 'DELETE_COMPLETE');
+export const COMPLETE_SET: ReadonlySet<string> = new Set<string>(SETTLED_STATUSES);
+export const FAILED_SET: ReadonlySet<string> = new Set<string>(['CREATE_FAILED', 'UPDATE_FAILED', 'DELETE_FAILED', 'ROLLBACK_FAILED', 'RESUME_FAILED']);
+
+/** The status as one of Magnum's; undefined for a string that is none. */
+export const clusterStatus = (s: string): ClusterStatus | undefined => CLUSTER_STATUSES.find((k) => k === s);
 
 export interface OperationView {
   kind: OperationKind;

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { DataSource, EntityManager } from 'typeorm';
 import pg from 'pg';
-import { ACTIVE_STATES, OperationEntity, type OperationKind, type OperationRow } from '../db/entities/operation.js';
+import { OperationEntity, type OperationRow } from '../db/entities/operation.js';
+import { ACTIVE_STATES, type OperationKind } from '../domain/operations.js';
 import { errors } from '../domain/errors.js';
 
 /** Finished jobs are kept a while for inspection, then removed (Redis does not grow with history). */

@@ -3,10 +3,10 @@
 // need a cluster without going through the cluster API and the workers.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { ClusterEntity, type ClusterRow, type Conditions } from '../../src/db/entities/cluster.js';
+import { ClusterEntity, type ClusterRow } from '../../src/db/entities/cluster.js';
 import { ClusterTemplateEntity, type ClusterTemplateRow } from '../../src/db/entities/cluster-template.js';
 import { NodeGroupEntity, type NodeGroupRow } from '../../src/db/entities/nodegroup.js';
-import { CONDITION_TYPES } from '../../src/domain/cluster-status.js';
+import { CONDITION_TYPES, type Conditions } from '../../src/domain/cluster-status.js';
 import { generateClusterPki, storeClusterPki, type ControlPlanePki } from '../../src/pki/index.js';
 
 export interface InsertClusterOptions {

@@ -1,10 +1,10 @@
 // Plays the worker's last step for API suites that run without workers: the cluster's latest
 // operation ends, its conditions turn True (or the failing one False), and status is derived.
 import type { FastifyInstance } from 'fastify';
-import { ClusterEntity, type Conditions } from '../../src/db/entities/cluster.js';
+import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
 import { OperationEntity } from '../../src/db/entities/operation.js';
-import { deriveStatus } from '../../src/domain/cluster-status.js';
+import { deriveStatus, type Conditions } from '../../src/domain/cluster-status.js';
 
 export interface SettleOptions {
   state?: 'succeeded' | 'failed';

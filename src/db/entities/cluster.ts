@@ -1,16 +1,5 @@
 import { EntitySchema } from 'typeorm';
-
-/** One observed condition of a cluster (network, api_lb, control_plane, ...), as the workers saw it. */
-export interface Condition {
-  status: 'True' | 'False' | 'Unknown';
-  /** A stable CamelCase code, e.g. `Pending`, `Ready`, `QuotaExceeded`, `NoValidHost`. */
-  reason: string;
-  message: string;
-  /** ISO time of the last change of `status`. */
-  since: string;
-}
-
-export type Conditions = Partial<Record<string, Condition>>;
+import type { Conditions } from '../../domain/cluster-status.js';
 
 export interface ClusterRow {
   id: number;

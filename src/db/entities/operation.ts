@@ -1,28 +1,11 @@
 import { EntitySchema } from 'typeorm';
-
-export type OperationKind =
-  | 'create'
-  | 'update'
-  | 'resize'
-  | 'upgrade'
-  | 'delete'
-  | 'rotate_ca'
-  /** Auto-healing: replaces the servers in params.servers (ids), workers only, with a surge of one. */
-  | 'repair'
-  | 'nodegroup_create'
-  | 'nodegroup_update'
-  | 'nodegroup_delete';
-
-/** pending: written, not yet on the queue; queued: on BullMQ (job id = id); then running and an end state. */
-export type OperationState = 'pending' | 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-
-export const ACTIVE_STATES: readonly OperationState[] = ['pending', 'queued', 'running'];
+import type { OperationKind, OperationParams, OperationState } from '../../domain/operations.js';
 
 export interface OperationRow {
   id: string;
   cluster_id: string;
   kind: OperationKind;
-  params: Record<string, unknown>;
+  params: OperationParams;
   state: OperationState;
   error: string | null;
   attempts: number;

@@ -1,7 +1,6 @@
 // Quotas (spec §3.6): one row per (project, resource), and the cluster quota check that the
 // cluster create path runs inside its own transaction.
 import type { DataSource, EntityManager } from 'typeorm';
-import { errors } from '../../domain/errors.js';
 import { ClusterEntity } from '../entities/cluster.js';
 import { QuotaEntity, type QuotaRow } from '../entities/quota.js';
 import { orderAndPage, type Keyset } from './keyset.js';
@@ -63,17 +62,17 @@ export class QuotaRepo {
 }
 
 /**
- * Refuses a new cluster when the project already has as many as its limit: its `Cluster` quota
- * row, else `defaultLimit` (max_clusters_per_project). Call it inside the transaction that then
- * inserts the cluster row: a transaction-scoped advisory lock per project serialises concurrent
- * creates until commit, so two requests cannot both take the last slot. Needs READ COMMITTED
- * (PostgreSQL's default), so that the count, read after the lock is granted, sees the clusters
- * committed by whoever held it before.
+ * The project's cluster limit when it already has as many clusters (its `Cluster` quota row, else
+ * `defaultLimit`, max_clusters_per_project); undefined when there is room for one more. Call it
+ * inside the transaction that then inserts the cluster row: a transaction-scoped advisory lock per
+ * project serialises concurrent creates until commit, so two requests cannot both take the last
+ * slot. Needs READ COMMITTED (PostgreSQL's default), so that the count, read after the lock is
+ * granted, sees the clusters committed by whoever held it before.
  */
-export async function checkClusterQuota(em: EntityManager, projectId: string, defaultLimit: number): Promise<void> {
+export async function clusterQuotaReached(em: EntityManager, projectId: string, defaultLimit: number): Promise<number | undefined> {
   await em.query(`SELECT pg_advisory_xact_lock(hashtext('cluster-quota:' || $1))`, [projectId]);
   const row = await em.getRepository(QuotaEntity).findOneBy({ project_id: projectId, resource: CLUSTER_RESOURCE });
   const limit = row?.hard_limit ?? defaultLimit;
   const count = await em.getRepository(ClusterEntity).countBy({ project_id: projectId });
-  if (count >= limit) throw errors.clusterQuotaExceeded(limit);
+  return count >= limit ? limit : undefined;
 }

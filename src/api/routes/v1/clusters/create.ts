@@ -7,7 +7,6 @@ import type { ClusterTemplateRow } from '../../../../db/entities/cluster-templat
 import { ClusterEntity } from '../../../../db/entities/cluster.js';
 import { ClusterEventEntity } from '../../../../db/entities/cluster-event.js';
 import { NodeGroupEntity, type NodeGroupRow } from '../../../../db/entities/nodegroup.js';
-import { checkClusterQuota } from '../../../../db/repos/quotas.js';
 import { deriveStatus, initialConditions } from '../../../../domain/cluster-status.js';
 import { errors } from '../../../../domain/errors.js';
 import { inheritLabels, labelStrings } from '../../../../domain/labels.js';
@@ -19,6 +18,7 @@ import { atLeast, type ApiVersion } from '../../../microversion.js';
 import { enforce } from '../../../policy.js';
 import type { Services } from '../../../services.js';
 import { visibility } from '../clustertemplates/service.js';
+import { checkClusterQuota } from '../quotas/service.js';
 import { createClusterCredential, deleteClusterCredential, type ClusterCredential } from './credential.js';
 import { preflight, type Caller } from './preflight.js';
 

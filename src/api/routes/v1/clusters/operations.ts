@@ -3,7 +3,7 @@
 import type { EntityManager } from 'typeorm';
 import { ClusterEntity, type ClusterRow } from '../../../../db/entities/cluster.js';
 import { ClusterEventEntity } from '../../../../db/entities/cluster-event.js';
-import type { OperationKind } from '../../../../db/entities/operation.js';
+import type { OperationKind } from '../../../../domain/operations.js';
 import { COMPLETE_SET, deriveStatus } from '../../../../domain/cluster-status.js';
 import { errors } from '../../../../domain/errors.js';
 import { writeOperation } from '../../../../operations/outbox.js';

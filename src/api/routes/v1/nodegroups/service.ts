@@ -7,7 +7,7 @@ import { Ajv } from 'ajv';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ClusterEntity, type ClusterRow } from '../../../../db/entities/cluster.js';
 import { ClusterTemplateEntity } from '../../../../db/entities/cluster-template.js';
-import type { OperationKind } from '../../../../db/entities/operation.js';
+import type { OperationKind } from '../../../../domain/operations.js';
 import type { NodeGroupRow, NodeTaint } from '../../../../db/entities/nodegroup.js';
 import type { ClusterRepo, Scope } from '../../../../db/repos/clusters.js';
 import type { NodeGroupRepo } from '../../../../db/repos/nodegroups.js';
