@@ -58,7 +58,6 @@ export async function autoHeal(ds: DataSource, c: ClusterRow, view: ClusterView,
   const blocked = await startServiceOperation(
     ds,
     c.uuid,
-    c.name,
     {
       kind: 'repair',
       params: { servers: due.map((s) => s.id), names: what, stale_nodes: staleNodes },

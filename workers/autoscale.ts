@@ -96,7 +96,7 @@ export async function autoScale(ds: DataSource, c: ClusterRow, view: ClusterView
     if (!g) return { note: `${waiting.length} pod(s) unschedulable; every autoscaled group is at its max_node_count` };
     const sample = membersOf(g).map((s) => nodes.get(s.name)).find((n) => n !== undefined);
     const add = Math.min(g.max_node_count! - g.node_count, nodesNeeded(waiting, sample));
-    const blocked = await startServiceOperation(ds, c.uuid, c.name, {
+    const blocked = await startServiceOperation(ds, c.uuid, {
       ...resize(g, g.node_count + add, []),
       reason: 'AutoScaling',
       message: `${waiting.length} pod(s) cannot be scheduled: node group ${g.name} ${g.node_count} → ${g.node_count + add} (max ${g.max_node_count}).`,
@@ -120,7 +120,7 @@ export async function autoScale(ds: DataSource, c: ClusterRow, view: ClusterView
       .filter((s) => idle.has(s.name) && t - idle.get(s.name)! >= spec.scaleDownUnneededSeconds * 1000)
       .sort((a, b) => idle.get(a.name)! - idle.get(b.name)! || a.name.localeCompare(b.name))[0];
     if (!due) continue;
-    const blocked = await startServiceOperation(ds, c.uuid, c.name, {
+    const blocked = await startServiceOperation(ds, c.uuid, {
       ...resize(g, g.node_count - 1, [due.id]),
       reason: 'AutoScaling',
       message: `Node ${due.name} has run only DaemonSet pods for ${spec.scaleDownUnneededSeconds} s or more: node group ${g.name} ${g.node_count} → ${g.node_count - 1} (min ${g.min_node_count}).`,

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { servicesKey, type Heartbeat } from '../src/queue/names.js';
+import { servicesKey, type Heartbeat } from '../src/operations/queue.js';
 
 /**
  * Writes one heartbeat (ARGV[2], JSON without its id) into field ARGV[1], keeping the id the

@@ -4,7 +4,7 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { OPERATIONS_QUEUE } from '../src/queue/names.js';
+import { OPERATIONS_QUEUE } from '../src/operations/queue.js';
 import { CloudFactory, type WorkerCloudConfig } from './cloud.js';
 import { healthPass } from './health.js';
 import { startHeartbeat } from './heartbeat.js';

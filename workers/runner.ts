@@ -5,14 +5,14 @@
 // is done. A step never blocks on the cloud: it throws Wait and the job is re-queued with a delay.
 import { DelayedError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { DataSource, EntityManager } from 'typeorm';
-import { ClusterEntity, type ClusterRow } from '../src/db/entities/cluster.js';
-import { ClusterEventEntity } from '../src/db/entities/cluster-event.js';
-import { NodeGroupEntity } from '../src/db/entities/nodegroup.js';
-import { OperationEntity, type OperationRow } from '../src/db/entities/operation.js';
-import { blockingCondition, deriveStatus, type Condition, type ConditionType } from '../src/domain/cluster-status.js';
+import type { DataSource } from 'typeorm';
+import type { ClusterRow } from '../src/db/entities/cluster.js';
+import type { OperationRow } from '../src/db/entities/operation.js';
+import { repositories, type Repos } from '../src/db/repos/index.js';
+import { blockingCondition, type Condition, type ConditionType } from '../src/domain/cluster-status.js';
 import type { OperationKind } from '../src/domain/operations.js';
-import type { OperationJob } from '../src/operations/outbox.js';
+import type { OperationJob } from '../src/operations/queue.js';
+import { OperationStore, type EndChange, type Lost } from '../src/operations/store.js';
 import type { Cloud, CloudFactory } from './cloud.js';
 import { failureOf, isRetryable, Stop, StepFailure, Wait } from './errors.js';
 import { Ledger } from './ledger.js';
@@ -43,6 +43,8 @@ export interface RunnerDeps {
 
 export interface RunContext {
   ds: DataSource;
+  /** The repositories, for what a step reads or writes of the database besides its ledger. */
+  repos: Repos;
   cluster: ClusterRow;
   op: OperationRow;
   ledger: Ledger;
@@ -102,7 +104,7 @@ const DEFAULT_BACKOFF = { baseMs: 1000, maxMs: 60_000, maxRetries: 15 };
 type JobData = OperationJob & { retries?: number };
 
 export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
-  const { ds } = deps;
+  const store = new OperationStore(deps.ds);
   // A step waiting on a step the operation does not have would be skipped for ever.
   const names = new Set(spec.steps.map((s) => s.name));
   for (const s of spec.steps) {
@@ -110,19 +112,19 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
   }
   return async (job: Job<JobData>, token?: string): Promise<unknown> => {
     const { operationId } = job.data;
-    const op = await ds.getRepository(OperationEntity).findOneBy({ id: operationId });
+    const op = await store.load(operationId);
     if (!op) return { skipped: 'gone' };
     if (op.state === 'succeeded' || op.state === 'failed' || op.state === 'cancelled') return { skipped: op.state };
-    if (spec.overtakes) await cancelOthers(ds, op);
+    if (spec.overtakes) await store.cancelOthers(op);
 
     const lock = await acquireClusterLock(deps.redis, clusterLockKey(deps.prefix, op.cluster_id), deps.lockTtlMs ?? 30_000, deps.signal);
     if (!lock) return delay(job, token, deps.lockRetryMs ?? 2000);
     let requeued = false;
     try {
-      const started = await start(ds, op);
+      const started = await store.startRun(op);
       if (!started) return { skipped: 'not runnable' };
       const cache = opCache(op.id);
-      const { ctx, end } = context(deps, started.cluster, started.op, lock, cache.values);
+      const { ctx, end } = context(deps, store, started.cluster, started.op, lock, cache.values);
       let current: Step | undefined;
       const earlier = cache.steps;
       try {
@@ -230,44 +232,20 @@ async function delay(job: Job, token: string | undefined, ms: number): Promise<n
   throw new DelayedError();
 }
 
-/** A delete overtakes what runs: the cluster's other active operations end as cancelled. */
-async function cancelOthers(ds: DataSource, op: OperationRow): Promise<void> {
-  await ds.transaction(async (em) => {
-    const cancelled = updated<{ id: string; kind: string }>(await em.query(
-      `UPDATE operation SET state = 'cancelled', error = 'Cancelled by a delete of the cluster.', finished_at = now(), updated_at = now()
-       WHERE cluster_id = $1 AND id <> $2 AND kind <> 'delete' AND state IN ('pending', 'queued', 'running') RETURNING id, kind`,
-      [op.cluster_id, op.id],
-    ));
-    for (const c of cancelled) {
-      await event(em, op.cluster_id, c.id, 'operation', 'Cancelled', `The ${c.kind} was cancelled by the delete.`, 'warning');
-    }
-  });
-}
-
-/** Marks the operation running (attempts + 1) and the cluster's status; undefined when it is no longer runnable. */
-async function start(ds: DataSource, op: OperationRow): Promise<{ op: OperationRow; cluster: ClusterRow } | undefined> {
-  return ds.transaction(async (em) => {
-    const cluster = await em.getRepository(ClusterEntity).createQueryBuilder('c').setLock('pessimistic_write').where('c.uuid = :u', { u: op.cluster_id }).getOne();
-    if (!cluster) return undefined;
-    const rows = updated<OperationRow>(await em.query(
-      `UPDATE operation SET state = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now()), updated_at = now()
-       WHERE id = $1 AND state IN ('pending', 'queued', 'running') RETURNING *`,
-      [op.id],
-    ));
-    const running = rows[0];
-    if (!running) return undefined;
-    if (running.attempts === 1) await event(em, cluster.uuid, op.id, 'operation', 'Started', `The ${op.kind} started.`, 'info');
-    await writeStatus(em, cluster, running);
-    return { op: running, cluster };
-  });
-}
-
-function context(deps: RunnerDeps, cluster: ClusterRow, op: OperationRow, lock: ClusterLock, runs: Map<string, Promise<unknown>>): { ctx: RunContext; end: () => void } {
+function context(
+  deps: RunnerDeps,
+  store: OperationStore,
+  cluster: ClusterRow,
+  op: OperationRow,
+  lock: ClusterLock,
+  runs: Map<string, Promise<unknown>>,
+): { ctx: RunContext; end: () => void } {
   const { ds } = deps;
   const memos = new Map<string, Promise<unknown>>();
   const releases: (() => void)[] = [];
   const ctx: RunContext = {
     ds,
+    repos: repositories(ds),
     cluster,
     op,
     ledger: new Ledger(ds, cluster.uuid),
@@ -289,29 +267,18 @@ function context(deps: RunnerDeps, cluster: ClusterRow, op: OperationRow, lock: 
     },
     async setCondition(type, status, reason, message) {
       if (!lock.held) throw new Stop('lock_lost');
-      await ds.transaction(async (em) => {
-        const row = await em.getRepository(ClusterEntity).createQueryBuilder('c').setLock('pessimistic_write').where('c.uuid = :u', { u: cluster.uuid }).getOne();
-        if (!row) throw new Stop('gone');
-        const old = row.conditions[type];
-        if (old && old.status === status && old.reason === reason && old.message === message) return;
-        const since = old && old.status === status ? old.since : new Date().toISOString();
-        row.conditions = { ...row.conditions, [type]: { status, reason, message, since } };
-        await em.getRepository(ClusterEntity).update({ uuid: cluster.uuid }, { conditions: row.conditions, updated_at: new Date() });
-        if (!old || old.status !== status || old.reason !== reason) {
-          await event(em, cluster.uuid, op.id, type, reason, message, status === 'False' ? 'error' : 'info');
-        }
-        ctx.cluster = row;
-        await writeStatus(em, row, ctx.op);
-      });
+      const row = await store.setCondition(cluster.uuid, ctx.op, type, status, reason, message);
+      if (row === 'gone') throw new Stop('gone');
+      if (row) ctx.cluster = row;
     },
     async checkpoint() {
       if (!lock.held) throw new Stop('lock_lost');
-      const rows: { state: string }[] = await ds.query('SELECT state FROM operation WHERE id = $1', [op.id]);
-      if (rows.length === 0) throw new Stop('gone');
-      if (rows[0]!.state !== 'running') throw new Stop('cancelled');
+      const state = await store.state(op.id);
+      if (state === undefined) throw new Stop('gone');
+      if (state !== 'running') throw new Stop('cancelled');
     },
     async event(type, reason, message, severity = 'info') {
-      await event(ds.manager, cluster.uuid, op.id, type, reason, message, severity);
+      await store.event(cluster.uuid, op.id, type, reason, message, severity);
     },
     log(msg, extra = {}) {
       console.log(JSON.stringify({ level: 'info', msg, cluster: cluster.uuid, operation: op.id, kind: op.kind, ...extra }));
@@ -338,65 +305,21 @@ function checkDeadline(ctx: RunContext): void {
   throw new StepFailure('Timeout', `The create did not complete within ${minutes} minutes.`, waiting);
 }
 
-/** The operation ends; the cluster's status follows through deriveStatus. */
-async function end(ctx: RunContext, state: 'succeeded' | 'failed', error: string | null, change?: (em: EntityManager, row: ClusterRow) => Promise<void>): Promise<void> {
-  await ctx.ds.transaction(async (em) => {
-    const row = await em.getRepository(ClusterEntity).createQueryBuilder('c').setLock('pessimistic_write').where('c.uuid = :u', { u: ctx.cluster.uuid }).getOne();
-    if (!row) throw new Stop('gone');
-    const rows = updated<OperationRow>(await em.query(
-      `UPDATE operation SET state = $2, error = $3, finished_at = now(), updated_at = now() WHERE id = $1 AND state = 'running' RETURNING *`,
-      [ctx.op.id, state, error],
-    ));
-    if (!rows[0]) throw new Stop('cancelled');
-    ctx.op = rows[0];
-    await change?.(em, row);
-    await writeStatus(em, row, ctx.op);
-    const verb = ctx.op.kind.charAt(0).toUpperCase() + ctx.op.kind.slice(1).replace(/_(\w)/g, (_m, c: string) => c.toUpperCase());
-    await event(em, row.uuid, ctx.op.id, 'operation', `${verb}${state === 'succeeded' ? 'Succeeded' : 'Failed'}`, error ?? `The ${ctx.op.kind} succeeded.`, state === 'failed' ? 'error' : 'info');
-  });
+/** A write that found the cluster gone or the operation cancelled stops the run. */
+function ended(result: OperationRow | Lost, ctx: RunContext): void {
+  if (result === 'gone') throw new Stop('gone');
+  if (result === 'not-running') throw new Stop('cancelled');
+  ctx.op = result;
 }
 
 /** The operation succeeded; `change` writes what it observed in the same transaction. */
-export function succeed(ctx: RunContext, change?: (em: EntityManager, row: ClusterRow) => Promise<void>): Promise<unknown> {
-  return end(ctx, 'succeeded', null, change).then(() => ({ state: 'succeeded' }));
+export async function succeed(ctx: RunContext, change?: EndChange): Promise<unknown> {
+  ended(await new OperationStore(ctx.ds).succeed(ctx.op, change), ctx);
+  return { state: 'succeeded' };
 }
 
 /** The operation failed: the condition (if any) turns False with the reason, node groups of a create fail too. */
 async function fail(ctx: RunContext, f: StepFailure, condition: ConditionType | undefined): Promise<void> {
   if (condition) await ctx.setCondition(condition, 'False', f.reason, f.message);
-  await end(ctx, 'failed', `${f.reason}: ${f.message}`, async (em) => {
-    const reason = `${f.reason}: ${f.message}`;
-    const repo = em.getRepository(NodeGroupEntity);
-    if (ctx.op.kind === 'create') {
-      await repo.update({ cluster_id: ctx.cluster.uuid }, { status: 'CREATE_FAILED', status_reason: reason, updated_at: new Date() });
-      return;
-    }
-    // The node groups the operation was changing (those it marked *_IN_PROGRESS) fail with it.
-    const verb = ctx.op.kind === 'nodegroup_create' ? 'CREATE' : ctx.op.kind === 'nodegroup_delete' ? 'DELETE' : 'UPDATE';
-    await em.query(
-      `UPDATE nodegroup SET status = $2, status_reason = $3, updated_at = now() WHERE cluster_id = $1 AND status LIKE '%\_IN\_PROGRESS'`,
-      [ctx.cluster.uuid, `${verb}_FAILED`, reason],
-    );
-  });
-}
-
-/** status/status_reason from the operation and the conditions; only the cluster's latest operation speaks. */
-async function writeStatus(em: EntityManager, cluster: ClusterRow, op: OperationRow): Promise<void> {
-  const latest: { id: string }[] = await em.query(
-    `SELECT id FROM operation WHERE cluster_id = $1 ORDER BY (state IN ('pending', 'queued', 'running')) DESC, created_at DESC LIMIT 1`,
-    [cluster.uuid],
-  );
-  if (latest[0]?.id !== op.id) return;
-  const { status, status_reason } = deriveStatus(op, cluster.conditions);
-  await em.getRepository(ClusterEntity).update({ uuid: cluster.uuid }, { status, status_reason, updated_at: new Date() });
-}
-
-async function event(em: EntityManager, clusterId: string, opId: string, type: string, reason: string, message: string, severity: 'info' | 'warning' | 'error'): Promise<void> {
-  await em.getRepository(ClusterEventEntity).insert({ cluster_id: clusterId, operation_id: opId, at: new Date(), type, reason, message, severity });
-}
-
-/** The rows of an UPDATE … RETURNING (TypeORM's postgres driver answers [rows, count] for updates). */
-function updated<T>(result: unknown): T[] {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
-  return result as T[];
+  ended(await new OperationStore(ctx.ds).fail(ctx.op, `${f.reason}: ${f.message}`), ctx);
 }

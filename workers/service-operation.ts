@@ -1,16 +1,14 @@
-// Operations the service starts by itself (auto-healing's repair, the autoscaler's resize), written as the API
-// writes one: in one transaction with the cluster row locked, only when the cluster is settled and nothing else
-// runs, with the status derived from the new operation and an event saying why.
+// Operations the service starts by itself (auto-healing's repair, the autoscaler's resize), through the one
+// beginOperation the API uses: with the cluster row locked, only when the transition table allows it to the
+// service (a settled cluster with nothing else running), the status derived from the new operation, and an
+// event saying why. The relay's listener (NOTIFY operation_pending) queues it.
 import type { DataSource, EntityManager } from 'typeorm';
-import { ClusterEntity } from '../src/db/entities/cluster.js';
-import { ClusterEventEntity } from '../src/db/entities/cluster-event.js';
-import type { OperationKind } from '../src/domain/operations.js';
-import { COMPLETE_SET, deriveStatus } from '../src/domain/cluster-status.js';
-import { writeOperation } from '../src/operations/outbox.js';
+import type { OperationKind, OperationParams } from '../src/domain/operations.js';
+import { beginOperation } from '../src/operations/begin.js';
 
 export interface ServiceOperation {
   kind: OperationKind;
-  params: Record<string, unknown>;
+  params: OperationParams;
   /** The event's reason and message. */
   reason: string;
   message: string;
@@ -19,18 +17,23 @@ export interface ServiceOperation {
 }
 
 /** Undefined when queued; otherwise why not (the cluster is gone, not settled, or busy). */
-export async function startServiceOperation(ds: DataSource, clusterId: string, clusterName: string, op: ServiceOperation, now = new Date()): Promise<string | undefined> {
-  return ds.transaction(async (em): Promise<string | undefined> => {
-    const locked = await em.getRepository(ClusterEntity).createQueryBuilder('c').setLock('pessimistic_write').where('c.uuid = :u', { u: clusterId }).getOne();
-    if (!locked) return 'the cluster is gone';
-    if (!COMPLETE_SET.has(locked.status)) return `the cluster is ${locked.status}`;
-    const active = await em.query(`SELECT 1 FROM operation WHERE cluster_id = $1 AND state IN ('pending', 'queued', 'running') LIMIT 1`, [clusterId]);
-    if (active.length > 0) return 'another operation runs';
-    const row = await writeOperation(em, clusterId, op.kind, op.params, clusterName);
-    await op.change?.(em);
-    const { status, status_reason } = deriveStatus(row, locked.conditions);
-    await em.getRepository(ClusterEntity).update({ uuid: clusterId }, { status, status_reason, updated_at: now });
-    await em.getRepository(ClusterEventEntity).insert({ cluster_id: clusterId, operation_id: row.id, at: now, type: 'operation', reason: op.reason, severity: 'warning', message: op.message });
-    return undefined;
+export async function startServiceOperation(ds: DataSource, clusterId: string, op: ServiceOperation, now = new Date()): Promise<string | undefined> {
+  const begun = await beginOperation({ db: ds }, clusterId, {
+    kind: op.kind,
+    origin: 'service',
+    params: op.params,
+    ...(op.change ? { change: op.change } : {}),
+    event: { reason: op.reason, message: op.message, severity: 'warning' },
+    now,
   });
+  switch (begun.outcome) {
+    case 'started':
+      return undefined;
+    case 'gone':
+      return 'the cluster is gone';
+    case 'refused':
+      return begun.why === 'state' ? `the cluster is ${begun.status}` : 'another operation runs';
+    default:
+      return `the cluster's operation is ${begun.outcome}`;
+  }
 }

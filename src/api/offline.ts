@@ -6,6 +6,9 @@ import { loadConfig } from '../config.js';
 import { createDataSource } from '../db/data-source.js';
 import { ClusterTemplateRepo } from '../db/repos/cluster-templates.js';
 import { ClusterRepo } from '../db/repos/clusters.js';
+import { ClusterEventRepo } from '../db/repos/events.js';
+import { NodeGroupRepo } from '../db/repos/nodegroups.js';
+import { OperationRepo } from '../db/repos/operations.js';
 import { SecretBox } from '../security/secret-box.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
@@ -34,10 +37,14 @@ export async function buildOfflineApp(): Promise<FastifyInstance> {
       validator,
       templates: { repo: new ClusterTemplateRepo(db), cache: new TemplateCache(() => false, config.templateCache), cloud: undefined },
       clusters: new ClusterRepo(db),
+      nodegroups: new NodeGroupRepo(db),
       secretBox: new SecretBox(config.secretKeys),
       // Never used: generating the document serves no request, and a Queue would connect at once.
       queue: undefined as never,
       relay: undefined as never,
+      outbox: { db },
+      operations: new OperationRepo(db),
+      events: new ClusterEventRepo(db),
       close: async () => redis.disconnect(),
     },
   });

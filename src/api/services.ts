@@ -7,11 +7,15 @@ import { createDataSource } from '../db/data-source.js';
 import { ChangeFeed } from '../db/change-feed.js';
 import { ClusterRepo } from '../db/repos/clusters.js';
 import { ClusterTemplateRepo } from '../db/repos/cluster-templates.js';
+import { ClusterEventRepo } from '../db/repos/events.js';
+import { NodeGroupRepo } from '../db/repos/nodegroups.js';
+import { OperationRepo } from '../db/repos/operations.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
 import { openstackTemplateCloud, type TemplateCloud } from '../openstack/template-checks.js';
+import type { OperationDeps } from '../operations/begin.js';
 import { OperationRelay } from '../operations/outbox.js';
-import { OPERATIONS_QUEUE } from '../queue/names.js';
+import { OPERATIONS_QUEUE } from '../operations/queue.js';
 import { SecretBox } from '../security/secret-box.js';
 import { Metrics } from './metrics.js';
 import { TemplateCache } from './routes/v1/clustertemplates/cache.js';
@@ -25,11 +29,16 @@ export interface Services {
   validator: TokenValidator;
   templates: TemplateDeps;
   clusters: ClusterRepo;
+  nodegroups: NodeGroupRepo;
   /** Seals CA keys and application-credential secrets at rest. */
   secretBox: SecretBox;
   /** The operations queue (jobs are added only by the relay). */
   queue: Queue;
   relay: OperationRelay;
+  /** What beginOperation writes through: the database, and the relay to wake after a commit. */
+  outbox: OperationDeps;
+  operations: OperationRepo;
+  events: ClusterEventRepo;
   close(): Promise<void>;
 }
 
@@ -88,9 +97,13 @@ export async function createServices(config: Config, opts: { processMetrics?: bo
       cloud: config.cloudResourceChecks ? templateCloud(config) : undefined,
     },
     clusters: new ClusterRepo(db),
+    nodegroups: new NodeGroupRepo(db),
     secretBox: new SecretBox(config.secretKeys),
     queue,
     relay,
+    outbox: { db, kick: () => void relay.kick() },
+    operations: new OperationRepo(db),
+    events: new ClusterEventRepo(db),
     async close() {
       await relay.close();
       await queue.close();

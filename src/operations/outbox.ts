@@ -5,77 +5,14 @@
 // The sweep also finds operations still queued or running whose job has ended without ending them
 // (it stalled more often than BullMQ allows, a closing worker's run stopped, the job was removed)
 // and queues them again: the row, not the job, says what is left to do.
-import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import pg from 'pg';
-import { OperationEntity, type OperationRow } from '../db/entities/operation.js';
-import { ACTIVE_STATES, type OperationKind } from '../domain/operations.js';
-import { errors } from '../domain/errors.js';
-
-/** Finished jobs are kept a while for inspection, then removed (Redis does not grow with history). */
-export const JOB_RETENTION = { removeOnComplete: { age: 3600, count: 5000 }, removeOnFail: { age: 7 * 86400 } } as const;
+import { OperationRepo, tryNamedLock } from '../db/repos/operations.js';
+import { JOB_RETENTION, type OperationJob } from './queue.js';
 
 /** Job states in which no worker will run the job again. */
 const ENDED_JOB_STATES = new Set(['completed', 'failed', 'unknown']);
-
-/** What a queued job carries: the operation row is the source of truth, the job only points at it. */
-export interface OperationJob {
-  operationId: string;
-  clusterId: string;
-}
-
-/**
- * Writes the operation inside `em`'s transaction. A second active operation on the cluster (two
- * deletes, or two of anything else) violates a unique index and becomes Magnum's 409.
- */
-export async function writeOperation(
-  em: EntityManager,
-  clusterId: string,
-  kind: OperationKind,
-  params: Record<string, unknown> = {},
-  clusterName = clusterId,
-): Promise<OperationRow> {
-  const row: OperationRow = {
-    id: randomUUID(),
-    cluster_id: clusterId,
-    kind,
-    params,
-    state: 'pending',
-    error: null,
-    attempts: 0,
-    created_at: new Date(),
-    updated_at: null,
-    enqueued_at: null,
-    started_at: null,
-    finished_at: null,
-  };
-  try {
-    await em.query('SAVEPOINT write_operation');
-    await em.getRepository(OperationEntity).insert(row as never);
-    await em.query('RELEASE SAVEPOINT write_operation');
-  } catch (e) {
-    const err = e as { code?: string; constraint?: string; driverError?: { constraint?: string } };
-    const constraint = err.constraint ?? err.driverError?.constraint;
-    if (err.code === '23505' && (constraint === 'operation_one_active' || constraint === 'operation_one_delete')) {
-      await em.query('ROLLBACK TO SAVEPOINT write_operation');
-      const active = await activeOperation(em, clusterId);
-      throw errors.operationInProgress(clusterName, active?.kind ?? 'unknown');
-    }
-    throw e;
-  }
-  return row;
-}
-
-/** The cluster's active operation other than a delete, if any. */
-export async function activeOperation(em: EntityManager, clusterId: string): Promise<OperationRow | null> {
-  return em
-    .getRepository(OperationEntity)
-    .createQueryBuilder('o')
-    .where('o.cluster_id = :c AND o.state IN (:...s)', { c: clusterId, s: ACTIVE_STATES })
-    .orderBy('o.created_at', 'DESC')
-    .getOne();
-}
 
 /** Relays pending operations to the queue; one per process (API and workers may all run one). */
 export class OperationRelay {
@@ -85,6 +22,7 @@ export class OperationRelay {
   private recovering: Promise<number> | undefined;
   private again = false;
   private closed = false;
+  private readonly operations: OperationRepo;
 
   constructor(
     private readonly ds: DataSource,
@@ -96,7 +34,9 @@ export class OperationRelay {
       /** An operation whose job had ended without ending it was queued again. */
       onRecovered?: (r: { operation: string; cluster: string; kind: string; state: string; job: string }) => void;
     },
-  ) {}
+  ) {
+    this.operations = new OperationRepo(ds);
+  }
 
   async start(): Promise<void> {
     this.listener = new pg.Client({ connectionString: this.opts.databaseUrl, application_name: 'magnum-ts-relay' });
@@ -138,16 +78,15 @@ export class OperationRelay {
 
   private async relayOnce(): Promise<number> {
     return this.ds.transaction(async (em) => {
-      const rows: { id: string; cluster_id: string; kind: string }[] = await em.query(
-        `SELECT id, cluster_id, kind FROM operation WHERE state = 'pending' ORDER BY created_at LIMIT 200 FOR UPDATE SKIP LOCKED`,
-      );
+      const rows = await this.operations.claimPending(em, 200);
       if (rows.length === 0) return 0;
       await this.queue.addBulk(
         rows.map((r) => ({ name: r.kind, data: { operationId: r.id, clusterId: r.cluster_id } satisfies OperationJob, opts: { jobId: r.id, ...JOB_RETENTION } })),
       );
-      await em.query(`UPDATE operation SET state = 'queued', enqueued_at = now(), updated_at = now() WHERE id = ANY($1) AND state = 'pending'`, [
+      await this.operations.markQueued(
+        em,
         rows.map((r) => r.id),
-      ]);
+      );
       return rows.length;
     });
   }
@@ -166,20 +105,17 @@ export class OperationRelay {
   }
 
   private async recoverOnce(): Promise<number> {
-    const active: { id: string }[] = await this.ds.query(
-      `SELECT id FROM operation WHERE state IN ('queued', 'running') ORDER BY created_at LIMIT 1000`,
-    );
+    const active = await this.operations.handedOver(1000);
     if (active.length === 0) return 0;
-    const states = await Promise.all(active.map(async (r) => ({ id: r.id, state: await this.queue.getJobState(r.id) })));
+    const states = await Promise.all(active.map(async (id) => ({ id, state: await this.queue.getJobState(id) })));
     const ended = states.filter((s) => ENDED_JOB_STATES.has(s.state));
     if (ended.length === 0) return 0;
     return this.ds.transaction(async (em) => {
       // One recovery at a time across every process that runs a relay.
-      const [{ locked }] = await em.query(`SELECT pg_try_advisory_xact_lock(hashtext('operation-recovery')) AS locked`);
-      if (!locked) return 0;
-      const rows: { id: string; cluster_id: string; kind: string; state: string }[] = await em.query(
-        `SELECT id, cluster_id, kind, state FROM operation WHERE id = ANY($1) AND state IN ('queued', 'running') FOR UPDATE SKIP LOCKED`,
-        [ended.map((s) => s.id)],
+      if (!(await tryNamedLock(em, 'operation-recovery'))) return 0;
+      const rows = await this.operations.lockHandedOver(
+        em,
+        ended.map((s) => s.id),
       );
       let recovered = 0;
       for (const r of rows) {

@@ -3,4 +3,4 @@ export { CA_KINDS, CA_VALIDITY_DAYS, createCa, createServiceAccountKey, generate
 export type { CaKind, ControlPlanePki, KeyPair } from './ca.js';
 export { KEY_ALGORITHM } from './keys.js';
 export { DEFAULT_TERM_DAYS, filterExtensions, parseCsr, signCsr, type SignOptions } from './sign.js';
-export { loadCa, loadCaCert, loadClusterPki, rotateClusterPki, sealContext, storeClusterPki } from './store.js';
+export { loadCa, loadCaCert, loadClusterPki, pkiGeneration, rotateClusterPki, sealContext, storeClusterPki } from './store.js';

@@ -30,6 +30,12 @@ export async function storeClusterPki(em: EntityManager, box: SecretBox, cluster
   await em.getRepository(ClusterCertificateEntity).insert(rows(clusterUuid, box, pki, 1, new Date()));
 }
 
+/** The generation of the cluster's PKI (0 before it has one). */
+export async function pkiGeneration(db: Db, clusterUuid: string): Promise<number> {
+  const certs = await db.getRepository(ClusterCertificateEntity).find({ select: { generation: true }, where: { cluster_id: clusterUuid } });
+  return certs.length ? Math.max(...certs.map((c) => c.generation)) : 0;
+}
+
 /** A CA's certificate only (what GET /v1/certificates returns; the key stays sealed). */
 export async function loadCaCert(db: Db, clusterUuid: string, kind: CaKind): Promise<string | null> {
   const row = await db.getRepository(ClusterCertificateEntity).findOne({ select: { cert: true }, where: { cluster_id: clusterUuid, kind } });

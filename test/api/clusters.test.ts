@@ -8,7 +8,7 @@ import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { ClusterCertificateEntity } from '../../src/db/entities/cluster-certificate.js';
 import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
 import { OperationEntity } from '../../src/db/entities/operation.js';
-import { OPERATIONS_QUEUE } from '../../src/queue/names.js';
+import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
 import { testApp, type TestApp, type User } from '../support/app.js';
 import { settleCluster } from '../support/settle.js';
 

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { servicesKey, type Heartbeat } from '../../src/queue/names.js';
+import { servicesKey, type Heartbeat } from '../../src/operations/queue.js';
 import { startWorker } from '../../workers/main.js';
 import { testApp, type TestApp, type User } from '../support/app.js';
 

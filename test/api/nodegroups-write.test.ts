@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
 import { OperationEntity } from '../../src/db/entities/operation.js';
-import { writeOperation } from '../../src/operations/outbox.js';
+import { newOperation } from '../../src/db/repos/operations.js';
 import { testApp, type TestApp } from '../support/app.js';
 import { nodegroupCluster, insertNodegroup, type ClusterFixture, type ClusterFixtureOptions } from '../support/nodegroup-fixture.js';
 
@@ -128,7 +128,7 @@ describe('create', () => {
     assert.equal(r.statusCode, 409);
     assert.equal(detail(r), 'Cluster queued has an operation in progress (nodegroup_create). Try again when it has finished.');
     const fx2 = await cluster({ status: 'UPDATE_FAILED' });
-    await t.app.services.db.transaction((em) => writeOperation(em, fx2.cluster.uuid, 'resize').then(() => undefined));
+    await t.app.services.db.transaction((em) => t.app.services.operations.insert(em, newOperation(fx2.cluster.uuid, 'resize')).then(() => undefined));
     assert.equal((await post(fx2, { name: 'x' })).statusCode, 409);
     const fx3 = await cluster({ status: 'UPDATE_FAILED' });
     assert.equal((await post(fx3, { name: 'x' })).statusCode, 202);

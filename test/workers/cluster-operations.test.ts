@@ -8,7 +8,7 @@ import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { ClusterEventEntity } from '../../src/db/entities/cluster-event.js';
 import { ClusterResourceEntity } from '../../src/db/entities/cluster-resource.js';
 import { OperationEntity, type OperationRow } from '../../src/db/entities/operation.js';
-import { OPERATIONS_QUEUE } from '../../src/queue/names.js';
+import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
 import { startWorker, type WorkerOptions } from '../../workers/main.js';
 import { clusterTag, resourceName } from '../../workers/naming.js';
 import { testApp, type TestApp } from '../support/app.js';

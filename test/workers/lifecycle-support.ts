@@ -6,7 +6,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { AuditedResource } from '../../src/cloudsim/audit.js';
 import { startWorker, type WorkerOptions } from '../../workers/main.js';
-import { OPERATIONS_QUEUE } from '../../src/queue/names.js';
+import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
 import { testApp, type TestApp, type TestAppOptions } from '../support/app.js';
 
 export interface Harness {

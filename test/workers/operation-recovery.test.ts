@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { OperationEntity } from '../../src/db/entities/operation.js';
-import { OPERATIONS_QUEUE } from '../../src/queue/names.js';
+import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
 import { testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
-import { servicesKey, OPERATIONS_QUEUE, type Heartbeat } from '../../src/queue/names.js';
+import { servicesKey, OPERATIONS_QUEUE, type Heartbeat } from '../../src/operations/queue.js';
 import { startWorker } from '../../workers/main.js';
 import { operations } from '../../workers/operations.js';
 

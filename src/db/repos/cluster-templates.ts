@@ -1,5 +1,5 @@
 // Queries on cluster templates, scoped by who asks (spec §3.1 "Visibility").
-import type { DataSource, SelectQueryBuilder } from 'typeorm';
+import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import { ClusterEntity } from '../entities/cluster.js';
 import { ClusterTemplateEntity, type ClusterTemplateRow } from '../entities/cluster-template.js';
 import { orderAndPage, type Keyset } from './keyset.js';
@@ -36,6 +36,11 @@ export class ClusterTemplateRepo {
       if (!marker) return 'bad-marker';
     }
     return orderAndPage(this.scoped(vis), 't', page, marker ?? undefined).getMany();
+  }
+
+  /** By UUID, whoever owns it (the template a cluster was made from). */
+  byUuid(uuid: string, em: EntityManager = this.ds.manager): Promise<ClusterTemplateRow | null> {
+    return em.getRepository(ClusterTemplateEntity).findOneBy({ uuid });
   }
 
   /** By UUID when the string is UUID-shaped, else by name; several rows with that name → 'ambiguous'. */

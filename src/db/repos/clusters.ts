@@ -9,6 +9,9 @@ export type Scope = { all: true } | { all: false; projectId: string | null };
 
 export const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** What may change in a cluster's row (not its identity). */
+export type ClusterChanges = Partial<Omit<ClusterRow, 'id' | 'uuid' | 'project_id' | 'user_id' | 'created_at'>>;
+
 /** Node counts and addresses summed over a cluster's node groups (Magnum computes them so). */
 export interface ClusterTotals {
   node_count: number;
@@ -57,6 +60,15 @@ export class ClusterRepo {
   /** The row goes (node groups, certificates, operations and events with it), in the caller's transaction. */
   async remove(em: EntityManager, uuid: string): Promise<void> {
     await em.getRepository(ClusterEntity).delete({ uuid });
+  }
+
+  /** A new cluster's row, under the caller's transaction (its id is the database's). */
+  async insert(em: EntityManager, row: Omit<ClusterRow, 'id'>): Promise<void> {
+    await em.getRepository(ClusterEntity).insert(row);
+  }
+
+  async update(uuid: string, changes: ClusterChanges, em: EntityManager = this.ds.manager): Promise<void> {
+    await em.getRepository(ClusterEntity).update({ uuid }, changes);
   }
 
   async nodegroups(clusterIds: string[], em: EntityManager = this.ds.manager): Promise<NodeGroupRow[]> {

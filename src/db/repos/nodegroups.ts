@@ -6,6 +6,9 @@ import { orderAndPage, type Keyset } from './keyset.js';
 
 export { NODEGROUP_SORTABLE };
 
+/** What may change in a node group's row (not its identity). */
+export type NodeGroupChanges = Partial<Omit<NodeGroupRow, 'id' | 'uuid' | 'cluster_id' | 'project_id' | 'created_at'>>;
+
 /** Columns stored as jsonb: a keyset marker compares them as JSON text, not as a driver array. */
 const JSONB = new Set(
   Object.entries(NodeGroupEntity.options.columns)
@@ -91,7 +94,30 @@ export class NodeGroupRepo {
     }
   }
 
-  async update(em: EntityManager, id: number, changes: Partial<Omit<NodeGroupRow, 'id' | 'uuid'>>): Promise<void> {
-    await em.getRepository(NodeGroupEntity).update({ id }, changes as never);
+  /** A new cluster's groups, under the caller's transaction. */
+  async insertMany(em: EntityManager, rows: Omit<NodeGroupRow, 'id'>[]): Promise<void> {
+    await em.getRepository(NodeGroupEntity).insert(rows);
+  }
+
+  async update(em: EntityManager, id: number, changes: NodeGroupChanges): Promise<void> {
+    await em.getRepository(NodeGroupEntity).update({ id }, changes);
+  }
+
+  async updateByUuid(em: EntityManager, uuid: string, changes: NodeGroupChanges): Promise<void> {
+    await em.getRepository(NodeGroupEntity).update({ uuid }, changes);
+  }
+
+  /** The same change to every node group of the cluster. */
+  async updateOfCluster(em: EntityManager, clusterUuid: string, changes: NodeGroupChanges): Promise<void> {
+    await em.getRepository(NodeGroupEntity).update({ cluster_id: clusterUuid }, changes);
+  }
+
+  /** The cluster's node groups in a *_IN_PROGRESS status fail with `status` and `reason`. */
+  async failInProgress(em: EntityManager, clusterUuid: string, status: string, reason: string): Promise<void> {
+    await em.query(`UPDATE nodegroup SET status = $2, status_reason = $3, updated_at = now() WHERE cluster_id = $1 AND status LIKE '%\\_IN\\_PROGRESS'`, [
+      clusterUuid,
+      status,
+      reason,
+    ]);
   }
 }

@@ -3,7 +3,7 @@
 // SERVICE_DOWN_TIME; entries silent for ten times that are dropped.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { servicesKey, type Heartbeat } from '../../../queue/names.js';
+import { servicesKey, type Heartbeat } from '../../../operations/queue.js';
 import { enforce } from '../../policy.js';
 import { errorResponses, Nullable, Timestamp } from '../../schemas/common.js';
 import { isoSeconds } from '../../views.js';

@@ -11,7 +11,7 @@ const TAGS = ['certificates'];
 
 export async function certificatesRoutes(app: FastifyInstance): Promise<void> {
   const s = app.services;
-  const deps: CertificateDeps = { db: s.db, clusters: s.clusters, secretBox: s.secretBox, relay: s.relay };
+  const deps: CertificateDeps = { db: s.db, clusters: s.clusters, templates: s.templates.repo, secretBox: s.secretBox, outbox: s.outbox };
   const links = (host: string, uuid: string) => selfLinks(host, `certificates/${uuid}`);
 
   app.get<{ Params: { ident: string }; Querystring: CaQueryT }>(

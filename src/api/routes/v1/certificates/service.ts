@@ -1,15 +1,13 @@
 // The cluster CA through the API: show it, sign a CSR with it, queue its rotation (spec §3.5, §6).
 // Certificate endpoints never widen an admin's scope: every lookup is in the caller's project.
 import type { DataSource } from 'typeorm';
-import { ClusterEntity, type ClusterRow } from '../../../../db/entities/cluster.js';
-import { ClusterCertificateEntity } from '../../../../db/entities/cluster-certificate.js';
-import { ClusterTemplateEntity } from '../../../../db/entities/cluster-template.js';
+import type { ClusterRow } from '../../../../db/entities/cluster.js';
+import type { ClusterTemplateRepo } from '../../../../db/repos/cluster-templates.js';
 import type { ClusterRepo } from '../../../../db/repos/clusters.js';
-import { COMPLETE_SET, deriveStatus } from '../../../../domain/cluster-status.js';
 import { errors, type ApiError } from '../../../../domain/errors.js';
 import type { AuthContext } from '../../../../keystone/context.js';
-import { writeOperation } from '../../../../operations/outbox.js';
-import { loadCa, loadCaCert, signCsr, type CaKind } from '../../../../pki/index.js';
+import { beginOperation, started, type OperationDeps } from '../../../../operations/begin.js';
+import { loadCa, loadCaCert, pkiGeneration, signCsr, type CaKind } from '../../../../pki/index.js';
 import type { SecretBox } from '../../../../security/secret-box.js';
 import { enforce } from '../../../policy.js';
 import type { CaCertType, CertificateCreateT } from './schema.js';
@@ -17,8 +15,9 @@ import type { CaCertType, CertificateCreateT } from './schema.js';
 export interface CertificateDeps {
   db: DataSource;
   clusters: ClusterRepo;
+  templates: ClusterTemplateRepo;
   secretBox: SecretBox;
-  relay: { kick(): Promise<number> };
+  outbox: OperationDeps;
   /** Validity of signed certificates in days (Magnum's `[x509] term_of_validity`); 1825 when unset. */
   termDays?: number;
 }
@@ -61,26 +60,22 @@ export async function signCertificate(deps: CertificateDeps, ctx: AuthContext, b
 }
 
 /**
- * Queues a CA rotation: in one transaction the cluster row is locked, its status re-checked, the
- * rotate_ca operation written (409 if another is active) and the status derived from it; the
- * relay is woken after the commit. The operation carries the PKI generation it replaces, so the
- * worker's rotation is an ensure (src/pki/store.ts rotateClusterPki).
+ * Queues a CA rotation (beginOperation: the cluster row locked, its status re-checked, the rotate_ca
+ * operation written and the status derived from it; 409 if another is active). The operation
+ * carries the PKI generation it replaces, so the worker's rotation is an ensure
+ * (src/pki/store.ts rotateClusterPki).
  */
 export async function rotateCa(deps: CertificateDeps, ctx: AuthContext, ident: string): Promise<string> {
   const cluster = await lookup(deps, ctx, ident, (id) => errors.notFound('Cluster', id));
   enforce(ctx, 'certificate:rotate_ca', cluster);
-  const template = await deps.db.getRepository(ClusterTemplateEntity).findOneBy({ uuid: cluster.cluster_template_id });
+  const template = await deps.templates.byUuid(cluster.cluster_template_id);
   if (template?.tls_disabled) throw errors.rotateCaTlsDisabled();
-  await deps.db.transaction(async (em) => {
-    const locked = await deps.clusters.lock(em, cluster.uuid);
-    if (!locked) throw errors.notFound('Cluster', ident);
-    if (!COMPLETE_SET.has(locked.status)) throw errors.clusterStateUnsupported('Updating', locked.status);
-    const certs = await em.getRepository(ClusterCertificateEntity).find({ select: { generation: true }, where: { cluster_id: locked.uuid } });
-    const fromGeneration = certs.length ? Math.max(...certs.map((c) => c.generation)) : 0;
-    await writeOperation(em, locked.uuid, 'rotate_ca', { from_generation: fromGeneration }, locked.name);
-    const { status, status_reason } = deriveStatus({ kind: 'rotate_ca', state: 'pending', error: null }, locked.conditions);
-    await em.getRepository(ClusterEntity).update({ uuid: locked.uuid }, { status, status_reason, updated_at: new Date() });
+  const begun = await beginOperation(deps.outbox, cluster.uuid, {
+    kind: 'rotate_ca',
+    change: (em, locked) => pkiGeneration(em, locked.uuid),
+    params: (generation) => ({ from_generation: generation }),
+    event: { reason: 'RotateCaAccepted', message: 'Rotation of the cluster’s certificate authorities accepted.' },
   });
-  void deps.relay.kick();
+  started(begun, () => errors.notFound('Cluster', ident));
   return cluster.uuid;
 }

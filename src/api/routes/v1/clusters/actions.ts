@@ -1,25 +1,21 @@
 // PATCH, resize, upgrade and delete of a cluster (spec §3.2, §3.3, §5). Each checks what Magnum
-// checks synchronously, then starts an operation (operations.ts) — or answers 409 when the
-// cluster's state forbids it, where Magnum accepted and silently dropped the request.
+// checks synchronously, then starts an operation (src/operations/begin.ts) — or answers the error
+// of the transition table when the cluster's state forbids it, where Magnum accepted and silently
+// dropped the request.
 import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import type { ClusterTemplateRow } from '../../../../db/entities/cluster-template.js';
-import { ClusterEntity } from '../../../../db/entities/cluster.js';
-import { ClusterEventEntity } from '../../../../db/entities/cluster-event.js';
-import { NodeGroupEntity, type NodeGroupRow } from '../../../../db/entities/nodegroup.js';
-import { OperationEntity } from '../../../../db/entities/operation.js';
-import { COMPLETE_SET, deriveStatus } from '../../../../domain/cluster-status.js';
+import type { NodeGroupRow } from '../../../../db/entities/nodegroup.js';
 import { errors } from '../../../../domain/errors.js';
 import { applyPatch, BASE_INTERNAL, changedFields, type PatchOp } from '../../../../domain/json-patch.js';
 import { parseClusterSpec } from '../../../../kube/spec/parse.js';
 import { resolveKubeTag, SUPPORTED_MINORS, type ResolvedVersion } from '../../../../kube/versions.js';
-import { writeOperation } from '../../../../operations/outbox.js';
+import { beginOperation, started } from '../../../../operations/begin.js';
 import { parseBool } from '../../../plugins/coerce.js';
 import { atLeast, type ApiVersion } from '../../../microversion.js';
 import { allowed, enforce, type Rule } from '../../../policy.js';
 import type { Services } from '../../../services.js';
 import type { Flavor } from './create.js';
 import { templateFor } from './create.js';
-import { startOperation } from './operations.js';
 import { preflight, type Caller } from './preflight.js';
 import type { ResizeBodyT, UpgradeBodyT } from './schema.js';
 
@@ -117,7 +113,7 @@ export async function updateCluster(
       health_status_reason: reason ? Object.fromEntries(Object.entries(reason).map(([k, v]) => [k, String(v)])) : null,
       updated_at: new Date(),
     };
-    await s.db.getRepository(ClusterEntity).update({ uuid: c.uuid }, health);
+    await s.clusters.update(c.uuid, health);
     return { ...c, ...health };
   }
 
@@ -168,14 +164,13 @@ async function resizeGroup(
     const spec = parseClusterSpec({ template: t, cluster: c, labels: c.labels }).spec;
     await preflight(s, who, { template: t, cluster: c, masterCount: 0, nodeCount: count, spec, addedWorkers: { count: added, flavor: ng.flavor_id } });
   }
-  return startOperation(s, c, {
+  const begun = await beginOperation(s.outbox, c.uuid, {
     kind,
     params: { nodegroup: ng.uuid, node_count: count, previous_node_count: ng.node_count, nodes_to_remove: nodesToRemove, ...extra },
-    change: async (em) => {
-      await em.getRepository(NodeGroupEntity).update({ uuid: ng.uuid }, { node_count: count, status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() });
-    },
+    change: (em) => s.nodegroups.updateByUuid(em, ng.uuid, { node_count: count, status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() }),
     event: { reason: kind === 'resize' ? 'ResizeAccepted' : 'UpdateAccepted', message: `Node group ${ng.name}: ${ng.node_count} → ${count} node(s).` },
   });
+  return started(begun, () => errors.notFound('Cluster', c.uuid)).cluster;
 }
 
 async function templateOf(s: Services, c: ClusterRow): Promise<ClusterTemplateRow> {
@@ -223,45 +218,24 @@ export async function upgradeCluster(s: Services, who: Caller, c: ClusterRow, bo
       `kube_tag ${to.kubernetes} skips a minor version; from ${from.kubernetes} a cluster can upgrade to ${allowed.join(' or ')}.`,
     );
   }
-  if (!COMPLETE_SET.has(c.status) && c.status !== 'UPDATE_FAILED') throw errors.clusterStateUnsupported('Upgrading', c.status);
-  return startOperation(s, c, {
+  const begun = await beginOperation(s.outbox, c.uuid, {
     kind: 'upgrade',
     params: { cluster_template: target.uuid, nodegroup: ng.uuid, max_batch_size: body.max_batch_size ?? 1, from: from.kubernetes, to: to.kubernetes },
-    change: async (em) => {
-      await em.getRepository(NodeGroupEntity).update({ uuid: ng.uuid }, { status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() });
-    },
+    change: (em) => s.nodegroups.updateByUuid(em, ng.uuid, { status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() }),
     event: { reason: 'UpgradeAccepted', message: `Upgrade of ${ng.name} from ${from.kubernetes} to ${to.kubernetes} accepted.` },
   });
+  return started(begun, () => errors.notFound('Cluster', c.uuid)).cluster;
 }
 
 /** DELETE: allowed in any state; a second delete while one runs is the same delete (204, nothing new queued). */
 export async function deleteCluster(s: Services, who: Caller, c: ClusterRow, flavor: Flavor): Promise<void> {
   enforce(who.ctx, flavor === 'bay' ? 'bay:delete' : 'cluster:delete', c);
-  await s.db.transaction(async (em) => {
-    const locked = await s.clusters.lock(em, c.uuid);
-    if (!locked) return;
-    const running = await em
-      .getRepository(OperationEntity)
-      .createQueryBuilder('o')
-      .where("o.cluster_id = :c AND o.kind = 'delete' AND o.state IN ('pending', 'queued', 'running')", { c: c.uuid })
-      .getExists();
-    if (running) return;
-    const op = await writeOperation(em, c.uuid, 'delete', {}, c.name);
-    const { status, status_reason } = deriveStatus(op, locked.conditions);
-    const now = new Date();
-    await em.getRepository(ClusterEntity).update({ uuid: c.uuid }, { status, status_reason, updated_at: now });
-    await em.getRepository(NodeGroupEntity).update({ cluster_id: c.uuid }, { status: 'DELETE_IN_PROGRESS', updated_at: now });
-    await em.getRepository(ClusterEventEntity).insert({
-      cluster_id: c.uuid,
-      operation_id: op.id,
-      at: now,
-      type: 'operation',
-      reason: 'DeleteAccepted',
-      message: 'Delete accepted; every resource of the cluster is removed, its credential last.',
-      severity: 'info',
-    });
+  // Gone meanwhile, or the same delete already running: nothing more to do.
+  await beginOperation(s.outbox, c.uuid, {
+    kind: 'delete',
+    change: (em, locked) => s.nodegroups.updateOfCluster(em, locked.uuid, { status: 'DELETE_IN_PROGRESS', updated_at: new Date() }),
+    event: { reason: 'DeleteAccepted', message: 'Delete accepted; every resource of the cluster is removed, its credential last.' },
   });
-  void s.relay.kick();
 }
 
 /** `?rollback=` exists from 1.3 (below, it is an unknown argument). */

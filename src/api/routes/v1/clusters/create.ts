@@ -4,15 +4,13 @@ import { randomUUID } from 'node:crypto';
 import { bool } from '../../../../kube/labels/types.js';
 import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import type { ClusterTemplateRow } from '../../../../db/entities/cluster-template.js';
-import { ClusterEntity } from '../../../../db/entities/cluster.js';
-import { ClusterEventEntity } from '../../../../db/entities/cluster-event.js';
-import { NodeGroupEntity, type NodeGroupRow } from '../../../../db/entities/nodegroup.js';
-import { deriveStatus, initialConditions } from '../../../../domain/cluster-status.js';
+import type { NodeGroupRow } from '../../../../db/entities/nodegroup.js';
+import { initialConditions } from '../../../../domain/cluster-status.js';
 import { errors } from '../../../../domain/errors.js';
 import { inheritLabels, labelStrings } from '../../../../domain/labels.js';
 import { generateName } from '../../../../domain/names.js';
 import { parseClusterSpec } from '../../../../kube/spec/parse.js';
-import { writeOperation } from '../../../../operations/outbox.js';
+import { beginOperation, started } from '../../../../operations/begin.js';
 import { generateClusterPki, storeClusterPki } from '../../../../pki/index.js';
 import { atLeast, type ApiVersion } from '../../../microversion.js';
 import { enforce } from '../../../policy.js';
@@ -130,6 +128,8 @@ function workerMax(labels: Record<string, string>, nodeCount: number): number | 
   return autoscaled ? nodeCount + 1 : null;
 }
 
+const statusOf = (c: ClusterRow) => ({ status: c.status, status_reason: c.status_reason });
+
 export async function createCluster(s: Services, who: Caller, body: Body, version: ApiVersion, flavor: Flavor): Promise<ClusterRow> {
   const t =
     flavor === 'bay'
@@ -154,31 +154,24 @@ export async function createCluster(s: Services, who: Caller, body: Body, versio
   const credential: ClusterCredential = await createClusterCredential(s.config.keystone.authUrl, who, row.uuid, s.config.keystone.timeoutMs);
   row.app_cred_id = credential.id;
   row.app_cred_secret = s.secretBox.seal(credential.secret, `app-cred:${row.uuid}`);
+  const groups = defaultNodegroups(row, t, masterCount, nodeCount);
   try {
-    await s.db.transaction(async (em) => {
-      await checkClusterQuota(em, row.project_id, s.config.maxClustersPerProject);
-      const { id: _unset, ...insertable } = row;
-      await em.getRepository(ClusterEntity).insert(insertable as never);
-      await em.getRepository(NodeGroupEntity).insert(defaultNodegroups(row, t, masterCount, nodeCount) as never);
-      const op = await writeOperation(em, row.uuid, 'create', {}, row.name);
-      Object.assign(row, deriveStatus(op, row.conditions));
-      await em.getRepository(ClusterEntity).update({ uuid: row.uuid }, { status: row.status, status_reason: row.status_reason });
-      await storeClusterPki(em, s.secretBox, row.uuid, pki);
-      await em.getRepository(ClusterEventEntity).insert({
-        cluster_id: row.uuid,
-        operation_id: op.id,
-        at: row.created_at,
-        type: 'operation',
-        reason: 'CreateAccepted',
-        message: `Create of ${masterCount} control-plane and ${nodeCount} worker node(s) accepted.`,
-        severity: 'info',
-      });
+    const begun = await beginOperation(s.outbox, row.uuid, {
+      kind: 'create',
+      insert: async (em) => {
+        await checkClusterQuota(em, row.project_id, s.config.maxClustersPerProject);
+        const { id: _unset, ...insertable } = row;
+        await s.clusters.insert(em, insertable);
+        await s.nodegroups.insertMany(em, groups);
+      },
+      change: (em) => storeClusterPki(em, s.secretBox, row.uuid, pki),
+      event: { reason: 'CreateAccepted', message: `Create of ${masterCount} control-plane and ${nodeCount} worker node(s) accepted.` },
+      now: row.created_at,
     });
+    Object.assign(row, statusOf(started(begun, () => errors.notFound('Cluster', row.uuid)).cluster));
   } catch (e) {
     await deleteClusterCredential(s.config.keystone.authUrl, who, credential.id, s.config.keystone.timeoutMs);
     throw e;
   }
-  void s.relay.kick();
   return row;
-
 }

@@ -1,10 +1,8 @@
 // PATCH /v1/credentials/{cluster} (1.12+): a new application credential for the cluster, made with
 // the caller's token; the old one is deleted once the new one is stored. Refused while an
 // operation runs (its steps act through the current credential).
-import { ClusterEntity, type ClusterRow } from '../../../../db/entities/cluster.js';
-import { ClusterEventEntity } from '../../../../db/entities/cluster-event.js';
+import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import { errors } from '../../../../domain/errors.js';
-import { activeOperation } from '../../../../operations/outbox.js';
 import { enforce } from '../../../policy.js';
 import type { Services } from '../../../services.js';
 import { createClusterCredential, deleteClusterCredential } from './credential.js';
@@ -19,22 +17,13 @@ export async function rotateCredential(s: Services, who: Caller, c: ClusterRow):
     await s.db.transaction(async (em) => {
       const locked = await s.clusters.lock(em, c.uuid);
       if (!locked) throw errors.notFound('Cluster', c.uuid);
-      const active = await activeOperation(em, c.uuid);
+      const [active] = await s.operations.active(em, c.uuid);
       if (active) throw errors.operationInProgress(locked.name, active.kind);
       old = locked.app_cred_id;
       const now = new Date();
-      await em
-        .getRepository(ClusterEntity)
-        .update({ uuid: c.uuid }, { app_cred_id: fresh.id, app_cred_secret: s.secretBox.seal(fresh.secret, `app-cred:${c.uuid}`), updated_at: now });
-      await em.getRepository(ClusterEventEntity).insert({
-        cluster_id: c.uuid,
-        operation_id: null,
-        at: now,
-        type: 'credential',
-        reason: 'CredentialRotated',
-        message: `The cluster now acts through application credential ${fresh.id}${old ? `; ${old} is deleted` : ''}.`,
-        severity: 'info',
-      });
+      await s.clusters.update(c.uuid, { app_cred_id: fresh.id, app_cred_secret: s.secretBox.seal(fresh.secret, `app-cred:${c.uuid}`), updated_at: now }, em);
+      const message = `The cluster now acts through application credential ${fresh.id}${old ? `; ${old} is deleted` : ''}.`;
+      await s.events.insert({ cluster_id: c.uuid, operation_id: null, at: now, type: 'credential', reason: 'CredentialRotated', message, severity: 'info' }, em);
     });
   } catch (e) {
     await deleteClusterCredential(authUrl, who, fresh.id, timeoutMs);

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ClusterRow } from '../../../../db/entities/cluster.js';
-import { NodeGroupRepo, NODEGROUP_SORTABLE } from '../../../../db/repos/nodegroups.js';
+import { NODEGROUP_SORTABLE } from '../../../../db/repos/nodegroups.js';
 import { errors } from '../../../../domain/errors.js';
 import { checkPatch } from '../../../../domain/json-patch.js';
 import { atLeast } from '../../../microversion.js';
@@ -50,10 +50,10 @@ const tags = ['nodegroups'];
 
 export async function nodegroupsRoutes(app: FastifyInstance): Promise<void> {
   const deps: NodeGroupDeps = {
-    db: app.services.db,
     clusters: app.services.clusters,
-    nodegroups: new NodeGroupRepo(app.services.db),
-    kick: () => void app.services.relay.kick(),
+    nodegroups: app.services.nodegroups,
+    templates: app.services.templates.repo,
+    outbox: app.services.outbox,
   };
   const config = { minVersion: MIN_VERSION };
 

@@ -1,6 +1,6 @@
-// Checks of a node group beyond its schema: node counts (spec §3.4), the states that allow a
-// change (spec §5.3, surfaced as 409 instead of Magnum's silent drop), and Kubernetes' syntax
-// for node labels and taints (1.14).
+// Checks of a node group beyond its schema: node counts (spec §3.4), the group states that allow
+// a change (spec §5.3; the cluster's are in src/domain/transitions.ts), and Kubernetes' syntax for
+// node labels and taints (1.14).
 import { COMPLETE_SET } from '../../../../domain/cluster-status.js';
 import { errors } from '../../../../domain/errors.js';
 import type { NodeTaint } from '../../../../db/entities/nodegroup.js';
@@ -20,13 +20,6 @@ export function checkCounts(nodegroup: string, c: Counts): void {
     if (n > max) throw errors.nodegroupCounts('max_node_count', nodegroup, `node_count ${n} is above max_node_count ${max}`);
   }
   if (min > n) throw errors.nodegroupCounts('min_node_count', nodegroup, `min_node_count ${min} is above node_count ${n}`);
-}
-
-/** Node groups are created, changed and deleted only on a settled cluster. */
-export function checkClusterSettled(cluster: { name: string; status: string }): void {
-  if (!COMPLETE_SET.has(cluster.status) && cluster.status !== 'UPDATE_FAILED') {
-    throw errors.clusterNotReadyForNodegroups(cluster.name, cluster.status);
-  }
 }
 
 const UPDATABLE = new Set([...COMPLETE_SET, 'UPDATE_IN_PROGRESS', 'UPDATE_FAILED']);

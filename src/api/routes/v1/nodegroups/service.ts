@@ -1,36 +1,33 @@
 // Create, update and delete of node groups, in Magnum's order of checks (spec §3.4, §5). Each
-// write records its intent in one transaction: the group's row, the cluster's operation (the
-// outbox) and the cluster's status; the relay is woken after the commit.
+// write starts its operation through beginOperation: the group's row, the cluster's operation (the
+// outbox), the cluster's status and an event in one transaction; the relay is woken after the commit.
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
-import type { DataSource, EntityManager } from 'typeorm';
-import { ClusterEntity, type ClusterRow } from '../../../../db/entities/cluster.js';
-import { ClusterTemplateEntity } from '../../../../db/entities/cluster-template.js';
-import type { OperationKind } from '../../../../domain/operations.js';
+import type { EntityManager } from 'typeorm';
+import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import type { NodeGroupRow, NodeTaint } from '../../../../db/entities/nodegroup.js';
+import type { ClusterTemplateRepo } from '../../../../db/repos/cluster-templates.js';
 import type { ClusterRepo, Scope } from '../../../../db/repos/clusters.js';
 import type { NodeGroupRepo } from '../../../../db/repos/nodegroups.js';
-import { deriveStatus } from '../../../../domain/cluster-status.js';
 import { errors } from '../../../../domain/errors.js';
 import { applyPatch, BASE_INTERNAL, type PatchOp, type PatchRules } from '../../../../domain/json-patch.js';
 import { labelStrings } from '../../../../domain/labels.js';
 import type { AuthContext } from '../../../../keystone/context.js';
-import { activeOperation, writeOperation } from '../../../../operations/outbox.js';
+import { beginOperation, started, UNCHANGED, type OperationDeps } from '../../../../operations/begin.js';
 import { atLeast, type ApiVersion } from '../../../microversion.js';
 import { coerceScalars } from '../../../plugins/coerce.js';
 import { validationError } from '../../../plugins/envelope.js';
 import { enforce } from '../../../policy.js';
 import { NInt } from '../../../schemas/common.js';
-import { checkClusterSettled, checkCounts, checkNodegroupUpdatable, checkNodeLabels, checkNodeTaints } from './rules.js';
+import { checkCounts, checkNodegroupUpdatable, checkNodeLabels, checkNodeTaints } from './rules.js';
 import { NODE_LABELS_VERSION, type NodeGroupCreateT } from './schema.js';
 
 export interface NodeGroupDeps {
-  db: DataSource;
   clusters: ClusterRepo;
   nodegroups: NodeGroupRepo;
-  /** Wakes the outbox relay (after a commit). */
-  kick: () => void;
+  templates: ClusterTemplateRepo;
+  outbox: OperationDeps;
 }
 
 export interface Caller {
@@ -64,27 +61,6 @@ export async function findNodegroup(
   return found;
 }
 
-/** The cluster row again, locked for the rest of the transaction. */
-async function lockCluster(deps: NodeGroupDeps, em: EntityManager, cluster: ClusterRow): Promise<ClusterRow> {
-  const locked = await deps.clusters.lock(em, cluster.uuid);
-  if (!locked) throw errors.notFound('Cluster', cluster.uuid);
-  return locked;
-}
-
-/** No other operation running, and the cluster in a state that takes node group changes. */
-async function checkClusterIdle(em: EntityManager, cluster: ClusterRow): Promise<void> {
-  const active = await activeOperation(em, cluster.uuid);
-  if (active) throw errors.operationInProgress(cluster.name, active.kind);
-  checkClusterSettled(cluster);
-}
-
-/** Writes the cluster's operation and the status it implies (UPDATE_IN_PROGRESS). */
-async function startOperation(em: EntityManager, cluster: ClusterRow, kind: OperationKind, nodegroup: string): Promise<void> {
-  const op = await writeOperation(em, cluster.uuid, kind, { nodegroup }, cluster.name);
-  const s = deriveStatus({ kind, state: op.state, error: null }, cluster.conditions);
-  await em.getRepository(ClusterEntity).update({ uuid: cluster.uuid }, { status: s.status, status_reason: s.status_reason, updated_at: new Date() });
-}
-
 export interface Written {
   ng: NodeGroupRow;
   cluster: ClusterRow;
@@ -107,44 +83,48 @@ export async function createNodegroup(deps: NodeGroupDeps, who: Caller, clusterI
   if (nodeTaints) checkNodeTaints(nodeTaints);
   enforce(who.ctx, 'nodegroup:create');
   const found = await findCluster(deps, clusterIdent, writeScope(who.ctx));
-  const written = await deps.db.transaction(async (em) => {
-    const cluster = await lockCluster(deps, em, found);
-    if (!cluster.api_address) throw errors.clusterApiAddressUnavailable();
-    if (await deps.nodegroups.nameTaken(em, cluster.uuid, name)) throw errors.nodegroupExists(name, cluster.name);
-    const counts = { node_count: body.node_count ?? 1, min_node_count: body.min_node_count ?? 0, max_node_count: body.max_node_count ?? null };
-    checkCounts(name, counts);
-    const role = body.role ?? 'worker';
-    if (role === 'master') throw errors.createMasterNodegroup();
-    await checkClusterIdle(em, cluster);
-    const template = body.image_id ? null : await em.getRepository(ClusterTemplateEntity).findOneBy({ uuid: cluster.cluster_template_id });
-    const inserted = await deps.nodegroups.insert(em, {
-      uuid: randomUUID(),
-      name,
-      cluster_id: cluster.uuid,
-      project_id: cluster.project_id,
-      docker_volume_size: body.docker_volume_size ?? null,
-      labels: groupLabels(cluster, body),
-      flavor_id: body.flavor_id ?? cluster.flavor_id,
-      image_id: body.image_id ?? template?.image_id ?? null,
-      node_addresses: [],
-      ...counts,
-      role,
-      is_default: false,
-      stack_id: null,
-      status: 'CREATE_IN_PROGRESS',
-      status_reason: null,
-      version: null,
-      node_labels: nodeLabels,
-      node_taints: nodeTaints,
-      created_at: new Date(),
-      updated_at: null,
-    });
-    if (inserted === 'duplicate-name') throw errors.nodegroupExists(name, cluster.name);
-    await startOperation(em, cluster, 'nodegroup_create', inserted.uuid);
-    return { ng: inserted, cluster };
+  const counts = { node_count: body.node_count ?? 1, min_node_count: body.min_node_count ?? 0, max_node_count: body.max_node_count ?? null };
+  const role = body.role ?? 'worker';
+  const begun = await beginOperation(deps.outbox, found.uuid, {
+    kind: 'nodegroup_create',
+    check: async (em, cluster) => {
+      if (!cluster.api_address) throw errors.clusterApiAddressUnavailable();
+      if (await deps.nodegroups.nameTaken(em, cluster.uuid, name)) throw errors.nodegroupExists(name, cluster.name);
+      checkCounts(name, counts);
+      if (role === 'master') throw errors.createMasterNodegroup();
+    },
+    change: async (em, cluster) => {
+      const template = body.image_id ? null : await deps.templates.byUuid(cluster.cluster_template_id, em);
+      const inserted = await deps.nodegroups.insert(em, {
+        uuid: randomUUID(),
+        name,
+        cluster_id: cluster.uuid,
+        project_id: cluster.project_id,
+        docker_volume_size: body.docker_volume_size ?? null,
+        labels: groupLabels(cluster, body),
+        flavor_id: body.flavor_id ?? cluster.flavor_id,
+        image_id: body.image_id ?? template?.image_id ?? null,
+        node_addresses: [],
+        ...counts,
+        role,
+        is_default: false,
+        stack_id: null,
+        status: 'CREATE_IN_PROGRESS',
+        status_reason: null,
+        version: null,
+        node_labels: nodeLabels,
+        node_taints: nodeTaints,
+        created_at: new Date(),
+        updated_at: null,
+      });
+      if (inserted === 'duplicate-name') throw errors.nodegroupExists(name, cluster.name);
+      return inserted;
+    },
+    params: (ng) => ({ nodegroup: ng.uuid }),
+    event: (ng) => ({ reason: 'NodeGroupCreateAccepted', message: `Create of node group ${ng.name} with ${ng.node_count} node(s) accepted.` }),
   });
-  deps.kick();
-  return written;
+  const { value: ng, cluster } = started(begun, () => errors.notFound('Cluster', found.uuid));
+  return { ng, cluster };
 }
 
 /** Only min_node_count and max_node_count may change (spec §5). */
@@ -183,29 +163,37 @@ export async function updateNodegroup(deps: NodeGroupDeps, who: Caller, clusterI
   const found = await findCluster(deps, clusterIdent, scope);
   enforce(who.ctx, 'nodegroup:update');
   const foundNg = await findNodegroup(deps, found.uuid, ngIdent, scope);
-  let changed = false;
-  const written = await deps.db.transaction(async (em) => {
-    const cluster = await lockCluster(deps, em, found);
-    const ng = await findNodegroup(deps, cluster.uuid, foundNg.uuid, scope, em, true);
-    const rules = atLeast(who.version, NODE_LABELS_VERSION) ? PATCH_RULES_14 : PATCH_RULES;
-    const after = applyPatch(patchDocument(ng, who.version), ops, rules);
-    const bounds: Record<string, unknown> = { min_node_count: after.min_node_count, max_node_count: after.max_node_count };
-    coerceScalars(bounds, Bounds as never);
-    if (!validateBounds(bounds)) throw validationError(validateBounds.errors![0]! as never, bounds);
-    // A removed minimum returns to its default; a removed maximum means no bound.
-    const next = { min_node_count: (bounds.min_node_count as number | null) ?? 0, max_node_count: bounds.max_node_count as number | null };
-    checkCounts(ng.name, { node_count: ng.node_count, ...next });
-    if (next.min_node_count === ng.min_node_count && next.max_node_count === ng.max_node_count) return { ng, cluster };
-    checkNodegroupUpdatable(ng);
-    await checkClusterIdle(em, cluster);
-    const changes = { ...next, status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() };
-    await deps.nodegroups.update(em, ng.id, changes);
-    await startOperation(em, cluster, 'nodegroup_update', ng.uuid);
-    changed = true;
-    return { ng: { ...ng, ...changes }, cluster };
+  const rules = atLeast(who.version, NODE_LABELS_VERSION) ? PATCH_RULES_14 : PATCH_RULES;
+  let ng = foundNg;
+  const begun = await beginOperation(deps.outbox, found.uuid, {
+    kind: 'nodegroup_update',
+    check: async (em, cluster) => {
+      ng = await findNodegroup(deps, cluster.uuid, foundNg.uuid, scope, em, true);
+      const after = applyPatch(patchDocument(ng, who.version), ops, rules);
+      const bounds: Record<string, unknown> = { min_node_count: after.min_node_count, max_node_count: after.max_node_count };
+      coerceScalars(bounds, Bounds as never);
+      if (!validateBounds(bounds)) throw validationError(validateBounds.errors![0]! as never, bounds);
+      // A removed minimum returns to its default; a removed maximum means no bound.
+      const next = { min_node_count: (bounds.min_node_count as number | null) ?? 0, max_node_count: bounds.max_node_count as number | null };
+      checkCounts(ng.name, { node_count: ng.node_count, ...next });
+      if (next.min_node_count === ng.min_node_count && next.max_node_count === ng.max_node_count) return UNCHANGED;
+      checkNodegroupUpdatable(ng);
+      return next;
+    },
+    change: async (em, _cluster, next) => {
+      const changes = { ...next, status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() };
+      await deps.nodegroups.update(em, ng.id, changes);
+      return { ...ng, ...changes };
+    },
+    params: (changed) => ({ nodegroup: changed.uuid }),
+    event: (changed) => ({
+      reason: 'NodeGroupUpdateAccepted',
+      message: `Node group ${changed.name}: min_node_count ${changed.min_node_count}, max_node_count ${changed.max_node_count ?? 'none'}.`,
+    }),
   });
-  if (changed) deps.kick();
-  return written;
+  if (begun.outcome === 'unchanged') return { ng, cluster: begun.cluster };
+  const { value, cluster } = started(begun, () => errors.notFound('Cluster', found.uuid));
+  return { ng: value, cluster };
 }
 
 export async function deleteNodegroup(deps: NodeGroupDeps, who: Caller, clusterIdent: string, ngIdent: string): Promise<void> {
@@ -214,12 +202,12 @@ export async function deleteNodegroup(deps: NodeGroupDeps, who: Caller, clusterI
   const found = await findCluster(deps, clusterIdent, scope);
   const foundNg = await findNodegroup(deps, found.uuid, ngIdent, scope);
   if (foundNg.is_default) throw errors.deleteDefaultNodegroup();
-  await deps.db.transaction(async (em) => {
-    const cluster = await lockCluster(deps, em, found);
-    const ng = await findNodegroup(deps, cluster.uuid, foundNg.uuid, scope, em, true);
-    await checkClusterIdle(em, cluster);
-    await deps.nodegroups.update(em, ng.id, { status: 'DELETE_IN_PROGRESS', status_reason: null, updated_at: new Date() });
-    await startOperation(em, cluster, 'nodegroup_delete', ng.uuid);
+  const begun = await beginOperation(deps.outbox, found.uuid, {
+    kind: 'nodegroup_delete',
+    check: (em, cluster) => findNodegroup(deps, cluster.uuid, foundNg.uuid, scope, em, true),
+    change: (em, _cluster, ng) => deps.nodegroups.update(em, ng.id, { status: 'DELETE_IN_PROGRESS', status_reason: null, updated_at: new Date() }),
+    params: { nodegroup: foundNg.uuid },
+    event: { reason: 'NodeGroupDeleteAccepted', message: `Delete of node group ${foundNg.name} accepted.` },
   });
-  deps.kick();
+  started(begun, () => errors.notFound('Cluster', found.uuid));
 }

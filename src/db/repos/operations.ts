@@ -1,0 +1,162 @@
+// The operation rows: written with the change they carry (the outbox), relayed to the queue, run
+// and ended by the workers. Calls inside a transaction take its EntityManager.
+import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import { ACTIVE_STATES, type OperationKind, type OperationParams, type OperationState } from '../../domain/operations.js';
+import { OperationEntity, type OperationRow } from '../entities/operation.js';
+
+/** A relayed or recovered operation: what its job needs. */
+export interface OperationRef {
+  id: string;
+  cluster_id: string;
+  kind: string;
+}
+
+/** A new operation, pending until the relay queues it. */
+export function newOperation(clusterId: string, kind: OperationKind, params: OperationParams = {}, now = new Date()): OperationRow {
+  return {
+    id: randomUUID(),
+    cluster_id: clusterId,
+    kind,
+    params,
+    state: 'pending',
+    error: null,
+    attempts: 0,
+    created_at: now,
+    updated_at: null,
+    enqueued_at: null,
+    started_at: null,
+    finished_at: null,
+  };
+}
+
+const UNIQUE_VIOLATION = '23505';
+const ONE_ACTIVE = new Set(['operation_one_active', 'operation_one_delete']);
+
+/** The rows of an UPDATE … RETURNING (TypeORM's postgres driver answers [rows, count] for updates). */
+function updated<T>(result: unknown): T[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  return result as T[];
+}
+
+export class OperationRepo {
+  constructor(private readonly ds: DataSource) {}
+
+  get(id: string): Promise<OperationRow | null> {
+    return this.ds.getRepository(OperationEntity).findOneBy({ id });
+  }
+
+  /** The operation's state now; undefined when its row is gone. */
+  async state(id: string): Promise<OperationState | undefined> {
+    const rows: { state: OperationState }[] = await this.ds.query('SELECT state FROM operation WHERE id = $1', [id]);
+    return rows[0]?.state;
+  }
+
+  /**
+   * Inserts under the caller's transaction. A second active operation on the cluster (two deletes,
+   * or two of anything else) violates a unique index: 'busy', and the transaction goes on.
+   */
+  async insert(em: EntityManager, row: OperationRow): Promise<OperationRow | 'busy'> {
+    try {
+      await em.query('SAVEPOINT write_operation');
+      await em.query(
+        `INSERT INTO operation (id, cluster_id, kind, params, state, error, attempts, created_at, updated_at, enqueued_at, started_at, finished_at)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [row.id, row.cluster_id, row.kind, JSON.stringify(row.params), row.state, row.error, row.attempts, row.created_at, row.updated_at, row.enqueued_at, row.started_at, row.finished_at],
+      );
+      await em.query('RELEASE SAVEPOINT write_operation');
+      return row;
+    } catch (e) {
+      const err = e as { code?: string; constraint?: string; driverError?: { constraint?: string } };
+      if (err.code === UNIQUE_VIOLATION && ONE_ACTIVE.has(err.constraint ?? err.driverError?.constraint ?? '')) {
+        await em.query('ROLLBACK TO SAVEPOINT write_operation');
+        return 'busy';
+      }
+      throw e;
+    }
+  }
+
+  /** The cluster's active operations, newest first. */
+  active(em: EntityManager, clusterId: string): Promise<OperationRow[]> {
+    return em
+      .getRepository(OperationEntity)
+      .createQueryBuilder('o')
+      .where('o.cluster_id = :c AND o.state IN (:...s)', { c: clusterId, s: ACTIVE_STATES })
+      .orderBy('o.created_at', 'DESC')
+      .getMany();
+  }
+
+  /** Ends the cluster's other active operations but deletes as cancelled; returns them. */
+  async cancelOthers(em: EntityManager, clusterId: string, keep: string, error: string): Promise<{ id: string; kind: string }[]> {
+    return updated(
+      await em.query(
+        `UPDATE operation SET state = 'cancelled', error = $3, finished_at = now(), updated_at = now()
+         WHERE cluster_id = $1 AND id <> $2 AND kind <> 'delete' AND state IN ('pending', 'queued', 'running') RETURNING id, kind`,
+        [clusterId, keep, error],
+      ),
+    );
+  }
+
+  /** Marks an active operation running (attempts + 1); undefined when it has ended meanwhile. */
+  async markRunning(em: EntityManager, id: string): Promise<OperationRow | undefined> {
+    const rows = updated<OperationRow>(
+      await em.query(
+        `UPDATE operation SET state = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now()), updated_at = now()
+         WHERE id = $1 AND state IN ('pending', 'queued', 'running') RETURNING *`,
+        [id],
+      ),
+    );
+    return rows[0];
+  }
+
+  /** Ends a running operation; undefined when it was not running (cancelled meanwhile). */
+  async end(em: EntityManager, id: string, state: 'succeeded' | 'failed', error: string | null): Promise<OperationRow | undefined> {
+    const rows = updated<OperationRow>(
+      await em.query(`UPDATE operation SET state = $2, error = $3, finished_at = now(), updated_at = now() WHERE id = $1 AND state = 'running' RETURNING *`, [
+        id,
+        state,
+        error,
+      ]),
+    );
+    return rows[0];
+  }
+
+  /** Is `id` the operation the cluster's status speaks of: its active one, else its latest? */
+  async speaks(em: EntityManager, clusterId: string, id: string): Promise<boolean> {
+    const latest: { id: string }[] = await em.query(
+      `SELECT id FROM operation WHERE cluster_id = $1 ORDER BY (state IN ('pending', 'queued', 'running')) DESC, created_at DESC LIMIT 1`,
+      [clusterId],
+    );
+    return latest[0]?.id === id;
+  }
+
+  async setParams(em: EntityManager, id: string, params: OperationParams): Promise<void> {
+    await em.query('UPDATE operation SET params = $2::jsonb WHERE id = $1', [id, JSON.stringify(params)]);
+  }
+
+  /** Pending operations, oldest first, locked for the relay (others skip them). */
+  claimPending(em: EntityManager, limit: number): Promise<OperationRef[]> {
+    return em.query(`SELECT id, cluster_id, kind FROM operation WHERE state = 'pending' ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]);
+  }
+
+  async markQueued(em: EntityManager, ids: string[]): Promise<void> {
+    await em.query(`UPDATE operation SET state = 'queued', enqueued_at = now(), updated_at = now() WHERE id = ANY($1) AND state = 'pending'`, [ids]);
+  }
+
+  /** Ids of the operations handed to the queue and not ended, oldest first. */
+  async handedOver(limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.ds.query(`SELECT id FROM operation WHERE state IN ('queued', 'running') ORDER BY created_at LIMIT $1`, [limit]);
+    return rows.map((r) => r.id);
+  }
+
+  /** Those of `ids` still queued or running, locked (others skip them). */
+  lockHandedOver(em: EntityManager, ids: string[]): Promise<(OperationRef & { state: string })[]> {
+    return em.query(`SELECT id, cluster_id, kind, state FROM operation WHERE id = ANY($1) AND state IN ('queued', 'running') FOR UPDATE SKIP LOCKED`, [ids]);
+  }
+}
+
+/** A transaction-wide lock named `name` across every process; false when another transaction holds it. */
+export async function tryNamedLock(em: EntityManager, name: string): Promise<boolean> {
+  const [row] = (await em.query(`SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked`, [name])) as { locked: boolean }[];
+  return row?.locked === true;
+}

@@ -1,0 +1,110 @@
+// Which operation may start on a cluster in which state: the table every caller consults (the
+// API's routes and the service's own healing and scaling), as data. Magnum's spec §5.3 lets a
+// request in the wrong state through and drops it; here it is refused, with the error below.
+import { clusterStatus, SETTLED_STATUSES, type ClusterStatus } from './cluster-status.js';
+import { ApiError, errors } from './errors.js';
+import type { OperationKind } from './operations.js';
+
+/** Who starts the operation: a caller of the API, or the service itself (auto-healing, autoscaling). */
+export type Origin = 'user' | 'service';
+
+/** The refusal of a state: each is one error of the registry. */
+export type Refusal =
+  /** 409 cluster_state_conflict: "Cluster c is S: <action> is not possible in that state." */
+  | { error: 'state_conflict'; action: string }
+  /** 400 cluster_state, Magnum's: "<verb> a cluster when status is "S" is not supported." */
+  | { error: 'state_unsupported'; verb: 'Upgrading' | 'Updating' }
+  /** 409 cluster_not_ready: node groups change only on a settled cluster or after a failed update. */
+  | { error: 'not_ready_for_nodegroups' };
+
+export interface Transition {
+  /** The statuses it starts from; 'any' (a delete), or 'new': only the create that writes the cluster. */
+  from: 'any' | 'new' | ReadonlySet<ClusterStatus>;
+  /** What a request gets from any other status. */
+  refusal?: Refusal;
+  /**
+   * With another operation active: 'refuse' (409 operation_in_progress, after the status was found
+   * acceptable), 'refuse-first' (before the status is looked at: node group requests name what
+   * runs), 'overtake' (a delete cancels it; a second delete joins the first).
+   */
+  active: 'refuse' | 'refuse-first' | 'overtake';
+}
+
+/** Settled: a *_COMPLETE status (DELETE_COMPLETE aside). */
+const SETTLED: ReadonlySet<ClusterStatus> = new Set(SETTLED_STATUSES);
+/** Settled, or after a failed update (which the user may retry, or undo by another). */
+const SETTLED_OR_FAILED_UPDATE: ReadonlySet<ClusterStatus> = new Set<ClusterStatus>([...SETTLED_STATUSES, 'UPDATE_FAILED']);
+
+const conflict = (action: string): Refusal => ({ error: 'state_conflict', action });
+const NODEGROUPS: Refusal = { error: 'not_ready_for_nodegroups' };
+
+export const TRANSITIONS: { readonly [K in OperationKind]: Transition } = {
+  create: { from: 'new', refusal: conflict('a create'), active: 'refuse' },
+  update: { from: SETTLED_OR_FAILED_UPDATE, refusal: conflict('an update'), active: 'refuse' },
+  resize: { from: SETTLED_OR_FAILED_UPDATE, refusal: conflict('a resize'), active: 'refuse' },
+  upgrade: { from: SETTLED_OR_FAILED_UPDATE, refusal: { error: 'state_unsupported', verb: 'Upgrading' }, active: 'refuse' },
+  rotate_ca: { from: SETTLED, refusal: { error: 'state_unsupported', verb: 'Updating' }, active: 'refuse' },
+  repair: { from: SETTLED, refusal: conflict('a repair'), active: 'refuse' },
+  nodegroup_create: { from: SETTLED_OR_FAILED_UPDATE, refusal: NODEGROUPS, active: 'refuse-first' },
+  nodegroup_update: { from: SETTLED_OR_FAILED_UPDATE, refusal: NODEGROUPS, active: 'refuse-first' },
+  nodegroup_delete: { from: SETTLED_OR_FAILED_UPDATE, refusal: NODEGROUPS, active: 'refuse-first' },
+  delete: { from: 'any', active: 'overtake' },
+};
+
+/** The service starts its own operations only on a settled cluster: a failed update waits for its owner. */
+export const SERVICE_FROM: ReadonlySet<ClusterStatus> = SETTLED;
+
+/** What the table says of one request. */
+export type Verdict =
+  | { outcome: 'start' }
+  /** A delete while the same delete runs: nothing new is written. */
+  | { outcome: 'join' }
+  | { outcome: 'refused'; why: 'state'; status: string; error: ApiError }
+  | { outcome: 'refused'; why: 'busy'; active: OperationKind; error: ApiError };
+
+export interface Subject {
+  name: string;
+  status: string;
+  /** True only for the create that writes the cluster in the same transaction. */
+  isNew?: boolean;
+}
+
+/** May `kind` start on `cluster`, with the cluster's `active` operations (newest first)? */
+export function judge(kind: OperationKind, cluster: Subject, active: readonly OperationKind[], origin: Origin = 'user'): Verdict {
+  const t = TRANSITIONS[kind];
+  if (t.active === 'overtake') return active.includes(kind) ? { outcome: 'join' } : { outcome: 'start' };
+  const busy = (): Verdict | undefined =>
+    active[0] === undefined ? undefined : { outcome: 'refused', why: 'busy', active: active[0], error: errors.operationInProgress(cluster.name, active[0]) };
+  if (t.active === 'refuse-first') {
+    const refused = busy();
+    if (refused) return refused;
+  }
+  if (!startsFrom(t, cluster, origin)) {
+    return { outcome: 'refused', why: 'state', status: cluster.status, error: refusalError(t.refusal, cluster) };
+  }
+  return busy() ?? { outcome: 'start' };
+}
+
+function startsFrom(t: Transition, cluster: Subject, origin: Origin): boolean {
+  if (t.from === 'new') return cluster.isNew === true;
+  if (cluster.isNew) return false;
+  if (t.from === 'any') return true;
+  // A status that is none of Magnum's starts nothing but a delete.
+  const status = clusterStatus(cluster.status);
+  if (status === undefined || (origin === 'service' && !SERVICE_FROM.has(status))) return false;
+  return t.from.has(status);
+}
+
+function refusalError(r: Refusal | undefined, c: Subject): ApiError {
+  switch (r?.error) {
+    case 'state_conflict':
+      return errors.clusterStateConflict(c.name, c.status, r.action);
+    case 'state_unsupported':
+      return errors.clusterStateUnsupported(r.verb, c.status);
+    case 'not_ready_for_nodegroups':
+      return errors.clusterNotReadyForNodegroups(c.name, c.status);
+    case undefined:
+      // Only 'any' has none, and it refuses nothing.
+      return errors.clusterStateConflict(c.name, c.status, 'this operation');
+  }
+}
