@@ -9,7 +9,7 @@
 // nodes), or while another operation runs. Control planes are reported, never replaced here.
 import type { DataSource } from 'typeorm';
 import type { ClusterRow } from '../src/db/entities/cluster.js';
-import { NodeGroupEntity } from '../src/db/entities/nodegroup.js';
+import { ClusterRepo } from '../src/db/repos/clusters.js';
 import { nodeReady } from '../src/kube/api-client.js';
 import { META } from './cluster/ports.js';
 import { startServiceOperation } from './service-operation.js';
@@ -38,7 +38,7 @@ export async function autoHeal(ds: DataSource, c: ClusterRow, view: ClusterView,
     return !n || !nodeReady(n);
   });
   // Servers lost behind the service's back: a worker group with fewer servers than its node_count.
-  const groups = (await ds.getRepository(NodeGroupEntity).findBy({ cluster_id: c.uuid })).filter((g) => g.role !== 'master');
+  const groups = (await new ClusterRepo(ds).nodegroups([c.uuid])).filter((g) => g.role !== 'master');
   const missing = groups.flatMap((g) => Array.from({ length: Math.max(0, g.node_count - servers.filter((s) => group(s) === g.uuid).length) }, (_, i) => `missing:${g.name}:${i}`));
   const names = new Set(all.map((s) => s.name));
   const staleNodes = [...nodes.keys()].filter((n) => !names.has(n));

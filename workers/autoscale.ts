@@ -5,9 +5,11 @@
 // max. Down: a Ready worker that has run nothing but DaemonSet and static pods for the unneeded time is removed by
 // a resize naming it, one per pass, never below min_node_count; workloads are never evicted for it. Since when a
 // node has been idle is kept in this process: a restarted worker starts counting again, which only delays.
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { ClusterRow } from '../src/db/entities/cluster.js';
-import { NodeGroupEntity, type NodeGroupRow } from '../src/db/entities/nodegroup.js';
+import type { NodeGroupRow } from '../src/db/entities/nodegroup.js';
+import { ClusterRepo } from '../src/db/repos/clusters.js';
+import { NodeGroupRepo } from '../src/db/repos/nodegroups.js';
 import { nodeReady, type KubeNode, type KubePod } from '../src/kube/api-client.js';
 import type { ClusterView } from './cluster-view.js';
 import { META } from './cluster/ports.js';
@@ -65,9 +67,7 @@ export function nodesNeeded(pods: KubePod[], node: KubeNode | undefined): number
 const resize = (g: NodeGroupRow, count: number, remove: string[]) => ({
   kind: 'resize' as const,
   params: { nodegroup: g.uuid, node_count: count, previous_node_count: g.node_count, nodes_to_remove: remove },
-  change: async (em: import('typeorm').EntityManager) => {
-    await em.getRepository(NodeGroupEntity).update({ uuid: g.uuid }, { node_count: count, status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() });
-  },
+  change: (em: EntityManager) => new NodeGroupRepo(em.connection).updateByUuid(em, g.uuid, { node_count: count, status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() }),
 });
 
 export async function autoScale(ds: DataSource, c: ClusterRow, view: ClusterView, now: Date): Promise<ScaleOutcome> {
@@ -78,7 +78,7 @@ export async function autoScale(ds: DataSource, c: ClusterRow, view: ClusterView
     return {};
   }
   if (!kube || !cloud) return { note: 'not run: no cluster API' };
-  const groups = (await ds.getRepository(NodeGroupEntity).findBy({ cluster_id: c.uuid }))
+  const groups = (await new ClusterRepo(ds).nodegroups([c.uuid]))
     .filter((g) => g.role !== 'master' && g.max_node_count !== null)
     .sort((a, b) => Number(b.is_default) - Number(a.is_default) || a.name.localeCompare(b.name));
   if (groups.length === 0) return { note: 'no worker group has a max_node_count' };

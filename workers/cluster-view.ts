@@ -2,7 +2,7 @@
 // parsed spec, its Nodes and its servers.
 import type { DataSource } from 'typeorm';
 import type { ClusterRow } from '../src/db/entities/cluster.js';
-import { ClusterTemplateEntity } from '../src/db/entities/cluster-template.js';
+import { ClusterTemplateRepo } from '../src/db/repos/cluster-templates.js';
 import type { KubeClient, KubeNode } from '../src/kube/api-client.js';
 import { parseClusterSpec } from '../src/kube/spec/parse.js';
 import type { ClusterSpec } from '../src/kube/spec/types.js';
@@ -22,7 +22,7 @@ export interface ClusterView {
 }
 
 async function specOf(ds: DataSource, c: ClusterRow): Promise<ClusterSpec | undefined> {
-  const t = await ds.getRepository(ClusterTemplateEntity).findOneBy({ uuid: c.cluster_template_id });
+  const t = await new ClusterTemplateRepo(ds).byUuid(c.cluster_template_id);
   if (!t) return undefined;
   try {
     return parseClusterSpec({ template: t, cluster: c, labels: c.labels }).spec;

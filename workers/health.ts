@@ -5,7 +5,9 @@
 // Clusters with auto_healing_enabled also get their unhealthy workers replaced (auto-heal.ts), and those with
 // auto_scaling_enabled their worker groups sized to their pods (autoscale.ts).
 import type { DataSource } from 'typeorm';
-import { ClusterEntity, type ClusterRow } from '../src/db/entities/cluster.js';
+import type { ClusterRow } from '../src/db/entities/cluster.js';
+import { ClusterRepo } from '../src/db/repos/clusters.js';
+import type { Condition } from '../src/domain/cluster-status.js';
 import { nodeReady, type KubeClient } from '../src/kube/api-client.js';
 import type { CloudFactory } from './cloud.js';
 import { autoHeal } from './auto-heal.js';
@@ -40,11 +42,8 @@ export async function checkCluster(ds: DataSource, factory: CloudFactory, c: Clu
 
 /** One pass over the clusters that are not being changed; returns how many were checked. */
 export async function healthPass(ds: DataSource, factory: CloudFactory): Promise<number> {
-  const clusters = await ds.getRepository(ClusterEntity)
-    .createQueryBuilder('c')
-    .where('c.api_address IS NOT NULL')
-    .andWhere(`c.status IN ('CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_FAILED', 'ROLLBACK_COMPLETE')`)
-    .getMany();
+  const repo = new ClusterRepo(ds);
+  const clusters = await repo.withApiIn(['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_FAILED', 'ROLLBACK_COMPLETE']);
   let checked = 0;
   for (const c of clusters) {
     const now = new Date();
@@ -60,13 +59,9 @@ export async function healthPass(ds: DataSource, factory: CloudFactory): Promise
     kube?.close();
     if (heal.note) h.reason.auto_healing = heal.note;
     if (scale.note) h.reason.auto_scaling = scale.note;
-    const condition = { status: h.status === 'HEALTHY' ? 'True' : h.status === 'UNHEALTHY' ? 'False' : 'Unknown', reason: h.status === 'HEALTHY' ? 'Healthy' : h.status === 'UNHEALTHY' ? 'NodesNotReady' : 'Unreachable', message: JSON.stringify(h.reason), since: now.toISOString() };
+    const condition: Condition = { status: h.status === 'HEALTHY' ? 'True' : h.status === 'UNHEALTHY' ? 'False' : 'Unknown', reason: h.status === 'HEALTHY' ? 'Healthy' : h.status === 'UNHEALTHY' ? 'NodesNotReady' : 'Unreachable', message: JSON.stringify(h.reason), since: now.toISOString() };
     // Only the health columns and condition: an operation that started meanwhile owns the rest.
-    await ds.query(
-      `UPDATE cluster SET health_status = $2, health_status_reason = $3, health_checked_at = $4,
-         conditions = jsonb_set(conditions, '{health}', $5::jsonb), unhealthy_since = $6::jsonb WHERE uuid = $1`,
-      [c.uuid, h.status, JSON.stringify(h.reason), now, JSON.stringify(condition), JSON.stringify(heal.unhealthy)],
-    );
+    await repo.recordHealth(c.uuid, { status: h.status, reason: h.reason, checkedAt: now, condition, unhealthySince: heal.unhealthy });
     checked++;
   }
   return checked;

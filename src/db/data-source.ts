@@ -20,6 +20,11 @@ export const entities = [
   ClusterResourceEntity,
 ];
 
+/** The database answers (a readiness probe). */
+export async function ping(ds: DataSource): Promise<void> {
+  await ds.query('SELECT 1');
+}
+
 export function createDataSource(url: string, poolSize = 10): DataSource {
   return new DataSource({
     type: 'postgres',

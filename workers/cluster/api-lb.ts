@@ -5,7 +5,6 @@
 // resize or an upgrade) one at a time while ACTIVE; a floating IP on the VIP port when asked. Without a load balancer the
 // endpoint is the single control plane's port. The address is recorded on the cluster at once.
 // The delete removes it, and those OCCM made for the cluster's Services, before the servers.
-import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { networkPlan, type LoadBalancerPlan } from '../../src/kube/network-plan.js';
 import type { LoadBalancer, OctaviaClient } from '../../src/openstack/octavia.js';
 import { StepFailure, Wait } from '../errors.js';
@@ -85,7 +84,7 @@ export function endpoint(ctx: RunContext): Promise<Endpoint> {
     }
     const address = `https://${ep.external}:6443`;
     if (ctx.cluster.api_address !== address) {
-      await ctx.ds.getRepository(ClusterEntity).update({ uuid: ctx.cluster.uuid }, { api_address: address });
+      await ctx.repos.clusters.update(ctx.cluster.uuid, { api_address: address });
       ctx.cluster = { ...ctx.cluster, api_address: address };
     }
     return ep;

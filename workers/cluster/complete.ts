@@ -1,8 +1,6 @@
 // The end of an operation that changed nodes: what the cloud and the cluster's API show is written
 // back (node addresses per group, the group's Kubernetes version, the cluster's coe_version) in
 // the transaction that ends the operation.
-import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
-import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { kubeFor } from '../kube.js';
 import { succeed, type RunContext } from '../runner.js';
 import { nodeGroups } from './context.js';
@@ -18,17 +16,14 @@ export async function completeNodeGroups(ctx: RunContext, status: string, only?:
     for (const g of groups) {
       const mine = servers.filter((s) => s.nodegroup === g.uuid).sort((a, b) => a.name.localeCompare(b.name));
       const versions = [...new Set(mine.map((s) => s.version).filter(Boolean))];
-      await em.getRepository(NodeGroupEntity).update(
-        { uuid: g.uuid },
-        {
+      await ctx.repos.nodegroups.updateByUuid(em, g.uuid, {
           node_addresses: mine.flatMap((s) => addressesOf(s.server)),
           ...(only === undefined || only === g.uuid ? { status, status_reason: null } : {}),
           ...(versions.length === 1 ? { version: versions[0]!.startsWith('v') ? versions[0]! : `v${versions[0]!}` } : {}),
           updated_at: new Date(),
-        },
-      );
+      });
     }
-    await em.getRepository(ClusterEntity).update({ uuid: ctx.cluster.uuid }, { coe_version: version });
+    await ctx.repos.clusters.update(ctx.cluster.uuid, { coe_version: version }, em);
   });
   return result;
 }

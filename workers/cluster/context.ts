@@ -1,7 +1,7 @@
 // What the steps of an operation read about their cluster, once per run: the template, the typed
 // spec (the one parser; no label is read here), the node groups and the network the cluster uses.
-import { ClusterTemplateEntity, type ClusterTemplateRow } from '../../src/db/entities/cluster-template.js';
-import { NodeGroupEntity, type NodeGroupRow } from '../../src/db/entities/nodegroup.js';
+import type { ClusterTemplateRow } from '../../src/db/entities/cluster-template.js';
+import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
 import { parseClusterSpec } from '../../src/kube/spec/parse.js';
 import type { ClusterSpec } from '../../src/kube/spec/types.js';
 import { isNotFound } from '../../src/openstack/errors.js';
@@ -14,14 +14,14 @@ export function template(ctx: RunContext): Promise<ClusterTemplateRow> {
     // An upgrade builds its new nodes from the template it moves to.
     const target = ctx.op.kind === 'upgrade' ? (ctx.op.params as { cluster_template?: string }).cluster_template : undefined;
     const uuid = target ?? ctx.cluster.cluster_template_id;
-    const t = await ctx.ds.getRepository(ClusterTemplateEntity).findOneBy({ uuid });
+    const t = await ctx.repos.templates.byUuid(uuid);
     if (!t) throw new StepFailure('NotFound', `Cluster template ${uuid} not found.`, 'network');
     return t;
   });
 }
 
 export function nodeGroups(ctx: RunContext): Promise<NodeGroupRow[]> {
-  return ctx.memo('nodegroups', () => ctx.ds.getRepository(NodeGroupEntity).find({ where: { cluster_id: ctx.cluster.uuid }, order: { id: 'ASC' } }));
+  return ctx.memo('nodegroups', () => ctx.repos.clusters.nodegroups([ctx.cluster.uuid]));
 }
 
 /** A network or subnet named by id or by name (templates and clusters accept both). */

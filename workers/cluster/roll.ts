@@ -2,8 +2,6 @@
 // planes first and one at a time, then the workers of the group, with a surge of one: a new node
 // joins and is Ready before an old one is drained and deleted. A node is outdated when its server
 // metadata shows another Kubernetes version (upgrade) or an older CA generation (rotation).
-import { ClusterEntity } from '../../src/db/entities/cluster.js';
-import { OperationEntity } from '../../src/db/entities/operation.js';
 import { loadCa, loadClusterPki, rotateClusterPki, sealContext } from '../../src/pki/store.js';
 import { StepFailure, Wait } from '../errors.js';
 import { ACCESS, forgetKubeIdentity, kubeFor } from '../kube.js';
@@ -115,7 +113,7 @@ export const upgradeOperation: OperationSpec = {
     const target = param<string>(ctx, 'cluster_template');
     const g = (await nodeGroups(ctx)).find((x) => x.uuid === param<string>(ctx, 'nodegroup'));
     if (target && g?.is_default) {
-      await ctx.ds.getRepository(ClusterEntity).update({ uuid: ctx.cluster.uuid }, { cluster_template_id: target, labels: effectiveLabels(ctx, await template(ctx)) });
+      await ctx.repos.clusters.update(ctx.cluster.uuid, { cluster_template_id: target, labels: effectiveLabels(ctx, await template(ctx)) });
     }
     return completeNodeGroups(ctx, 'UPDATE_COMPLETE');
   },
@@ -135,7 +133,7 @@ const rotatePki: Step = {
       const rotated = await rotateClusterPki(em, box, ctx.cluster, from !== undefined ? { fromGeneration: from } : {});
       if (!rotated.rotated) throw new StepFailure('Conflict', 'The CAs were rotated by an earlier run whose previous CA was not kept; rotate again.', 'control_plane');
       const params = { ...ctx.op.params, previous_ca: previous.cert, previous_ca_key: box.seal(previous.key, `${sealContext(ctx.cluster.uuid, 'kubernetes')}:previous`), generation: rotated.generation };
-      await em.getRepository(OperationEntity).update({ id: ctx.op.id }, { params });
+      await ctx.repos.operations.setParams(em, ctx.op.id, params);
       ctx.op = { ...ctx.op, params };
     });
     forgetKubeIdentity(ctx.cluster.uuid);

@@ -2,7 +2,6 @@
 // named nodes_to_remove or else the newest), node group create/update/delete. New nodes join with
 // a bootstrap token the worker registers in the cluster for the operation; removed nodes are
 // cordoned, drained through the Eviction API, their Node deleted, then their server and port.
-import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
 import type { KubeClient } from '../../src/kube/api-client.js';
 import { isNotFound, OpenStackError } from '../../src/openstack/errors.js';
 import { Wait } from '../errors.js';
@@ -222,7 +221,7 @@ export const nodegroupDeleteOperation: OperationSpec = {
   async finish(ctx) {
     const groupId = param(ctx, 'nodegroup') as string;
     return succeed(ctx, async (em) => {
-      await em.getRepository(NodeGroupEntity).delete({ uuid: groupId });
+      await ctx.repos.nodegroups.remove(em, groupId);
     });
   },
 };

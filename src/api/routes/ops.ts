@@ -1,6 +1,7 @@
 // Operational endpoints: liveness, readiness, Prometheus metrics, the OpenAPI document.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { ping } from '../../db/data-source.js';
 
 const Check = Type.Object({ status: Type.String(), checks: Type.Optional(Type.Record(Type.String(), Type.String())) });
 const hidden = { hide: true } as const;
@@ -21,7 +22,7 @@ export async function opsRoutes(app: FastifyInstance): Promise<void> {
       }
     };
     const checks = {
-      database: await probe(() => db.query('SELECT 1')),
+      database: await probe(() => ping(db)),
       redis: await probe(() => redis.ping()),
       keystone: await probe(async () => {
         const res = await fetch(config.keystone.authUrl, { signal: AbortSignal.timeout(3000) });

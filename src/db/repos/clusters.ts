@@ -1,5 +1,6 @@
 // Queries on clusters and their node groups, scoped by who asks (admins may see every project).
 import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
+import type { Condition } from '../../domain/cluster-status.js';
 import { ClusterEntity, type ClusterRow } from '../entities/cluster.js';
 import { NodeGroupEntity, type NodeGroupRow } from '../entities/nodegroup.js';
 import { orderAndPage, type Keyset } from './keyset.js';
@@ -11,6 +12,14 @@ export const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
 
 /** What may change in a cluster's row (not its identity). */
 export type ClusterChanges = Partial<Omit<ClusterRow, 'id' | 'uuid' | 'project_id' | 'user_id' | 'created_at'>>;
+
+export interface HealthRecord {
+  status: string;
+  reason: Record<string, string>;
+  checkedAt: Date;
+  condition: Condition;
+  unhealthySince: Record<string, string>;
+}
 
 /** Node counts and addresses summed over a cluster's node groups (Magnum computes them so). */
 export interface ClusterTotals {
@@ -69,6 +78,28 @@ export class ClusterRepo {
 
   async update(uuid: string, changes: ClusterChanges, em: EntityManager = this.ds.manager): Promise<void> {
     await em.getRepository(ClusterEntity).update({ uuid }, changes);
+  }
+
+  /** Clusters in one of `statuses` whose API has an address (the health check's). */
+  withApiIn(statuses: readonly string[]): Promise<ClusterRow[]> {
+    return this.ds
+      .getRepository(ClusterEntity)
+      .createQueryBuilder('c')
+      .where('c.api_address IS NOT NULL')
+      .andWhere('c.status IN (:...statuses)', { statuses })
+      .getMany();
+  }
+
+  /**
+   * What a health check found: only the health columns, the `health` condition and the auto-healer's
+   * memory, so that an operation that started meanwhile keeps the rest.
+   */
+  async recordHealth(uuid: string, h: HealthRecord): Promise<void> {
+    await this.ds.query(
+      `UPDATE cluster SET health_status = $2, health_status_reason = $3, health_checked_at = $4,
+         conditions = jsonb_set(conditions, '{health}', $5::jsonb), unhealthy_since = $6::jsonb WHERE uuid = $1`,
+      [uuid, h.status, JSON.stringify(h.reason), h.checkedAt, JSON.stringify(h.condition), JSON.stringify(h.unhealthySince)],
+    );
   }
 
   async nodegroups(clusterIds: string[], em: EntityManager = this.ds.manager): Promise<NodeGroupRow[]> {

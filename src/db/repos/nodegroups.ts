@@ -112,6 +112,10 @@ export class NodeGroupRepo {
     await em.getRepository(NodeGroupEntity).update({ cluster_id: clusterUuid }, changes);
   }
 
+  async remove(em: EntityManager, uuid: string): Promise<void> {
+    await em.getRepository(NodeGroupEntity).delete({ uuid });
+  }
+
   /** The cluster's node groups in a *_IN_PROGRESS status fail with `status` and `reason`. */
   async failInProgress(em: EntityManager, clusterUuid: string, status: string, reason: string): Promise<void> {
     await em.query(`UPDATE nodegroup SET status = $2, status_reason = $3, updated_at = now() WHERE cluster_id = $1 AND status LIKE '%\\_IN\\_PROGRESS'`, [

@@ -2,7 +2,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { CLUSTER_SORTABLE, type ClusterRow } from '../../../../db/entities/cluster.js';
-import { ClusterEventEntity } from '../../../../db/entities/cluster-event.js';
 import type { Scope } from '../../../../db/repos/clusters.js';
 import { errors } from '../../../../domain/errors.js';
 import { checkPatch } from '../../../../domain/json-patch.js';
@@ -230,9 +229,7 @@ export async function clustersRoutes(app: FastifyInstance): Promise<void> {
       const c = await lookup(request, request.params.ident);
       enforce(request.auth, 'cluster:get_events', c);
       const limit = Math.min(request.query.limit ?? s.config.maxLimit, s.config.maxLimit);
-      const qb = s.db.getRepository(ClusterEventEntity).createQueryBuilder('e').where('e.cluster_id = :c', { c: c.uuid });
-      if (request.query.marker !== undefined) qb.andWhere('e.id > :m', { m: request.query.marker });
-      const events = await qb.orderBy('e.id', 'ASC').take(limit).getMany();
+      const events = await s.events.page(c.uuid, limit, request.query.marker);
       const host = hostUrl(request);
       const last = events.at(-1);
       return {
