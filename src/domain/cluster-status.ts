@@ -16,7 +16,7 @@ export interface Condition {
   since: string;
 }
 
-export type Conditions = Partial<Record<string, Condition>>;
+export type Conditions = Record<string, Condition>;
 
 /** Magnum's cluster statuses (magnum/objects/fields.py ClusterStatus). */
 export const CLUSTER_STATUSES = [

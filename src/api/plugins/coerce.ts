@@ -25,12 +25,20 @@ export function parseBool(v: unknown): boolean | undefined {
 }
 
 interface ObjectSchema {
-  properties?: Record<string, { type?: string | string[] }>;
+  properties?: Record<string, object>;
   additionalProperties?: unknown;
   $ref?: string;
 }
 
-const types = (s: { type?: string | string[] }): string[] => (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []);
+/** A property schema's JSON types (`type` may be one name or a list). */
+function types(s: object): string[] {
+  const t = 'type' in s ? s.type : undefined;
+  if (Array.isArray(t)) return t.filter((x): x is string => typeof x === 'string');
+  return typeof t === 'string' ? [t] : [];
+}
+
+/** A JSON object (not an array): what a body or a query string is before validation. */
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 
 /**
@@ -67,17 +75,16 @@ export function registerCoercion(app: FastifyInstance): void {
     const config = request.routeOptions.config;
     const qs = schema?.querystring as ObjectSchema | undefined;
     // Magnum refuses unknown query arguments on its v1 operations (not on docs or probes).
-    if (isV1Operation(request.routeOptions.url) && request.query && typeof request.query === 'object') {
-      const query = request.query as Record<string, unknown>;
+    const query = request.query;
+    if (isV1Operation(request.routeOptions.url) && isObject(query)) {
       const allowed = qs?.properties ?? {};
       for (const k of Object.keys(query)) if (!(k in allowed)) throw errors.unknownArgument(k);
       if (qs) coerceScalars(query, qs);
     }
     let bs = schema?.body as (ObjectSchema & { $ref?: string }) | undefined;
     if (bs?.$ref) bs = request.server.getSchema(bs.$ref) as ObjectSchema | undefined;
-    const body = request.body;
-    if (!bs?.properties || body === null || typeof body !== 'object' || Array.isArray(body)) return;
-    const obj = body as Record<string, unknown>;
+    const obj = request.body;
+    if (!bs?.properties || !isObject(obj)) return;
     for (const k of config?.readOnly ?? []) {
       if (k in obj) throw errors.invalidInput(k, obj[k], 'Cannot set read only field.');
     }

@@ -31,7 +31,7 @@ function valueAt(data: unknown, pointer: string): unknown {
   let cur: unknown = data;
   for (const seg of pointer.split('/').slice(1)) {
     if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[seg.replace(/~1/g, '/').replace(/~0/g, '~')];
+    cur = Reflect.get(cur, seg.replace(/~1/g, '/').replace(/~0/g, '~'));
   }
   return cur;
 }

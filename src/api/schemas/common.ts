@@ -33,6 +33,17 @@ export const ListQuery = Type.Object(
 );
 export type ListQueryT = Static<typeof ListQuery>;
 
+/**
+ * A JSON patch body. Magnum's rules check it (checkPatch), with their own errors, not the validator:
+ * the handler receives it as unknown.
+ */
+export const PatchDocument = Type.Unsafe<unknown>(
+  Type.Array(Type.Object({ op: Type.String(), path: Type.String(), value: Type.Optional(Type.Unknown()) }), { description: 'JSON patch' }),
+);
+
+/** The 204 answers: no body (documented as null). */
+export const NoContent = Type.Unsafe<undefined>(Type.Null());
+
 /** `{"uuid": ...}` answers of the asynchronous operations. */
 export const UuidBody = Type.Object({ uuid: Type.String({ format: 'uuid' }) });
 

@@ -1,7 +1,7 @@
 // GET /v1/mservices (spec §3.9): the worker processes, from the heartbeats they keep in Redis
 // (workers/heartbeat.ts). A worker is up while its last heartbeat is younger than
 // SERVICE_DOWN_TIME; entries silent for ten times that are dropped.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { servicesKey, type Heartbeat } from '../../../operations/queue.js';
 import { enforce } from '../../policy.js';
@@ -42,7 +42,7 @@ function parse(raw: string): Heartbeat | undefined {
   }
 }
 
-export async function mservicesRoutes(app: FastifyInstance): Promise<void> {
+export const mservicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { redis, config } = app.services;
   const key = servicesKey(config.queuePrefix);
 
@@ -77,4 +77,4 @@ export async function mservicesRoutes(app: FastifyInstance): Promise<void> {
       };
     },
   );
-}
+};

@@ -1,6 +1,6 @@
 // GET /v1/stats (spec §3.8): cluster and node counts of one project, or of all for an admin.
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { clusterStats } from '../../../db/repos/stats.js';
 import { errors } from '../../../domain/errors.js';
 import { enforce } from '../../policy.js';
@@ -19,8 +19,8 @@ const StatsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export async function statsRoutes(app: FastifyInstance): Promise<void> {
-  app.get<{ Querystring: Static<typeof StatsQuery> }>(
+export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
     '/stats',
     { schema: { tags: ['stats'], summary: 'Count clusters and nodes', querystring: StatsQuery, response: { 200: Type.Ref(Stats), ...errorResponses(400, 401, 403) } } },
     async (request) => {
@@ -35,4 +35,4 @@ export async function statsRoutes(app: FastifyInstance): Promise<void> {
       return clusterStats(app.services.db, projectId);
     },
   );
-}
+};

@@ -1,20 +1,20 @@
 // /v1/certificates (spec §2 #34–#36): show a cluster's CA, sign a CSR, rotate the CAs.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, Ident, UuidBody } from '../../../schemas/common.js';
 import { hostUrl, selfLinks } from '../../../views.js';
-import { CaQuery, Certificate, CertificateCreate, SignedCertificate, type CaQueryT, type CertificateCreateT } from './schema.js';
+import { CaQuery, Certificate, CertificateCreate, SignedCertificate } from './schema.js';
 import { rotateCa, showCa, signCertificate, type CertificateDeps } from './service.js';
 
 const Params = Type.Object({ ident: Ident });
 const TAGS = ['certificates'];
 
-export async function certificatesRoutes(app: FastifyInstance): Promise<void> {
+export const certificatesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;
   const deps: CertificateDeps = { db: s.db, clusters: s.clusters, templates: s.templates.repo, secretBox: s.secretBox, outbox: s.outbox };
   const links = (host: string, uuid: string) => selfLinks(host, `certificates/${uuid}`);
 
-  app.get<{ Params: { ident: string }; Querystring: CaQueryT }>(
+  app.get(
     '/certificates/:ident',
     {
       schema: {
@@ -31,7 +31,7 @@ export async function certificatesRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post<{ Body: CertificateCreateT }>(
+  app.post(
     '/certificates',
     {
       config: { bodyName: 'certificate' },
@@ -58,7 +58,7 @@ export async function certificatesRoutes(app: FastifyInstance): Promise<void> {
   );
 
   // The client sends no body (Content-Type application/octet-stream, Content-Length 0).
-  app.patch<{ Params: { ident: string } }>(
+  app.patch(
     '/certificates/:ident',
     {
       schema: {
@@ -73,4 +73,4 @@ export async function certificatesRoutes(app: FastifyInstance): Promise<void> {
       return reply.code(202).send({ uuid });
     },
   );
-}
+};

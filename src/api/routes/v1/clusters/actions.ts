@@ -107,7 +107,7 @@ export async function updateCluster(
     if (status !== null && !HEALTH_STATUSES.includes(String(status))) {
       throw errors.invalidInput('health_status', status, `Value should be one of: ${HEALTH_STATUSES.join(', ')}`);
     }
-    const reason = after.health_status_reason as Record<string, unknown> | null;
+    const reason = after.health_status_reason;
     const health = {
       health_status: (status as string | null) ?? null,
       health_status_reason: reason ? Object.fromEntries(Object.entries(reason).map(([k, v]) => [k, String(v)])) : null,
@@ -238,8 +238,8 @@ export async function deleteCluster(s: Services, who: Caller, c: ClusterRow, fla
   });
 }
 
-/** `?rollback=` exists from 1.3 (below, it is an unknown argument). */
-export function rollbackArg(query: Record<string, unknown>, version: ApiVersion): boolean {
+/** `?rollback=` exists from 1.3 (below, it is an unknown argument). The query is not validated: any value arrives. */
+export function rollbackArg(query: { rollback?: unknown }, version: ApiVersion): boolean {
   if (!('rollback' in query)) return false;
   if (!atLeast(version, 3)) throw errors.unknownArgument('rollback');
   const b = parseBool(query.rollback);

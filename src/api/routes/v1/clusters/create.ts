@@ -19,18 +19,17 @@ import { visibility } from '../clustertemplates/service.js';
 import { checkClusterQuota } from '../quotas/service.js';
 import { createClusterCredential, deleteClusterCredential, type ClusterCredential } from './credential.js';
 import { preflight, type Caller } from './preflight.js';
+import type { CreateBodyT } from './schema.js';
 
 export type Flavor = 'cluster' | 'bay';
-type Body = Record<string, unknown>;
-
-const empty = (v: unknown): boolean => v === undefined || v === null || v === '';
+const empty = (v: string | null | undefined): v is '' | null | undefined => v === undefined || v === null || v === '';
 
 /** The template named by a create body; Magnum's 400 (≤1.9, bays) or 404 (1.10+) when missing. */
-export async function templateFor(s: Services, who: Caller, ident: unknown, field: string, notFoundStatus: 400 | 404): Promise<ClusterTemplateRow> {
+export async function templateFor(s: Services, who: Caller, ident: string | null | undefined, field: string, notFoundStatus: 400 | 404): Promise<ClusterTemplateRow> {
   if (empty(ident)) throw errors.invalidInput(field, 'None', 'Mandatory field missing.');
-  const found = await s.templates.repo.find(String(ident), visibility('template', who.ctx));
+  const found = await s.templates.repo.find(ident, visibility('template', who.ctx));
   if (found === 'ambiguous') throw errors.ambiguousName('cluster templates', 'cluster template');
-  if (!found) throw notFoundStatus === 404 ? errors.notFound('ClusterTemplate', String(ident)) : errors.templateNotFoundBadRequest(String(ident));
+  if (!found) throw notFoundStatus === 404 ? errors.notFound('ClusterTemplate', ident) : errors.templateNotFoundBadRequest(ident);
   return found;
 }
 
@@ -41,29 +40,33 @@ interface Resolved {
 }
 
 /** The cluster row a create body asks for, with the template's values filled in. */
-function resolve(who: Caller, body: Body, t: ClusterTemplateRow, flavor: Flavor, version: ApiVersion): Resolved {
-  const nodeCount = (body.node_count as number | null | undefined) ?? 1;
-  const masterCount = (body.master_count as number | null | undefined) ?? 1;
+function resolve(who: Caller, body: CreateBodyT, t: ClusterTemplateRow, flavor: Flavor, version: ApiVersion): Resolved {
+  const nodeCount = body.node_count ?? 1;
+  const masterCount = body.master_count ?? 1;
   if (nodeCount === 0 && (flavor === 'bay' || !atLeast(version, 10))) throw errors.zeroNodesUnsupported();
   const merge = body.merge_labels === true;
-  const given = body.labels === undefined || body.labels === null ? null : labelStrings(body.labels as Body);
-  const pick = <K extends keyof ClusterTemplateRow>(k: string, from: K) => (empty(body[k]) ? t[from] : (body[k] as ClusterTemplateRow[K]));
+  const given = body.labels === undefined || body.labels === null ? null : labelStrings(body.labels);
+  // The template's value when the body has none (an empty string is none).
+  const pick = (k: 'master_flavor_id' | 'flavor_id' | 'fixed_network' | 'fixed_subnet'): string | null => {
+    const v = body[k];
+    return empty(v) ? t[k] : v;
+  };
   const now = new Date();
-  const masterLb = (body.master_lb_enabled as boolean | null | undefined) ?? t.master_lb_enabled;
+  const masterLb = body.master_lb_enabled ?? t.master_lb_enabled;
   const row: ClusterRow = {
     id: 0,
     uuid: randomUUID(),
-    name: (body.name as string | null | undefined) ?? generateName(flavor === 'bay' ? 'bay' : 'cluster'),
+    name: body.name ?? generateName(flavor === 'bay' ? 'bay' : 'cluster'),
     project_id: who.ctx.projectId ?? '',
     user_id: who.ctx.userId,
     cluster_template_id: t.uuid,
-    keypair: flavor === 'bay' ? t.keypair_id : ((body.keypair as string | null | undefined) ?? t.keypair_id),
-    docker_volume_size: (body.docker_volume_size as number | null | undefined) ?? t.docker_volume_size,
+    keypair: flavor === 'bay' ? t.keypair_id : (body.keypair ?? t.keypair_id),
+    docker_volume_size: body.docker_volume_size ?? t.docker_volume_size,
     labels: inheritLabels(t.labels, given, merge),
-    master_flavor_id: pick('master_flavor_id', 'master_flavor_id'),
-    flavor_id: pick('flavor_id', 'flavor_id'),
-    create_timeout: ((flavor === 'bay' ? body.bay_create_timeout : body.create_timeout) as number | null | undefined) ?? 60,
-    discovery_url: empty(body.discovery_url) ? null : (body.discovery_url as string),
+    master_flavor_id: pick('master_flavor_id'),
+    flavor_id: pick('flavor_id'),
+    create_timeout: (flavor === 'bay' ? body.bay_create_timeout : body.create_timeout) ?? 60,
+    discovery_url: empty(body.discovery_url) ? null : body.discovery_url,
     stack_id: null,
     status: 'CREATE_IN_PROGRESS',
     status_reason: null,
@@ -73,9 +76,9 @@ function resolve(who: Caller, body: Body, t: ClusterTemplateRow, flavor: Flavor,
     api_address: null,
     coe_version: null,
     container_version: null,
-    fixed_network: pick('fixed_network', 'fixed_network'),
-    fixed_subnet: pick('fixed_subnet', 'fixed_subnet'),
-    floating_ip_enabled: (body.floating_ip_enabled as boolean | null | undefined) ?? t.floating_ip_enabled,
+    fixed_network: pick('fixed_network'),
+    fixed_subnet: pick('fixed_subnet'),
+    floating_ip_enabled: body.floating_ip_enabled ?? t.floating_ip_enabled,
     master_lb_enabled: masterLb,
     conditions: initialConditions(now, masterLb),
     app_cred_id: null,
@@ -130,13 +133,13 @@ function workerMax(labels: Record<string, string>, nodeCount: number): number | 
 
 const statusOf = (c: ClusterRow) => ({ status: c.status, status_reason: c.status_reason });
 
-export async function createCluster(s: Services, who: Caller, body: Body, version: ApiVersion, flavor: Flavor): Promise<ClusterRow> {
+export async function createCluster(s: Services, who: Caller, body: CreateBodyT, version: ApiVersion, flavor: Flavor): Promise<ClusterRow> {
   const t =
     flavor === 'bay'
       ? await templateFor(s, who, body.baymodel_id, 'baymodel_id', 400)
       : await templateFor(s, who, body.cluster_template_id, 'cluster_template_id', atLeast(version, 10) ? 404 : 400);
   if (t.coe !== 'kubernetes') throw errors.clusterTypeUnsupported(t.server_type, t.cluster_distro ?? 'None', t.coe);
-  const size = (body.docker_volume_size as number | null | undefined) ?? t.docker_volume_size;
+  const size = body.docker_volume_size ?? t.docker_volume_size;
   if (t.docker_storage_driver === 'devicemapper' && size !== null && size < 3) throw errors.devicemapperSize();
   enforce(who.ctx, flavor === 'bay' ? 'bay:create' : 'cluster:create');
 

@@ -1,5 +1,6 @@
 // /v1/clusters, their actions and events, /v1/credentials (1.12+), and the legacy /v1/bays (≤1.10).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { CLUSTER_SORTABLE, type ClusterRow } from '../../../../db/entities/cluster.js';
 import type { Scope } from '../../../../db/repos/clusters.js';
@@ -8,7 +9,7 @@ import { checkPatch } from '../../../../domain/json-patch.js';
 import { atLeast } from '../../../microversion.js';
 import { nextLink, parsePage } from '../../../pagination.js';
 import { enforce, type Rule } from '../../../policy.js';
-import { errorResponses, Ident, ListQuery, UuidBody, type ListQueryT } from '../../../schemas/common.js';
+import { errorResponses, Ident, ListQuery, NoContent, PatchDocument, UuidBody, type ListQueryT } from '../../../schemas/common.js';
 import { hostUrl } from '../../../views.js';
 import { deleteCluster, resizeCluster, rollbackArg, updateCluster, upgradeCluster } from './actions.js';
 import { createCluster, type Flavor } from './create.js';
@@ -27,14 +28,11 @@ import {
   READ_ONLY,
   ResizeBody,
   UpgradeBody,
-  type ResizeBodyT,
-  type UpgradeBodyT,
 } from './schema.js';
 import { bayDetail, bayListItem, clusterDetail, clusterListItem } from './views.js';
 
 const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, token: request.authToken });
 const Params = Type.Object({ ident: Ident });
-const PatchBody = Type.Array(Type.Object({ op: Type.String(), path: Type.String(), value: Type.Optional(Type.Unknown()) }), { description: 'JSON patch' });
 
 /** Admins see every project's clusters (Magnum's *_all_projects rules), except where `ownOnly`. */
 function scopeOf(request: FastifyRequest, ownOnly = false): Scope {
@@ -46,7 +44,7 @@ const SPEC = {
   bay: { coll: 'bays', rule: 'bay', tag: 'bays', create: BayCreate, bodyName: 'bay', item: Bay, list: BayList, detailList: BayDetailList },
 } as const;
 
-export async function clustersRoutes(app: FastifyInstance): Promise<void> {
+export const clustersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;
 
   async function lookup(request: FastifyRequest, ident: string, scope: Scope = scopeOf(request)): Promise<ClusterRow> {
@@ -56,14 +54,18 @@ export async function clustersRoutes(app: FastifyInstance): Promise<void> {
     return found;
   }
 
+  /** The bay view of one cluster, with its node groups. */
+  async function bayView(request: FastifyRequest, c: ClusterRow) {
+    return bayDetail(c, { host: hostUrl(request), nodegroups: await s.clusters.nodegroups([c.uuid]) });
+  }
+
   /** The detail (or bay) view of one cluster, with its node groups and template labels. */
   async function detail(request: FastifyRequest, c: ClusterRow, flavor: Flavor) {
+    if (flavor === 'bay') return bayView(request, c);
     const nodegroups = await s.clusters.nodegroups([c.uuid]);
-    const host = hostUrl(request);
-    if (flavor === 'bay') return bayDetail(c, { host, nodegroups });
     const t = await s.templates.repo.find(c.cluster_template_id, { all: true });
     const templateLabels = t && t !== 'ambiguous' ? t.labels : {};
-    return clusterDetail(c, { host, version: request.apiVersion, nodegroups, templateLabels });
+    return clusterDetail(c, { host: hostUrl(request), version: request.apiVersion, nodegroups, templateLabels });
   }
 
   function routes(flavor: Flavor) {
@@ -71,9 +73,9 @@ export async function clustersRoutes(app: FastifyInstance): Promise<void> {
     const rule = (action: string) => `${sp.rule}:${action}` as Rule;
     const config: { maxVersion?: number } = flavor === 'bay' ? { maxVersion: 10 } : {};
 
-    async function list(request: FastifyRequest<{ Querystring: ListQueryT }>, reply: FastifyReply, isDetail: boolean) {
+    async function list(request: FastifyRequest, query: ListQueryT, reply: FastifyReply, isDetail: boolean) {
       enforce(request.auth, rule(isDetail ? 'detail' : 'get_all'));
-      const page = parsePage(request.query, s.config.maxLimit, CLUSTER_SORTABLE);
+      const page = parsePage(query, s.config.maxLimit, CLUSTER_SORTABLE);
       const rows = await s.clusters.list(scopeOf(request), page, page.marker);
       if (rows === 'bad-marker') throw errors.notFound('Cluster', page.marker!);
       const groups = await s.clusters.nodegroups(rows.map((r) => r.uuid));
@@ -97,10 +99,10 @@ export async function clustersRoutes(app: FastifyInstance): Promise<void> {
       querystring: ListQuery,
       response: { 200: Type.Ref(detailed ? sp.detailList : sp.list), ...errorResponses(400, 401, 403, 404) },
     });
-    app.get(`/${sp.coll}`, { config, schema: listSchema(false) }, (r, reply) => list(r as never, reply, false));
-    app.get(`/${sp.coll}/detail`, { config, schema: listSchema(true) }, (r, reply) => list(r as never, reply, true));
+    app.get(`/${sp.coll}`, { config, schema: listSchema(false) }, (r, reply) => list(r, r.query, reply, false));
+    app.get(`/${sp.coll}/detail`, { config, schema: listSchema(true) }, (r, reply) => list(r, r.query, reply, true));
 
-    app.get<{ Params: { ident: string } }>(
+    app.get(
       `/${sp.coll}/:ident`,
       { config, schema: { tags: [sp.tag], summary: `Show a ${flavor}`, params: Params, response: { 200: Type.Ref(sp.item), ...errorResponses(401, 403, 404, 409) } } },
       async (request) => {
@@ -110,7 +112,7 @@ export async function clustersRoutes(app: FastifyInstance): Promise<void> {
       },
     );
 
-    app.post<{ Body: Record<string, unknown> }>(
+    app.post(
       `/${sp.coll}`,
       {
         config: { ...config, bodyName: sp.bodyName, readOnly: READ_ONLY },
@@ -123,7 +125,7 @@ export async function clustersRoutes(app: FastifyInstance): Promise<void> {
         },
       },
       async (request, reply) => {
-        const c = await createCluster(s, caller(request), request.body ?? {}, request.apiVersion, flavor);
+        const c = await createCluster(s, caller(request), request.body, request.apiVersion, flavor);
         if (flavor === 'bay' && !atLeast(request.apiVersion, 2)) {
           reply.code(201).header('location', `${hostUrl(request)}/v1/bays/${c.uuid}`);
           return detail(request, c, flavor);
@@ -132,7 +134,7 @@ export async function clustersRoutes(app: FastifyInstance): Promise<void> {
       },
     );
 
-    app.patch<{ Params: { ident: string }; Body: unknown; Querystring: Record<string, unknown> }>(
+    app.patch(
       `/${sp.coll}/:ident`,
       {
         config,
@@ -141,24 +143,24 @@ export async function clustersRoutes(app: FastifyInstance): Promise<void> {
           summary: `Update a ${flavor} with a JSON patch (node_count${flavor === 'cluster' ? ', health_status, health_status_reason' : ''})`,
           params: Params,
           querystring: Type.Object({ rollback: Type.Optional(Type.String({ description: 'From 1.3: roll back on failure' })) }),
-          body: PatchBody,
+          body: PatchDocument,
           response: { 200: Type.Ref(Bay), 202: UuidBody, ...errorResponses(400, 401, 403, 404, 409) },
         },
         validatorCompiler: () => () => true,
       },
       async (request, reply) => {
-        const rollback = rollbackArg(request.query ?? {}, request.apiVersion);
+        const rollback = rollbackArg(request.query, request.apiVersion);
         const ops = checkPatch(request.body);
         const c = await lookup(request, request.params.ident);
         const updated = await updateCluster(s, caller(request), c, ops, request.apiVersion, flavor, rollback);
-        if (flavor === 'bay' && !atLeast(request.apiVersion, 2)) return reply.code(200).send(await detail(request, updated, flavor));
+        if (flavor === 'bay' && !atLeast(request.apiVersion, 2)) return reply.code(200).send(await bayView(request, updated));
         return reply.code(202).send({ uuid: c.uuid });
       },
     );
 
-    app.delete<{ Params: { ident: string } }>(
+    app.delete(
       `/${sp.coll}/:ident`,
-      { config, schema: { tags: [sp.tag], summary: `Delete a ${flavor}`, params: Params, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404, 409) } } },
+      { config, schema: { tags: [sp.tag], summary: `Delete a ${flavor}`, params: Params, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409) } } },
       async (request, reply) => {
         const c = await lookup(request, request.params.ident);
         await deleteCluster(s, caller(request), c, flavor);
@@ -179,7 +181,7 @@ export async function clustersRoutes(app: FastifyInstance): Promise<void> {
   routes('cluster');
   routes('bay');
 
-  app.post<{ Params: { ident: string }; Body: ResizeBodyT }>(
+  app.post(
     '/clusters/:ident/actions/resize',
     {
       config: { minVersion: 7, bodyName: 'cluster_resize_req' },
@@ -193,7 +195,7 @@ export async function clustersRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post<{ Params: { ident: string }; Body: UpgradeBodyT }>(
+  app.post(
     '/clusters/:ident/actions/upgrade',
     {
       config: { minVersion: 7, bodyName: 'cluster_upgrade_req' },
@@ -214,7 +216,7 @@ export async function clustersRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get<{ Params: { ident: string }; Querystring: { limit?: number; marker?: number } }>(
+  app.get(
     '/clusters/:ident/events',
     {
       schema: {
@@ -251,7 +253,7 @@ export async function clustersRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.patch<{ Params: { ident: string } }>(
+  app.patch(
     '/credentials/:ident',
     {
       config: { minVersion: 12 },
@@ -268,4 +270,4 @@ export async function clustersRoutes(app: FastifyInstance): Promise<void> {
       return reply.code(202).send({ uuid: c.uuid });
     },
   );
-}
+};

@@ -42,6 +42,10 @@ export const BayCreate = Type.Partial(
   }),
   { additionalProperties: false, $id: 'BayCreate' },
 );
+export type BayCreateT = Static<typeof BayCreate>;
+
+/** Either create body, as the create path reads it (each flavor's schema has refused the other's fields). */
+export type CreateBodyT = Omit<ClusterCreateT, 'labels'> & Omit<BayCreateT, 'labels'> & { labels?: ClusterCreateT['labels'] };
 
 /** Attributes a create body may not set (400 "Cannot set read only field."). */
 export const READ_ONLY = [

@@ -1,13 +1,14 @@
 // /v1/clustertemplates and the legacy /v1/baymodels (spec §2 #3–#14).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ClusterTemplateRow } from '../../../../db/entities/cluster-template.js';
 import { SORTABLE } from '../../../../db/repos/cluster-templates.js';
 import { errors } from '../../../../domain/errors.js';
 import { checkPatch } from '../../../../domain/json-patch.js';
 import { nextLink, parsePage } from '../../../pagination.js';
-import { enforce } from '../../../policy.js';
-import { errorResponses, Ident, ListQuery, type ListQueryT } from '../../../schemas/common.js';
+import { enforce, type Rule } from '../../../policy.js';
+import { errorResponses, Ident, ListQuery, NoContent, PatchDocument, type ListQueryT } from '../../../schemas/common.js';
 import { hostUrl, isoSeconds, selfLinks } from '../../../views.js';
 import { TemplateCache } from './cache.js';
 import type { Flavor } from './rules.js';
@@ -64,9 +65,10 @@ export function templateView(t: ClusterTemplateRow, host: string, flavor: Flavor
 const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, token: request.authToken });
 const Params = Type.Object({ ident: Ident });
 
-export function templateRoutes(flavor: Flavor) {
+export function templateRoutes(flavor: Flavor): FastifyPluginAsyncTypebox {
   const s = SPEC[flavor];
-  return async function routes(app: FastifyInstance): Promise<void> {
+  const rule = (action: 'detail' | 'get_all' | 'get'): Rule => `${s.rule}:${action}`;
+  return async function routes(app) {
     const deps = app.services.templates;
     // Current Magnum (1.11) removed bays and baymodels; Zed's versions keep them.
     if (flavor === 'baymodel') app.addHook('onRoute', (route) => void (route.config = { ...(route.config as object), maxVersion: 10 }));
@@ -80,9 +82,9 @@ export function templateRoutes(flavor: Flavor) {
       return found;
     }
 
-    async function list(request: FastifyRequest<{ Querystring: ListQueryT }>, reply: FastifyReply, detail: boolean) {
-      enforce(request.auth, `${s.rule}:${detail ? 'detail' : 'get_all'}` as never);
-      const page = parsePage(request.query, app.services.config.maxLimit, SORTABLE);
+    async function list(request: FastifyRequest, query: ListQueryT, reply: FastifyReply, detail: boolean) {
+      enforce(request.auth, rule(detail ? 'detail' : 'get_all'));
+      const page = parsePage(query, app.services.config.maxLimit, SORTABLE);
       const vis = visibility(flavor, request.auth);
       const host = hostUrl(request);
       const body = await deps.cache.listPage(
@@ -99,41 +101,41 @@ export function templateRoutes(flavor: Flavor) {
     }
 
     const listSchema = { tags: [s.tag], querystring: ListQuery, response: { 200: Type.Ref(s.list), ...errorResponses(400, 401, 403, 404) } };
-    app.get(`/${s.coll}`, { schema: { ...listSchema, summary: `List ${s.plural}` } }, (r, reply) => list(r as never, reply, false));
-    app.get(`/${s.coll}/detail`, { schema: { ...listSchema, summary: `List ${s.plural} (detail)` } }, (r, reply) => list(r as never, reply, true));
+    app.get(`/${s.coll}`, { schema: { ...listSchema, summary: `List ${s.plural}` } }, (r, reply) => list(r, r.query, reply, false));
+    app.get(`/${s.coll}/detail`, { schema: { ...listSchema, summary: `List ${s.plural} (detail)` } }, (r, reply) => list(r, r.query, reply, true));
 
-    app.get<{ Params: { ident: string } }>(
+    app.get(
       `/${s.coll}/:ident`,
       { schema: { tags: [s.tag], summary: `Show a ${s.singular}`, params: Params, response: { 200: Type.Ref(s.item), ...errorResponses(401, 403, 404, 409) } } },
       async (request) => {
         const t = await lookup(request, request.params.ident, true);
-        if (!t.public) enforce(request.auth, `${s.rule}:get` as never, t);
+        if (!t.public) enforce(request.auth, rule('get'), t);
         return templateView(t, hostUrl(request), flavor);
       },
     );
 
-    app.post<{ Body: Record<string, unknown> }>(
+    app.post(
       `/${s.coll}`,
       {
         config: { bodyName: s.bodyName, readOnly: READ_ONLY },
         schema: { tags: [s.tag], summary: `Create a ${s.singular}`, body: Type.Ref(s.create), response: { 201: Type.Ref(s.item), ...errorResponses(400, 401, 403, 404, 409) } },
       },
       async (request, reply) => {
-        const t = await createTemplate(deps, flavor, caller(request), request.body ?? {});
+        const t = await createTemplate(deps, flavor, caller(request), request.body);
         const host = hostUrl(request);
         reply.code(201).header('location', `${host}/v1/${s.coll}/${t.uuid}`);
         return templateView(t, host, flavor);
       },
     );
 
-    app.patch<{ Params: { ident: string }; Body: unknown }>(
+    app.patch(
       `/${s.coll}/:ident`,
       {
         schema: {
           tags: [s.tag],
           summary: `Update a ${s.singular} with a JSON patch`,
           params: Params,
-          body: Type.Array(Type.Object({ op: Type.String(), path: Type.String(), value: Type.Optional(Type.Unknown()) }), { description: 'JSON patch' }),
+          body: PatchDocument,
           response: { 200: Type.Ref(s.item), ...errorResponses(400, 401, 403, 404, 409) },
         },
         // The patch document is checked by Magnum's rules, not by the schema (its errors differ).
@@ -147,9 +149,9 @@ export function templateRoutes(flavor: Flavor) {
       },
     );
 
-    app.delete<{ Params: { ident: string } }>(
+    app.delete(
       `/${s.coll}/:ident`,
-      { schema: { tags: [s.tag], summary: `Delete a ${s.singular}`, params: Params, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404, 409) } } },
+      { schema: { tags: [s.tag], summary: `Delete a ${s.singular}`, params: Params, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409) } } },
       async (request, reply) => {
         const t = await lookup(request, request.params.ident);
         await deleteTemplate(deps, flavor, caller(request), t);

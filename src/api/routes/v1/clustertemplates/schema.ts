@@ -94,6 +94,9 @@ export const BayModelCreate = Type.Partial(
   Type.Object({ ...writable, labels: Nullable(Type.Record(Type.String(), Type.String())) }),
   { additionalProperties: false, $id: 'BayModelCreate' },
 );
+export type BayModelCreateT = Static<typeof BayModelCreate>;
+/** Either create body (baymodels take string labels only). */
+export type TemplateBodyT = TemplateCreateT | BayModelCreateT;
 export const BayModel = Type.Object(shown, { $id: 'BayModel' });
 export const BayModelList = Type.Object(
   { baymodels: Type.Array(Type.Ref(BayModel)), next: Type.Optional(Type.String()) },
@@ -101,4 +104,5 @@ export const BayModelList = Type.Object(
 );
 
 export const READ_ONLY = ['uuid', 'project_id', 'user_id', 'links', 'created_at', 'updated_at'] as const;
-export const WRITABLE_KEYS = Object.keys(writable);
+export type WritableKey = keyof typeof writable;
+export const WRITABLE_KEYS = Object.keys(writable) as WritableKey[];

@@ -14,9 +14,10 @@ import { validationError } from '../../../plugins/envelope.js';
 import { allowed, enforce } from '../../../policy.js';
 import { checkDns, checkDriverExists, checkDrivers, DEFAULTS, type Flavor } from './rules.js';
 import type { TemplateCache } from './cache.js';
-import { BayModelCreate, TemplateCreate, WRITABLE_KEYS } from './schema.js';
+import { BayModelCreate, TemplateCreate, WRITABLE_KEYS, type TemplateBodyT } from './schema.js';
 
-type Body = Record<string, unknown>;
+/** A template's attributes by name, as a patch and the create schema see them. */
+type Attributes = Record<string, unknown>;
 
 const ajv = new Ajv({ coerceTypes: false, allErrors: false, strict: false });
 const validators = { template: ajv.compile(TemplateCreate), baymodel: ajv.compile(BayModelCreate) };
@@ -46,10 +47,10 @@ const labelsToStrings = (labels: unknown): Record<string, string> =>
   Object.fromEntries(Object.entries((labels ?? {}) as Record<string, string | number | boolean>).map(([k, v]) => [k, pythonStr(v)]));
 
 /** Validates a full attribute set (after defaults or a patch) against the create schema. */
-function schemaCheck(flavor: Flavor, attrs: Body): void {
+function schemaCheck(flavor: Flavor, attrs: Attributes): void {
   const validate = validators[flavor];
-  coerceScalars(attrs, (flavor === 'template' ? TemplateCreate : BayModelCreate) as never, { numbersToStrings: true });
-  if (!validate(attrs)) throw validationError(validate.errors![0]! as never, attrs);
+  coerceScalars(attrs, flavor === 'template' ? TemplateCreate : BayModelCreate, { numbersToStrings: true });
+  if (!validate(attrs)) throw validationError(validate.errors![0]!, attrs);
 }
 
 /** Glance/Nova/Neutron checks of the attributes in `changed`; the image's os_distro fills cluster_distro. */
@@ -71,7 +72,7 @@ function checkPublish(flavor: Flavor, who: Caller, before: { public: boolean; hi
   if (changed && !allowed(who.ctx, rule(flavor, 'publish'))) throw errors.notAuthorizedPublish();
 }
 
-export async function createTemplate(deps: TemplateDeps, flavor: Flavor, who: Caller, body: Body): Promise<ClusterTemplateRow> {
+export async function createTemplate(deps: TemplateDeps, flavor: Flavor, who: Caller, body: TemplateBodyT): Promise<ClusterTemplateRow> {
   if (flavor === 'baymodel' && (body.keypair_id === undefined || body.keypair_id === null)) {
     throw errors.invalidInput('keypair_id', 'None', 'Mandatory field missing.');
   }
@@ -81,17 +82,17 @@ export async function createTemplate(deps: TemplateDeps, flavor: Flavor, who: Ca
   const now = new Date();
   const t = {
     uuid: randomUUID(),
-    name: (body.name as string | null | undefined) ?? generateName(flavor === 'template' ? 'template' : 'model'),
+    name: body.name ?? generateName(flavor === 'template' ? 'template' : 'model'),
     project_id: who.ctx.projectId ?? '',
     user_id: who.ctx.userId,
     created_at: now,
     updated_at: null,
   } as ClusterTemplateRow;
-  const row = t as unknown as Body;
+  const row = t as unknown as Attributes;
   for (const k of WRITABLE_KEYS) if (k !== 'name') row[k] = body[k] ?? null;
   for (const [k, v] of Object.entries(DEFAULTS)) row[k] ??= v;
   t.labels = labelsToStrings(body.labels);
-  t.coe = (body.coe as string | null) ?? '';
+  t.coe = body.coe ?? '';
   checkDns(t.dns_nameserver, flavor);
   checkDrivers(t);
   // Magnum checks that a driver exists for the image's distro before the policy (spec §3.1).
@@ -104,7 +105,7 @@ export async function createTemplate(deps: TemplateDeps, flavor: Flavor, who: Ca
 }
 
 /** The attributes a patch works on (internal ones are refused by the patch rules). */
-const patchable = (t: ClusterTemplateRow): Body => ({ ...t });
+const patchable = (t: ClusterTemplateRow): Attributes => ({ ...t });
 
 /** The only changes allowed on a template clusters use: one of name, public→true, hidden, tags. */
 function allowedWhileReferenced(changed: string[], after: ClusterTemplateRow): boolean {
@@ -125,10 +126,10 @@ export async function updateTemplate(
   const after = applyPatch(before, ops, PATCH_RULES[flavor]);
   for (const [k, v] of Object.entries(DEFAULTS)) if (after[k] === null) after[k] = v;
   if (after.labels === null) after.labels = {};
-  const attrs: Body = Object.fromEntries(WRITABLE_KEYS.map((k) => [k, after[k]]));
+  const attrs: Attributes = Object.fromEntries(WRITABLE_KEYS.map((k) => [k, after[k]]));
   schemaCheck(flavor, attrs);
   const next = { ...current, ...attrs, labels: labelsToStrings(attrs.labels) } as ClusterTemplateRow;
-  const changed = changedFields(before, next as unknown as Body).filter((k) => WRITABLE_KEYS.includes(k));
+  const changed = changedFields(before, { ...next }).filter((k) => WRITABLE_KEYS.some((w) => w === k));
   checkDns(next.dns_nameserver, flavor);
   checkDrivers(next);
   await cloudChecks(deps, who, next, new Set(changed));

@@ -1,5 +1,6 @@
 // /v1/clusters/{cluster}/nodegroups (spec §2 #23–#27, §3.4), from microversion 1.9.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import { NODEGROUP_SORTABLE } from '../../../../db/repos/nodegroups.js';
@@ -8,7 +9,7 @@ import { checkPatch } from '../../../../domain/json-patch.js';
 import { atLeast } from '../../../microversion.js';
 import { nextLink, parsePage } from '../../../pagination.js';
 import { enforce } from '../../../policy.js';
-import { errorResponses } from '../../../schemas/common.js';
+import { errorResponses, NoContent, PatchDocument } from '../../../schemas/common.js';
 import { hostUrl } from '../../../views.js';
 import {
   ItemParams,
@@ -20,8 +21,6 @@ import {
   NodeGroupList,
   NodeGroupListQuery,
   READ_ONLY,
-  type NodeGroupCreateT,
-  type NodeGroupListQueryT,
 } from './schema.js';
 import { createNodegroup, deleteNodegroup, findCluster, findNodegroup, readScope, updateNodegroup, type Caller, type NodeGroupDeps } from './service.js';
 import { nodegroupCreated, nodegroupDetail, nodegroupListItem, type NodeGroupViewContext } from './views.js';
@@ -45,10 +44,9 @@ async function refuseLateFields(request: FastifyRequest): Promise<void> {
   if (late.length > 0) throw errors.unknownAttributes('nodegroup', late);
 }
 
-type ItemRequest = { Params: { cluster: string; nodegroup: string } };
 const tags = ['nodegroups'];
 
-export async function nodegroupsRoutes(app: FastifyInstance): Promise<void> {
+export const nodegroupsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const deps: NodeGroupDeps = {
     clusters: app.services.clusters,
     nodegroups: app.services.nodegroups,
@@ -57,7 +55,7 @@ export async function nodegroupsRoutes(app: FastifyInstance): Promise<void> {
   };
   const config = { minVersion: MIN_VERSION };
 
-  app.get<{ Params: { cluster: string }; Querystring: NodeGroupListQueryT }>(
+  app.get(
     '/clusters/:cluster/nodegroups',
     {
       config,
@@ -83,7 +81,7 @@ export async function nodegroupsRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get<ItemRequest>(
+  app.get(
     '/clusters/:cluster/nodegroups/:nodegroup',
     {
       config,
@@ -103,7 +101,7 @@ export async function nodegroupsRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post<{ Params: { cluster: string }; Body: NodeGroupCreateT }>(
+  app.post(
     '/clusters/:cluster/nodegroups',
     {
       config: { ...config, bodyName: 'nodegroup', readOnly: READ_ONLY },
@@ -117,13 +115,13 @@ export async function nodegroupsRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { ng, cluster } = await createNodegroup(deps, caller(request), request.params.cluster, request.body ?? {});
+      const { ng, cluster } = await createNodegroup(deps, caller(request), request.params.cluster, request.body);
       reply.code(202);
       return nodegroupCreated(ng, viewContext(request, cluster));
     },
   );
 
-  app.patch<ItemRequest & { Body: unknown }>(
+  app.patch(
     '/clusters/:cluster/nodegroups/:nodegroup',
     {
       config,
@@ -131,7 +129,7 @@ export async function nodegroupsRoutes(app: FastifyInstance): Promise<void> {
         tags,
         summary: 'Change min_node_count / max_node_count with a JSON patch (asynchronous)',
         params: ItemParams,
-        body: Type.Array(Type.Object({ op: Type.String(), path: Type.String(), value: Type.Optional(Type.Unknown()) }), { description: 'JSON patch' }),
+        body: PatchDocument,
         response: { 202: Type.Ref(NodeGroup), ...errorResponses(400, 401, 403, 404, 406, 409) },
       },
       // The patch document is checked by Magnum's rules, not by the schema (its errors differ).
@@ -145,7 +143,7 @@ export async function nodegroupsRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.delete<ItemRequest>(
+  app.delete(
     '/clusters/:cluster/nodegroups/:nodegroup',
     {
       config,
@@ -153,7 +151,7 @@ export async function nodegroupsRoutes(app: FastifyInstance): Promise<void> {
         tags,
         summary: 'Delete a node group (asynchronous)',
         params: ItemParams,
-        response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404, 406, 409) },
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 406, 409) },
       },
     },
     async (request, reply) => {
@@ -161,4 +159,4 @@ export async function nodegroupsRoutes(app: FastifyInstance): Promise<void> {
       return reply.code(204).send();
     },
   );
-}
+};

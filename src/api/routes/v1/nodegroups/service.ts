@@ -171,8 +171,8 @@ export async function updateNodegroup(deps: NodeGroupDeps, who: Caller, clusterI
       ng = await findNodegroup(deps, cluster.uuid, foundNg.uuid, scope, em, true);
       const after = applyPatch(patchDocument(ng, who.version), ops, rules);
       const bounds: Record<string, unknown> = { min_node_count: after.min_node_count, max_node_count: after.max_node_count };
-      coerceScalars(bounds, Bounds as never);
-      if (!validateBounds(bounds)) throw validationError(validateBounds.errors![0]! as never, bounds);
+      coerceScalars(bounds, Bounds);
+      if (!validateBounds(bounds)) throw validationError(validateBounds.errors![0]!, bounds);
       // A removed minimum returns to its default; a removed maximum means no bound.
       const next = { min_node_count: (bounds.min_node_count as number | null) ?? 0, max_node_count: bounds.max_node_count as number | null };
       checkCounts(ng.name, { node_count: ng.node_count, ...next });

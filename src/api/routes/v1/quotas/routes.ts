@@ -1,12 +1,12 @@
 // /v1/quotas (spec §2 #37–#41, §3.6).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { QuotaRepo } from '../../../../db/repos/quotas.js';
 import { nextLink } from '../../../pagination.js';
-import { errorResponses } from '../../../schemas/common.js';
+import { errorResponses, NoContent } from '../../../schemas/common.js';
 import { hostUrl, isoSeconds } from '../../../views.js';
 import { KeystoneProjects } from './projects.js';
-import { Quota, QuotaCreate, QuotaList, QuotaListQuery, QuotaParams, QuotaUpdate, READ_ONLY, type QuotaCreateT, type QuotaListQueryT, type QuotaUpdateT } from './schema.js';
+import { Quota, QuotaCreate, QuotaList, QuotaListQuery, QuotaParams, QuotaUpdate, READ_ONLY } from './schema.js';
 import { createQuota, deleteQuota, listQuotas, showQuota, updateQuota, type QuotaDeps, type QuotaShown } from './service.js';
 
 export function quotaView(q: QuotaShown) {
@@ -21,10 +21,9 @@ export function quotaView(q: QuotaShown) {
   };
 }
 
-type Params = { project_id: string; resource: string };
 const tags = ['quotas'];
 
-export async function quotasRoutes(app: FastifyInstance): Promise<void> {
+export const quotasRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const config = app.services.config;
   const deps: QuotaDeps = {
     repo: new QuotaRepo(app.services.db),
@@ -33,7 +32,7 @@ export async function quotasRoutes(app: FastifyInstance): Promise<void> {
     defaultClusterLimit: config.maxClustersPerProject,
   };
 
-  app.get<{ Querystring: QuotaListQueryT }>(
+  app.get(
     '/quotas',
     { schema: { tags, summary: 'List quotas (admin)', querystring: QuotaListQuery, response: { 200: Type.Ref(QuotaList), ...errorResponses(400, 401, 403, 404) } } },
     async (request) => {
@@ -42,13 +41,13 @@ export async function quotasRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get<{ Params: Params }>(
+  app.get(
     '/quotas/:project_id/:resource',
     { schema: { tags, summary: 'Show a project’s quota (the default when none is set)', params: QuotaParams, response: { 200: Type.Ref(Quota), ...errorResponses(400, 401, 403) } } },
     async (request) => quotaView(await showQuota(deps, request.auth, request.params.project_id, request.params.resource)),
   );
 
-  app.post<{ Body: QuotaCreateT }>(
+  app.post(
     '/quotas',
     {
       config: { bodyName: 'quota', readOnly: READ_ONLY },
@@ -60,7 +59,7 @@ export async function quotasRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.patch<{ Params: Params; Body: QuotaUpdateT }>(
+  app.patch(
     '/quotas/:project_id/:resource',
     {
       config: { bodyName: 'quotapatch', readOnly: READ_ONLY },
@@ -78,12 +77,12 @@ export async function quotasRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.delete<{ Params: Params }>(
+  app.delete(
     '/quotas/:project_id/:resource',
-    { schema: { tags, summary: 'Delete a quota (admin)', params: QuotaParams, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) } } },
+    { schema: { tags, summary: 'Delete a quota (admin)', params: QuotaParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } } },
     async (request, reply) => {
       await deleteQuota(deps, request.auth, request.params.project_id, request.params.resource);
       return reply.code(204).send();
     },
   );
-}
+};
