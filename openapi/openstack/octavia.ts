@@ -428,6 +428,8 @@ export interface operations {
                 /** @description Has all of these (comma-separated). */
                 tags?: components["parameters"]["tags"];
                 vip_port_id?: string;
+                /** @description An admin's list is every project's without it. */
+                project_id?: string;
                 limit?: components["parameters"]["limit"];
                 marker?: components["parameters"]["marker"];
             };

@@ -13,6 +13,7 @@ import { SecretBox } from '../security/secret-box.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
 import { buildApp } from './app.js';
+import { callerClouds } from './services.js';
 import { TemplateCache } from './routes/v1/clustertemplates/cache.js';
 import { Metrics } from './metrics.js';
 
@@ -38,6 +39,7 @@ export async function buildOfflineApp(): Promise<FastifyInstance> {
       templates: { repo: new ClusterTemplateRepo(db), cache: new TemplateCache(() => false, config.templateCache), cloud: undefined },
       clusters: new ClusterRepo(db),
       nodegroups: new NodeGroupRepo(db),
+      clouds: callerClouds(config),
       secretBox: new SecretBox(config.secretKeys),
       // Never used: generating the document serves no request, and a Queue would connect at once.
       queue: undefined as never,

@@ -12,6 +12,7 @@ import { NodeGroupRepo } from '../db/repos/nodegroups.js';
 import { OperationRepo } from '../db/repos/operations.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
+import { CallerClouds } from '../openstack/caller.js';
 import { openstackTemplateCloud, type TemplateCloud } from '../openstack/template-checks.js';
 import type { OperationDeps } from '../operations/begin.js';
 import { OperationRelay } from '../operations/outbox.js';
@@ -30,6 +31,8 @@ export interface Services {
   templates: TemplateDeps;
   clusters: ClusterRepo;
   nodegroups: NodeGroupRepo;
+  /** The OpenStack clients of a caller (its token and catalog). */
+  clouds: CallerClouds;
   /** Seals CA keys and application-credential secrets at rest. */
   secretBox: SecretBox;
   /** The operations queue (jobs are added only by the relay). */
@@ -52,13 +55,20 @@ const warn = (config: Config) => (obj: Record<string, unknown>, msg: string) => 
   if (config.logLevel !== 'silent') console.warn(JSON.stringify({ level: 'warn', msg, ...obj }));
 };
 
-/** Glance/Nova/Neutron checks with the caller's token; failed calls are logged with their request ids. */
-function templateCloud(config: Config): TemplateCloud {
-  return openstackTemplateCloud({
-    authUrl: config.keystone.authUrl,
+/** The API's clients act as the caller, at the configured interface and region. */
+export function callerClouds(config: Config): CallerClouds {
+  return new CallerClouds({
     interface: config.openstack.interface,
     ...(config.openstack.region ? { region: config.openstack.region } : {}),
     timeoutMs: config.openstack.timeoutMs,
+    keystone: { authUrl: config.keystone.authUrl, timeoutMs: config.keystone.timeoutMs },
+  });
+}
+
+/** Glance/Nova/Neutron checks with the caller's token; failed calls are logged with their request ids. */
+function templateCloud(config: Config, clouds: CallerClouds): TemplateCloud {
+  return openstackTemplateCloud(clouds, {
+    authUrl: config.keystone.authUrl,
     onFailure: (e) =>
       warn(config)({ service: e.service, status: e.status, kind: e.kind, request_id: e.requestId, detail: e.message }, 'openstack call failed'),
   });
@@ -85,6 +95,7 @@ export async function createServices(config: Config, opts: { processMetrics?: bo
     onRecovered: (r) => warn(config)({ operation: r.operation, cluster: r.cluster, kind: r.kind, state: r.state, job: r.job }, 'operation queued again: its job had ended'),
   });
   await relay.start();
+  const clouds = callerClouds(config);
   return {
     config,
     db,
@@ -94,10 +105,11 @@ export async function createServices(config: Config, opts: { processMetrics?: bo
     templates: {
       repo: new ClusterTemplateRepo(db, () => cache.invalidate()),
       cache,
-      cloud: config.cloudResourceChecks ? templateCloud(config) : undefined,
+      cloud: config.cloudResourceChecks ? templateCloud(config, clouds) : undefined,
     },
     clusters: new ClusterRepo(db),
     nodegroups: new NodeGroupRepo(db),
+    clouds,
     secretBox: new SecretBox(config.secretKeys),
     queue,
     relay,

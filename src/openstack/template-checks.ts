@@ -2,18 +2,9 @@
 // that flavors exist, that the external network is one. Failures are the API's 400/403/409;
 // a service that is down or missing from the catalog is a 503, never a 500.
 import { errors, type ApiError } from '../domain/errors.js';
-import type { AuthContext } from '../keystone/context.js';
-import type { EndpointFilter } from './catalog.js';
-import { GlanceClient, type GlanceImage } from './glance.js';
-import { isNotFound, OpenStackError, sessionFor } from './http.js';
-import { NeutronClient } from './neutron.js';
-import { NovaClient } from './nova.js';
-
-export interface CloudCaller {
-  ctx: AuthContext;
-  /** The caller's token: checks run with the caller's rights, as Magnum's do. */
-  token: string;
-}
+import type { CallerClouds, CloudCaller } from './caller.js';
+import type { GlanceImage } from './glance.js';
+import { isNotFound, OpenStackError } from './http.js';
 
 export interface TemplateCloud {
   /** The image's os_distro; 400 when missing or without os_distro, 403 when not visible. */
@@ -24,9 +15,7 @@ export interface TemplateCloud {
   checkExternalNetwork(who: CloudCaller, network: string): Promise<void>;
 }
 
-export interface OpenStackTemplateCloudOptions extends EndpointFilter {
-  /** Timeout of one call to Glance, Nova or Neutron, in milliseconds. */
-  timeoutMs: number;
+export interface OpenStackTemplateCloudOptions {
   /** Keystone URL for the WWW-Authenticate header when a service rejects the caller's token. */
   authUrl: string;
   /** Told of every failed call before it becomes an API error (service, status, request id; no token). */
@@ -41,15 +30,8 @@ export function isUuidLike(value: string): boolean {
   return /^[0-9a-f]{32}$/.test(hex);
 }
 
-/** The checks against the real services, with the caller's token and the catalog of that token. */
-export function openstackTemplateCloud(opts: OpenStackTemplateCloudOptions): TemplateCloud {
-  const session = (who: CloudCaller, type: string) =>
-    sessionFor(who.ctx.catalog, who.token, type, {
-      timeoutMs: opts.timeoutMs,
-      ...(opts.interface ? { interface: opts.interface } : {}),
-      ...(opts.region ? { region: opts.region } : {}),
-    });
-
+/** The checks against the real services, with the caller's clients (their token and its catalog). */
+export function openstackTemplateCloud(clouds: CallerClouds, opts: OpenStackTemplateCloudOptions): TemplateCloud {
   /** Runs `fn`; turns what the service said into the API's errors: never a 500 for a cloud that is down. */
   async function guarded<T>(type: string, fn: () => Promise<T>, forbidden?: () => ApiError): Promise<T> {
     try {
@@ -79,7 +61,7 @@ export function openstackTemplateCloud(opts: OpenStackTemplateCloudOptions): Tem
       guarded(
         'image',
         async () => {
-          const glance = new GlanceClient(session(who, 'image'));
+          const glance = clouds.for(who).glance();
           let found: GlanceImage;
           if (isUuidLike(image)) {
             try {
@@ -103,7 +85,7 @@ export function openstackTemplateCloud(opts: OpenStackTemplateCloudOptions): Tem
 
     checkFlavor: (who, flavor) =>
       guarded('compute', async () => {
-        const nova = new NovaClient(session(who, 'compute'));
+        const nova = clouds.for(who).nova();
         try {
           await nova.getFlavor(flavor);
           return;
@@ -117,7 +99,7 @@ export function openstackTemplateCloud(opts: OpenStackTemplateCloudOptions): Tem
 
     checkExternalNetwork: (who, network) =>
       guarded('network', async () => {
-        const neutron = new NeutronClient(session(who, 'network'));
+        const neutron = clouds.for(who).neutron();
         if (isUuidLike(network)) {
           const byId = await neutron.listNetworks({ 'router:external': true, id: network });
           if (byId.length === 1) return;

@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clusterBill, shortfalls } from '../../src/api/routes/v1/clusters/bill.js';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
+import { OctaviaClient } from '../../src/openstack/octavia.js';
 import { testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
@@ -82,4 +83,34 @@ test('a bill larger than the quotas is one 403 naming each missing resource; not
     t.cloud!.neutron.quotas.delete(demoProject);
   }
   assert.equal((await create({ node_count: 3 })).statusCode, 202);
+});
+
+test('Cinder and Octavia quotas count too; load balancers are counted in the caller’s project only, an admin’s too', async () => {
+  const sims = t.cloud!.sims;
+  const adminProject = t.keystone.state.findProjectByName('admin', 'default')!.id;
+  sims.cinder.state.setQuota(demoProject, { volumes: 1, gigabytes: 15 });
+  try {
+    const res = await create({ docker_volume_size: 10 });
+    assert.equal(res.statusCode, 403, res.body);
+    const detail: string = res.json().errors[0].detail;
+    assert.match(detail, /volumes needs 2, 1 available/);
+    assert.match(detail, /gigabytes needs 20, 15 available/);
+  } finally {
+    sims.cinder.state.quotas.delete(demoProject);
+  }
+  // A load balancer of demo's, which an admin's list would show without the project filter.
+  const subnet = [...t.cloud!.neutron.subnets.values()].find((x) => x.name === 'public-subnet')!;
+  const octavia = new OctaviaClient({ service: 'load-balancer', baseUrl: sims.urls['load-balancer'], token: await t.token('demo'), timeoutMs: 5000 });
+  await octavia.createLoadBalancer({ vip_subnet_id: subnet.id });
+  sims.octavia.state.setQuota(adminProject, { load_balancer: 1 });
+  try {
+    const asAdmin = (body: Record<string, unknown>) => t.as('admin', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: template, master_lb_enabled: true, ...body } });
+    assert.equal((await asAdmin({ name: 'lb-fits' })).statusCode, 202);
+    sims.octavia.state.setQuota(adminProject, { load_balancer: 0 });
+    const full = await asAdmin({ name: 'lb-over' });
+    assert.equal(full.statusCode, 403, full.body);
+    assert.match(full.json().errors[0].detail, /load_balancer needs 1, 0 available/);
+  } finally {
+    sims.octavia.state.quotas.delete(adminProject);
+  }
 });

@@ -154,7 +154,7 @@ export async function createCluster(s: Services, who: Caller, body: CreateBodyT,
   await preflight(s, who, { template: t, cluster: row, masterCount, nodeCount, spec: spec.spec });
 
   const pki = await generateClusterPki({ uuid: row.uuid, name: row.name });
-  const credential: ClusterCredential = await createClusterCredential(s.config.keystone.authUrl, who, row.uuid, s.config.keystone.timeoutMs);
+  const credential: ClusterCredential = await createClusterCredential(s.clouds, who, row.uuid);
   row.app_cred_id = credential.id;
   row.app_cred_secret = s.secretBox.seal(credential.secret, `app-cred:${row.uuid}`);
   const groups = defaultNodegroups(row, t, masterCount, nodeCount);
@@ -173,7 +173,7 @@ export async function createCluster(s: Services, who: Caller, body: CreateBodyT,
     });
     Object.assign(row, statusOf(started(begun, () => errors.notFound('Cluster', row.uuid)).cluster));
   } catch (e) {
-    await deleteClusterCredential(s.config.keystone.authUrl, who, credential.id, s.config.keystone.timeoutMs);
+    await deleteClusterCredential(s.clouds, who, credential.id);
     throw e;
   }
   return row;

@@ -10,8 +10,7 @@ import type { Caller } from './preflight.js';
 
 export async function rotateCredential(s: Services, who: Caller, c: ClusterRow): Promise<void> {
   enforce(who.ctx, 'credential:rotate', c);
-  const { authUrl, timeoutMs } = s.config.keystone;
-  const fresh = await createClusterCredential(authUrl, who, c.uuid, timeoutMs, `-rotated-${Date.now()}`);
+  const fresh = await createClusterCredential(s.clouds, who, c.uuid, `-rotated-${Date.now()}`);
   let old: string | null = null;
   try {
     await s.db.transaction(async (em) => {
@@ -26,8 +25,8 @@ export async function rotateCredential(s: Services, who: Caller, c: ClusterRow):
       await s.events.insert({ cluster_id: c.uuid, operation_id: null, at: now, type: 'credential', reason: 'CredentialRotated', message, severity: 'info' }, em);
     });
   } catch (e) {
-    await deleteClusterCredential(authUrl, who, fresh.id, timeoutMs);
+    await deleteClusterCredential(s.clouds, who, fresh.id);
     throw e;
   }
-  if (old) await deleteClusterCredential(authUrl, who, old, timeoutMs);
+  if (old) await deleteClusterCredential(s.clouds, who, old);
 }

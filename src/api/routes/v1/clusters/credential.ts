@@ -1,39 +1,22 @@
 // The cluster's own Keystone application credential (name = cluster UUID, the caller's roles in
 // the project), made at create while the caller's token is at hand. Workers act only through it.
 import { errors } from '../../../../domain/errors.js';
-import type { AuthContext } from '../../../../keystone/context.js';
+import type { CallerClouds, CloudCaller } from '../../../../openstack/caller.js';
 import { OpenStackError } from '../../../../openstack/errors.js';
-import type { Session } from '../../../../openstack/http.js';
-import { KeystoneClient } from '../../../../openstack/keystone.js';
 
 export interface ClusterCredential {
   id: string;
   secret: string;
 }
 
-interface Caller {
-  ctx: AuthContext;
-  token: string;
-}
-
-/** The caller's own Keystone client: application credentials belong to the user who makes them. */
-const keystone = (authUrl: string, who: Caller, timeoutMs: number) =>
-  new KeystoneClient({ service: 'identity', baseUrl: authUrl, token: who.token, timeoutMs } satisfies Session, who.ctx.userId);
-
 /**
  * Creates the credential, named after the cluster (a rotation adds a suffix: Keystone names are
  * unique per user). A caller whose own application credential may not create others gets a 400.
  */
-export async function createClusterCredential(
-  authUrl: string,
-  who: Caller,
-  clusterUuid: string,
-  timeoutMs: number,
-  suffix = '',
-): Promise<ClusterCredential> {
+export async function createClusterCredential(clouds: CallerClouds, who: CloudCaller, clusterUuid: string, suffix = ''): Promise<ClusterCredential> {
   if (who.ctx.applicationCredential?.restricted) throw errors.restrictedApplicationCredential();
   try {
-    const made = await keystone(authUrl, who, timeoutMs).createApplicationCredential({
+    const made = await clouds.for(who).keystone().createApplicationCredential({
       name: `${clusterUuid}${suffix}`,
       description: `Credential of cluster ${clusterUuid}: its workers act through it; deleted with the cluster.`,
       roles: who.ctx.roles.map((name) => ({ name })),
@@ -50,8 +33,10 @@ export async function createClusterCredential(
 }
 
 /** Removes a credential made for a create that did not commit (best effort; the name says whose it was). */
-export async function deleteClusterCredential(authUrl: string, who: Caller, id: string, timeoutMs: number): Promise<void> {
-  await keystone(authUrl, who, timeoutMs)
+export async function deleteClusterCredential(clouds: CallerClouds, who: CloudCaller, id: string): Promise<void> {
+  await clouds
+    .for(who)
+    .keystone()
     .deleteApplicationCredential(id)
     .catch(() => undefined);
 }

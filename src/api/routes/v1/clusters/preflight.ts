@@ -4,18 +4,17 @@
 import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import type { ClusterTemplateRow } from '../../../../db/entities/cluster-template.js';
 import { errors } from '../../../../domain/errors.js';
-import type { AuthContext } from '../../../../keystone/context.js';
 import { networkPlan } from '../../../../kube/network-plan.js';
 import type { ClusterSpec } from '../../../../kube/spec/types.js';
-import { isNotFound, OpenStackError, requestJson, sessionFor, type Session } from '../../../../openstack/http.js';
-import { NovaClient, type NovaFlavor } from '../../../../openstack/nova.js';
+import type { CallerCloud, CloudCaller } from '../../../../openstack/caller.js';
+import { isNotFound, OpenStackError } from '../../../../openstack/http.js';
+import type { NeutronClient } from '../../../../openstack/neutron.js';
+import type { NovaClient, NovaFlavor } from '../../../../openstack/nova.js';
+import type { NovaResourcesClient } from '../../../../openstack/nova-resources.js';
 import type { Services } from '../../../services.js';
 import { clusterBill, shortfalls, type Bill, type FlavorSize, type Headroom } from './bill.js';
 
-export interface Caller {
-  ctx: AuthContext;
-  token: string;
-}
+export type Caller = CloudCaller;
 
 export interface PreflightInput {
   template: ClusterTemplateRow;
@@ -31,37 +30,23 @@ type Quotas = Partial<Record<keyof Bill, Headroom>>;
 
 export async function preflight(s: Services, who: Caller, input: PreflightInput): Promise<void> {
   if (!s.config.cloudResourceChecks) return;
-  const cloud = s.templates.cloud;
-  const session = (type: string): Session | undefined => {
-    try {
-      const found = sessionFor(who.ctx.catalog, who.token, type, {
-        timeoutMs: s.config.openstack.timeoutMs,
-        interface: s.config.openstack.interface,
-        ...(s.config.openstack.region ? { region: s.config.openstack.region } : {}),
-      });
-      // Cinder's catalog URL may still carry the project placeholder.
-      return { ...found, baseUrl: found.baseUrl.replace(/[%$]\((project_id|tenant_id)\)s/g, who.ctx.projectId ?? '') };
-    } catch {
-      return undefined;
-    }
-  };
+  const templates = s.templates.cloud;
+  const cloud = s.clouds.for(who);
   const { cluster: c, template: t } = input;
-  const compute = session('compute');
-  if (!compute) throw errors.cloudUnavailable('Nova');
-  const nova = new NovaClient(compute);
+  if (!cloud.offers('compute')) throw errors.cloudUnavailable('Nova');
   try {
+    const nova = cloud.nova();
     if (!input.addedWorkers) {
-      await cloud?.imageDistro(who, t.image_id);
-      if (t.external_network_id) await cloud?.checkExternalNetwork(who, t.external_network_id);
-      if (c.keypair) await checkKeypair(compute, c.keypair);
-      const network = session('network');
-      if (c.fixed_network && network) await checkNetwork(network, c.fixed_network);
+      await templates?.imageDistro(who, t.image_id);
+      if (t.external_network_id) await templates?.checkExternalNetwork(who, t.external_network_id);
+      if (c.keypair) await checkKeypair(cloud.novaResources(), c.keypair);
+      if (c.fixed_network && cloud.offers('network')) await checkNetwork(cloud.neutron(), c.fixed_network);
     }
     const workerFlavorName = input.addedWorkers ? input.addedWorkers.flavor : c.flavor_id;
     const workerFlavor = await flavor(nova, workerFlavorName ?? 'm1.medium');
     const masterFlavor = input.addedWorkers ? { vcpus: 0, ram: 0 } : await flavor(nova, c.master_flavor_id ?? workerFlavorName ?? 'm1.medium');
     const bill = input.addedWorkers ? resizeBill(input, workerFlavor) : createBill(input, masterFlavor, workerFlavor);
-    const quotas = await projectQuotas(who, session);
+    const quotas = await projectQuotas(who, cloud);
     const missing = shortfalls(bill, quotas);
     if (missing.length > 0) throw errors.cloudQuotaShortfall(missing);
   } catch (e) {
@@ -126,76 +111,67 @@ async function flavor(nova: NovaClient, ident: string): Promise<FlavorSize> {
   return { vcpus: found.vcpus, ram: found.ram };
 }
 
-async function checkKeypair(compute: Session, name: string): Promise<void> {
+async function checkKeypair(nova: NovaResourcesClient, name: string): Promise<void> {
   try {
-    await requestJson(compute, { path: `/os-keypairs/${encodeURIComponent(name)}` });
+    await nova.getKeypair(name);
   } catch (e) {
     if (isNotFound(e)) throw errors.keypairNotFound(name);
     throw e;
   }
 }
 
-async function checkNetwork(network: Session, ident: string): Promise<void> {
-  const res = await requestJson<{ networks: { id: string; name: string }[] }>(network, { path: '/v2.0/networks', query: { fields: ['id', 'name'] } });
-  if (!res.body.networks.some((n) => n.id === ident || n.name === ident)) throw errors.networkNotFound(ident);
+async function checkNetwork(neutron: NeutronClient, ident: string): Promise<void> {
+  const networks = await neutron.listNetworks();
+  if (!networks.some((n) => n.id === ident || n.name === ident)) throw errors.networkNotFound(ident);
 }
 
+/** What a limit leaves, or undefined when the service does not report that limit. */
+const headroom = (limit: number | undefined, used: number | undefined): Headroom | undefined => (limit === undefined ? undefined : { limit, used: used ?? 0 });
+
 /** Each service's limits and usage for the caller's project; a service not in the catalog is skipped. */
-async function projectQuotas(who: Caller, session: (type: string) => Session | undefined): Promise<Quotas> {
+async function projectQuotas(who: Caller, cloud: CallerCloud): Promise<Quotas> {
   const project = who.ctx.projectId ?? '';
   const out: Quotas = {};
-  const compute = session('compute');
-  const network = session('network');
-  const volume = session('block-storage') ?? session('volumev3');
-  const lb = session('load-balancer');
   // A service without the quota call (404) is not checked; anything else fails the pre-flight.
   const tolerant = (p: Promise<unknown> | undefined) =>
     p?.catch((e: unknown) => {
       if (!isNotFound(e)) throw e;
     });
+  const when = (type: string, check: () => Promise<void>) => (cloud.offers(type) ? check() : undefined);
   await Promise.all(
     [
-    compute &&
-      requestJson<{ limits: { absolute: Record<string, number> } }>(compute, { path: '/limits' }).then(({ body }) => {
-        const a = body.limits.absolute;
-        const pair = (limit: string, used: string): Headroom | undefined =>
-          a[limit] === undefined ? undefined : { limit: a[limit]!, used: a[used] ?? 0 };
+      when('compute', async () => {
+        const a = await cloud.novaResources().limits();
         Object.assign(
           out,
           strip({
-            instances: pair('maxTotalInstances', 'totalInstancesUsed'),
-            cores: pair('maxTotalCores', 'totalCoresUsed'),
-            ram: pair('maxTotalRAMSize', 'totalRAMUsed'),
-            server_groups: pair('maxServerGroups', 'totalServerGroupsUsed'),
+            instances: headroom(a.maxTotalInstances, a.totalInstancesUsed),
+            cores: headroom(a.maxTotalCores, a.totalCoresUsed),
+            ram: headroom(a.maxTotalRAMSize, a.totalRAMUsed),
+            server_groups: headroom(a.maxServerGroups, a.totalServerGroupsUsed),
             // Per group: the limit applies to each new group, which starts empty.
-            server_group_members: pair('maxServerGroupMembers', 'unused'),
+            server_group_members: headroom(a.maxServerGroupMembers, undefined),
           }),
         );
       }),
-    network &&
-      requestJson<{ quota: Record<string, { limit: number; used: number; reserved?: number }> }>(network, {
-        path: `/v2.0/quotas/${encodeURIComponent(project)}/details`,
-      }).then(({ body }) => {
+      when('network', async () => {
+        const quota = await cloud.neutron().quotaDetails(project);
         for (const k of ['network', 'subnet', 'router', 'port', 'floatingip', 'security_group', 'security_group_rule'] as const) {
-          const q = body.quota[k];
+          const q = quota[k];
           if (q) out[k] = { limit: q.limit, used: q.used + (q.reserved ?? 0) };
         }
       }),
-    volume &&
-      requestJson<{ limits: { absolute: Record<string, number> } }>(volume, { path: '/limits' }).then(({ body }) => {
-        const a = body.limits.absolute;
+      when('block-storage', async () => {
+        const a = await cloud.cinder().limits();
         if (a.maxTotalVolumes !== undefined) out.volumes = { limit: a.maxTotalVolumes, used: a.totalVolumesUsed ?? 0 };
         if (a.maxTotalVolumeGigabytes !== undefined) out.gigabytes = { limit: a.maxTotalVolumeGigabytes, used: a.totalGigabytesUsed ?? 0 };
       }),
-    lb &&
-      Promise.all([
-        requestJson<{ quota: { load_balancer?: number | null } }>(lb, { path: `/v2/lbaas/quotas/${encodeURIComponent(project)}` }),
-        requestJson<{ loadbalancers: unknown[] }>(lb, { path: '/v2/lbaas/loadbalancers', query: { project_id: project, fields: 'id' } }),
-      ]).then(([q, l]) => {
-        const limit = q.body.quota.load_balancer;
-        if (typeof limit === 'number') out.load_balancer = { limit, used: l.body.loadbalancers.length };
+      when('load-balancer', async () => {
+        const octavia = cloud.octavia();
+        const [quota, lbs] = await Promise.all([octavia.quota(project), octavia.listLoadBalancers({ project_id: project })]);
+        if (typeof quota.load_balancer === 'number') out.load_balancer = { limit: quota.load_balancer, used: lbs.length };
       }),
-    ].map((p) => tolerant(p || undefined)),
+    ].map((p) => tolerant(p)),
   );
   return out;
 }
