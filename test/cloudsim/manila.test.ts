@@ -103,6 +103,8 @@ test('the metadata filter (JSON or Python literal) and the client: list by metad
   const b = (await create({ share_proto: 'NFS', size: 1, metadata: { owner: 'y' } })).body.share.id;
   const py = await call('GET', `${url}/shares/detail?metadata=${encodeURIComponent("{'owner': 'x'}")}`, demo);
   assert.deepEqual(py.body.shares.map((s: { id: string }) => s.id), [a]);
+  const binned = await call('GET', `${url}/shares/detail?is_soft_deleted=True`, demo, undefined, { 'x-openstack-manila-api-version': '2.69' });
+  assert.deepEqual(binned.body.shares, [], 'nothing is in the recycle bin (the client looks there when it finds a share by name)');
   const client = new ManilaClient({ service: 'sharev2', baseUrl: url, token: demo, timeoutMs: 5000 });
   assert.deepEqual((await client.listShares({ metadata: { owner: 'y' } })).map((s) => s.id), [b]);
   await waitFor(() => show(a), (x) => x.body?.share?.status === 'available');

@@ -83,6 +83,8 @@ export function registerManilaRoutes(scope: FastifyInstance, st: ManilaState): v
     if (name !== undefined) shares = shares.filter((s) => s.name === name);
     const status = one(q, 'status');
     if (status !== undefined) shares = shares.filter((s) => s.status === status);
+    // Nothing is ever in the recycle bin (soft delete, 2.69): asking for what is there finds nothing.
+    if (minorOf(request) >= 69 && /^(1|t|true|on|y|yes)$/i.test(one(q, 'is_soft_deleted') ?? '')) shares = [];
     const md = one(q, 'metadata');
     if (md !== undefined) {
       const want = metadataFilter(md);
