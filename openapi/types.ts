@@ -57,7 +57,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The v1 document */
+        /**
+         * The v1 document
+         * @description Links each collection of v1 (self and bookmark), the node groups of a cluster (templated) and this API's reference (describedby, /v1/docs). Magnum's experimental `federations` is not linked: it never had a backend and this service does not serve it.
+         */
         get: {
             parameters: {
                 query?: never;

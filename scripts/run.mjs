@@ -54,6 +54,13 @@ function exec(cmd, args, env) {
 }
 
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
+
+/** The ports `all` listens on, tried with the built port check; one line and its exit code when one is not free. */
+async function portsFreeOrExit() {
+  const { assertPortsFree } = await import(join(root, 'dist', 'src', 'port-check.js'));
+  const { exitOnStartupError } = await import(join(root, 'dist', 'src', 'process', 'startup-error.js'));
+  await assertPortsFree('all').catch((e) => exitOnStartupError('all', e));
+}
 // The service runs compiled, as in production: dist/ is rebuilt first when the sources changed.
 const main = join(root, 'dist', 'src', 'main.js');
 
@@ -61,8 +68,10 @@ try {
   ensureNpmDeps(root);
   switch (mode) {
     case 'start': {
-      const { adminUrl, databaseUrl, redisUrl } = await infra('magnum');
+      // Every port the service listens on is checked before PostgreSQL and Redis: a taken one is one line.
       ensureBuild(root);
+      await portsFreeOrExit();
+      const { adminUrl, databaseUrl, redisUrl } = await infra('magnum');
       exec(process.execPath, [main, 'all', ...extra], { DATABASE_URL: databaseUrl, DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl, SECRET_KEYS: secretKeys() });
       break;
     }

@@ -2,11 +2,13 @@
 // dist/), or `tsx src/main.ts <mode>` from the sources. The modes are in src/process/modes.ts: api,
 // worker, migrate, sim, and all (the default, what `npm start` runs). Each validates its
 // configuration and reaches its dependencies before it serves; a start that fails ends with one
-// line on stderr (src/process/startup-error.ts).
+// line on stderr (src/process/startup-error.ts). Every mode that listens first checks all its ports
+// (src/port-check.ts): a taken one is that line, before the migrations or anything else.
 import { loadConfig, loadMigrateConfig } from './config.js';
 import { createDataSource } from './db/data-source.js';
 import { ensureDatabase } from './db/ensure-database.js';
 import { migrate } from './db/migrate.js';
+import { assertPortsFree } from './port-check.js';
 import { isMode, MODES, usage } from './process/modes.js';
 import { preflight, reaching } from './process/preflight.js';
 import { exitOnStartupError } from './process/startup-error.js';
@@ -39,6 +41,7 @@ async function runMigrations(): Promise<void> {
 }
 
 try {
+  if (mode !== 'migrate') await assertPortsFree(mode);
   switch (mode) {
     case 'migrate':
       await runMigrations();

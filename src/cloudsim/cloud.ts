@@ -21,6 +21,7 @@ import { KubeSim } from './kube/index.js';
 import { createManilaSim, type ManilaSim } from './manila/index.js';
 import { createNeutronSim, type NeutronSim } from './neutron/index.js';
 import { createNovaSim, type NovaSim } from './nova/index.js';
+import { zonesOf } from './nova/hosts.js';
 import { NeutronVipAllocator } from './neutron/vip.js';
 import { createOctaviaSim, type OctaviaSim, type Quota as LbQuota } from './octavia/index.js';
 import { readSnapshot, restoreCloud, snapshotCloud, StateSaver, type CloudSnapshot } from './persistence.js';
@@ -156,6 +157,11 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
   cinder.state.defaultQuota = withDefaults(cinder.state.defaultQuota, quotas['block-storage']);
   designate.state.defaultQuota = withDefaults<DnsQuota>(designate.state.defaultQuota, quotas.dns);
   nova.state.defaultQuota = withDefaults(nova.state.defaultQuota, quotas.compute);
+  // So are the availability zones and their hosts.
+  if (seed.availability_zones) {
+    nova.state.behaviour.zones = zonesOf(seed.availability_zones);
+    cinder.state.zones = seed.availability_zones.map((z) => z.name);
+  }
 
   // Neutron before Octavia: restoring an LB being deleted releases its VIP port.
   // The simulated clusters after Nova: they follow its restored servers.

@@ -25,6 +25,20 @@ export const DEFAULT_SIM_PORTS = { glance: 9292, nova: 8774, neutron: 9696, octa
 
 export type SimPorts = Partial<Record<keyof typeof DEFAULT_SIM_PORTS, number>>;
 
+/** The variable that moves each of the simulator's ports (src/port-check.ts names them when one is taken). */
+export const SIM_PORT_VARIABLES = {
+  keystone: 'SIM_KEYSTONE_PORT',
+  glance: 'SIM_GLANCE_PORT',
+  nova: 'SIM_NOVA_PORT',
+  neutron: 'SIM_NEUTRON_PORT',
+  octavia: 'SIM_OCTAVIA_PORT',
+  cinder: 'SIM_CINDER_PORT',
+  designate: 'SIM_DESIGNATE_PORT',
+  manila: 'SIM_MANILA_PORT',
+  barbican: 'SIM_BARBICAN_PORT',
+  admin: 'SIM_ADMIN_PORT',
+} as const satisfies Record<keyof typeof DEFAULT_SIM_PORTS | 'keystone', string>;
+
 /** Where the simulator listens and what it advertises, from the environment. */
 export interface SimListen {
   /** SIM_HOST, else API_HOST, else 127.0.0.1: where every service (and each cluster's API) listens. */
@@ -53,24 +67,9 @@ export function simListenFromEnv(env: NodeJS.ProcessEnv = process.env): SimListe
   } catch {
     throw new ConfigError(`PUBLIC_API_URL must be a URL, got "${apiUrl}"`);
   }
-  const d = DEFAULT_SIM_PORTS;
-  return {
-    host,
-    publicHost,
-    keystonePort: port('SIM_KEYSTONE_PORT', 5000),
-    apiUrl,
-    ports: {
-      glance: port('SIM_GLANCE_PORT', d.glance),
-      nova: port('SIM_NOVA_PORT', d.nova),
-      neutron: port('SIM_NEUTRON_PORT', d.neutron),
-      octavia: port('SIM_OCTAVIA_PORT', d.octavia),
-      cinder: port('SIM_CINDER_PORT', d.cinder),
-      designate: port('SIM_DESIGNATE_PORT', d.designate),
-      manila: port('SIM_MANILA_PORT', d.manila),
-      barbican: port('SIM_BARBICAN_PORT', d.barbican),
-      admin: port('SIM_ADMIN_PORT', d.admin),
-    },
-  };
+  const v = SIM_PORT_VARIABLES;
+  const ports = Object.fromEntries(Object.entries(DEFAULT_SIM_PORTS).map(([k, d]) => [k, port(v[k as keyof typeof DEFAULT_SIM_PORTS], d)])) as Required<SimPorts>;
+  return { host, publicHost, keystonePort: port(v.keystone, 5000), apiUrl, ports };
 }
 
 /** What the environment says about the cloud's contents and misbehaviour. */

@@ -82,6 +82,15 @@ const NetworkSeed = Type.Object(
   Strict,
 );
 
+const ZoneSeed = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^:\\s]+$' }),
+    /** How many compute hosts the zone has (named compute-NN, numbered across the zones). */
+    hosts: Int(1),
+  },
+  Strict,
+);
+
 const Limits = Type.Record(Type.String(), Type.Integer({ minimum: -1 }));
 
 const QuotaSeed = Type.Object(
@@ -100,6 +109,8 @@ export const CloudSeedSchema = Type.Object(
     flavors: Type.Optional(Type.Array(FlavorSeed)),
     images: Type.Optional(Type.Array(ImageSeed)),
     networks: Type.Optional(Type.Array(NetworkSeed)),
+    /** Nova's availability zones (the first is the default zone); Cinder offers the same zones for volumes. */
+    availability_zones: Type.Optional(Type.Array(ZoneSeed, { minItems: 1 })),
     quotas: Type.Optional(QuotaSeed),
   },
   Strict,
@@ -109,6 +120,7 @@ export type CloudSeed = Static<typeof CloudSeedSchema>;
 export type FlavorSeed = Static<typeof FlavorSeed>;
 export type ImageSeed = Static<typeof ImageSeed>;
 export type NetworkSeed = Static<typeof NetworkSeed>;
+export type ZoneSeed = Static<typeof ZoneSeed>;
 
 /** Project ids by name (from the Keystone emulator), for owners. */
 export type ProjectIds = Record<string, string>;
@@ -131,6 +143,9 @@ export function parseSeed(text: string, source = 'seed'): CloudSeed {
   const unknown = (section: string, known: readonly string[], given: Record<string, number> | undefined) => {
     for (const k of Object.keys(given ?? {})) if (!known.includes(k)) throw new Error(`${source}: /quotas/${section}: unknown quota ${k}`);
   };
+  const zones = (seed.availability_zones ?? []).map((z) => z.name);
+  const twice = zones.find((z, i) => zones.indexOf(z) !== i);
+  if (twice) throw new Error(`${source}: /availability_zones: zone ${twice} is listed twice`);
   unknown('compute', Object.keys(COMPUTE_QUOTAS), seed.quotas?.compute);
   unknown('network', QUOTA_RESOURCES, seed.quotas?.network);
   unknown('load-balancer', ['load_balancer', 'listener', 'pool', 'member', 'health_monitor'], seed.quotas?.['load-balancer']);

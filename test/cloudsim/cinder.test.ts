@@ -1,6 +1,7 @@
 // The Cinder simulator over HTTP (spec openstack-apis §6): creating → available / error, deleting
 // → gone, delete refused while in-use (400), quotas (413 with retryAfter), metadata and its filter,
-// `bootable` as a string, microversions, project scoping, list links and the Nova-style envelope.
+// `bootable` as a string, microversions, project scoping, list links, volume types, availability zones
+// and the Nova-style envelope.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
@@ -228,3 +229,52 @@ describe('scoping, quota, metadata, lists', () => {
     assert.equal((await call('GET', `${url}/volumes`, demo)).status, 200);
   });
 });
+
+describe('volume types and availability zones', () => {
+  test('the default type is listed and shown (by id and as `default`); extra specs trimmed for users; volumes name their type', async () => {
+    sims.cinder.state.types.get([...sims.cinder.state.types.keys()][0]!)!.extraSpecs = { multiattach: '<is> False', volume_backend_name: 'lvm' };
+    const list = await call('GET', `${url}/types`, demo);
+    assert.equal(list.status, 200);
+    const [t] = list.body.volume_types;
+    assert.deepEqual(
+      [t.name, t.description, t.is_public, t['os-volume-type-access:is_public'], t.extra_specs, t.qos_specs_id],
+      ['__DEFAULT__', 'Default Volume Type', true, true, { multiattach: '<is> False' }, undefined],
+    );
+    const asAdmin = (await call('GET', `${url.replace(demoProject, adminProject())}/types/${t.id}`, await admin())).body.volume_type;
+    assert.deepEqual([asAdmin.extra_specs, asAdmin.qos_specs_id], [{ multiattach: '<is> False', volume_backend_name: 'lvm' }, null]);
+    assert.equal((await call('GET', `${url}/types/default`, demo)).body.volume_type.id, t.id);
+    const byName = await call('GET', `${url}/types/__DEFAULT__`, demo);
+    assert.deepEqual(byName.body, { itemNotFound: { code: 404, message: 'Volume type __DEFAULT__ could not be found.' } });
+
+    const byTypeName = (await create({ size: 1, volume_type: '__DEFAULT__' })).body.volume;
+    const v = (await call('GET', `${url}/volumes/${byTypeName.id}`, demo, undefined, { 'openstack-api-version': 'volume 3.63' })).body.volume;
+    assert.deepEqual([v.volume_type, v.volume_type_id], ['__DEFAULT__', t.id]);
+    const gold = await create({ size: 1, volume_type: 'gold' });
+    assert.deepEqual(gold.body, { itemNotFound: { code: 404, message: 'Volume type with name gold could not be found.' } });
+    await settled(byTypeName.id, 'available');
+    await call('DELETE', `${url}/volumes/${byTypeName.id}`, demo);
+  });
+
+  test('the zones of the seed file: listed, a volume goes to the first unless it names one, an unknown one is a 400', async () => {
+    const zones = await call('GET', `${url}/os-availability-zone`, demo);
+    assert.deepEqual(zones.body, { availabilityZoneInfo: ['nova', 'az-2', 'az-3'].map((zoneName) => ({ zoneName, zoneState: { available: true } })) });
+    const plain = (await create({ size: 1 })).body.volume;
+    assert.equal(plain.availability_zone, 'nova');
+    const placed = (await create({ size: 1, availability_zone: 'az-2' })).body.volume;
+    assert.equal(placed.availability_zone, 'az-2');
+    const mars = await create({ size: 1, availability_zone: 'mars' });
+    assert.deepEqual(mars.body, { badRequest: { code: 400, message: "Availability zone 'mars' is invalid." } });
+    await settled(placed.id, 'available');
+    const copy = await create({ size: 1, source_volid: placed.id });
+    assert.equal(copy.body.volume.availability_zone, 'az-2', 'a copy stays in the zone of its source');
+    const elsewhere = await create({ size: 1, source_volid: placed.id, availability_zone: 'az-3' });
+    assert.equal(elsewhere.status, 400);
+    for (const id of [plain.id, placed.id, copy.body.volume.id]) {
+      await settled(id, 'available');
+      await call('DELETE', `${url}/volumes/${id}`, demo);
+    }
+  });
+});
+
+const adminProject = () => [...keystone.state.projects.values()].find((p) => p.name === 'admin')!.id;
+const admin = () => passwordToken(keystone, 'admin', BUILTIN_USERS.admin.password, 'admin');

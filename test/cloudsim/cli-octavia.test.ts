@@ -8,14 +8,14 @@ import type { CloudSims } from '../../src/cloudsim/cloud.js';
 import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
 import { startKeystone, startSims } from '../support/app.js';
 import { cliFor, type Cli } from '../support/cli.js';
-import { ensureCliPlugin } from './cli-support.js';
+import { ensureCliPlugins } from './cli-support.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
 let cli: Cli;
 
 before(async () => {
-  await ensureCliPlugin('python3-octaviaclient', '/usr/lib/python3/dist-packages/octaviaclient');
+  await ensureCliPlugins(['octavia']);
   keystone = await startKeystone();
   sims = await startSims(keystone);
   cli = await cliFor(`http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`);

@@ -1,7 +1,7 @@
 // The Manila simulator over HTTP, and the service's Manila client against it: creating → available with an
 // export location, deleting → gone, delete refused while creating (403), metadata filter (JSON and the Python
 // form python-manilaclient sends), project scoping (404 for another project's share), the microversion header
-// (echoed, 406 above 2.84, 400 malformed), quotas (413) and Nova's envelope.
+// (echoed, 406 above 2.84, 400 malformed), quotas (413), share types and Nova's envelope.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CloudSims } from '../../src/cloudsim/cloud.js';
@@ -54,7 +54,8 @@ test('create → creating → available with an export location; 403 deleting wh
   const r = await create({ share_proto: 'nfs', size: 2, name: 'data', metadata: { 'manila.csi.openstack.org/cluster': 'c1' } });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const s = r.body.share;
-  assert.deepEqual([s.status, s.share_proto, s.size, s.share_type, s.metadata], ['creating', 'NFS', 2, 'default', { 'manila.csi.openstack.org/cluster': 'c1' }]);
+  assert.deepEqual([s.status, s.share_proto, s.size, s.share_type_name, s.metadata], ['creating', 'NFS', 2, 'default', { 'manila.csi.openstack.org/cluster': 'c1' }]);
+  assert.equal(s.share_type, [...sims.manila.state.types.values()].find((t) => t.name === 'default')!.id, 'share_type is the id');
   const early = await call('DELETE', `${url}/shares/${s.id}`, demo);
   assert.equal(early.status, 403);
   assert.match(early.body.forbidden.message, /Share status must be one of/);
@@ -70,6 +71,26 @@ test('create → creating → available with an export location; 403 deleting wh
   assert.equal(gone.body.itemNotFound.code, 404);
 });
 
+test('share types: the default type is listed, shown and used by a create without one; an unknown type is a 404', async () => {
+  const list = await call('GET', `${url}/types`, demo, undefined, { 'x-openstack-manila-api-version': '2.46' });
+  assert.equal(list.status, 200);
+  const [t] = list.body.share_types;
+  assert.deepEqual([t.name, t.is_default, t.required_extra_specs, t['share_type_access:is_public']], ['default', true, { driver_handles_share_servers: 'False' }, true]);
+  assert.deepEqual(list.body.volume_types, list.body.share_types, 'the old key too');
+  const byDefault = await call('GET', `${url}/types/default`, demo);
+  assert.equal(byDefault.body.share_type.id, t.id);
+  assert.equal(byDefault.body.share_type.is_default, undefined, 'is_default from 2.46');
+  assert.equal((await call('GET', `${url}/types/${t.id}`, demo)).body.share_type.name, 'default');
+  assert.equal((await call('GET', `${url}/types/nope`, demo)).status, 404);
+  const typed = await create({ share_proto: 'NFS', size: 1, share_type: t.id });
+  assert.equal(typed.body.share.share_type_name, 'default');
+  const unknown = await create({ share_proto: 'NFS', size: 1, share_type: 'gold' });
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.body.itemNotFound.message, 'Share type with name or ID gold could not be found.');
+  await waitFor(() => show(typed.body.share.id), (x) => x.body?.share?.status === 'available');
+  assert.equal((await call('DELETE', `${url}/shares/${typed.body.share.id}`, demo)).status, 202);
+});
+
 test('bad input: protocol, size, body', async () => {
   assert.equal((await create({ share_proto: 'SMB3', size: 1 })).status, 400);
   assert.equal((await create({ share_proto: 'NFS', size: 0 })).status, 400);
@@ -82,6 +103,8 @@ test('the metadata filter (JSON or Python literal) and the client: list by metad
   const b = (await create({ share_proto: 'NFS', size: 1, metadata: { owner: 'y' } })).body.share.id;
   const py = await call('GET', `${url}/shares/detail?metadata=${encodeURIComponent("{'owner': 'x'}")}`, demo);
   assert.deepEqual(py.body.shares.map((s: { id: string }) => s.id), [a]);
+  const binned = await call('GET', `${url}/shares/detail?is_soft_deleted=True`, demo, undefined, { 'x-openstack-manila-api-version': '2.69' });
+  assert.deepEqual(binned.body.shares, [], 'nothing is in the recycle bin (the client looks there when it finds a share by name)');
   const client = new ManilaClient({ service: 'sharev2', baseUrl: url, token: demo, timeoutMs: 5000 });
   assert.deepEqual((await client.listShares({ metadata: { owner: 'y' } })).map((s) => s.id), [b]);
   await waitFor(() => show(a), (x) => x.body?.share?.status === 'available');

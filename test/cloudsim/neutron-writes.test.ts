@@ -1,6 +1,6 @@
 // Neutron simulator writes over HTTP (spec openstack-apis §3): networks, subnets and ports with
-// their validation and IP allocation, the tag API, list filters, quotas (409 OverQuota) and
-// project scoping.
+// their validation and IP allocation, the tag API, list filters, quotas (409 OverQuota),
+// project scoping and availability zones.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './neutron-harness.js';
@@ -35,6 +35,18 @@ describe('networks', () => {
     await h.ok(204, 'DELETE', `/v2.0/networks/${ext.id}`, admin);
     await h.ok(204, 'DELETE', `/v2.0/networks/${n.id}`, demo);
     await h.fails(404, 'NetworkNotFound', 'GET', `/v2.0/networks/${n.id}`, demo);
+  });
+
+  test('availability zones: listed per resource, filtered, announced as extensions; a network hinting an unknown zone is a 404', async () => {
+    const all = (await h.ok(200, 'GET', '/v2.0/availability_zones', demo)).availability_zones;
+    assert.deepEqual(all, [{ name: 'nova', resource: 'network', state: 'available' }, { name: 'nova', resource: 'router', state: 'available' }]);
+    assert.deepEqual((await h.ok(200, 'GET', '/v2.0/availability_zones?resource=router', demo)).availability_zones.map((z: { resource: string }) => z.resource), ['router']);
+    const aliases = (await h.ok(200, 'GET', '/v2.0/extensions', demo)).extensions.map((e: { alias: string }) => e.alias);
+    for (const a of ['availability_zone', 'network_availability_zone', 'router_availability_zone']) assert.ok(aliases.includes(a), a);
+    const hinted = await net(demo, { availability_zone_hints: ['nova'] });
+    assert.deepEqual([hinted.availability_zone_hints, hinted.availability_zones], [['nova'], ['nova']]);
+    assert.equal(await h.fails(404, 'AvailabilityZoneNotFound', 'POST', '/v2.0/networks', demo, { network: { availability_zone_hints: ['mars'] } }), 'AvailabilityZone mars could not be found.');
+    await h.ok(204, 'DELETE', `/v2.0/networks/${hinted.id}`, demo);
   });
 
   test('body errors: tags in POST, unknown and read-only attributes, missing wrapper', async () => {

@@ -83,7 +83,7 @@ test('server create --wait, list, show, delete --wait', { timeout: 300_000 }, as
   assert.equal(shown['OS-EXT-STS:vm_state'], 'active');
   assert.match(JSON.stringify(shown.properties), /role.*worker/);
   const port = [...sims.neutron.state.ports.values()].find((p) => p.deviceId === server.id)!;
-  assert.equal(port.deviceOwner, 'compute:nova');
+  assert.equal(port.deviceOwner, `compute:${shown['OS-EXT-AZ:availability_zone']}`);
 
   await ok(['server', 'delete', '--wait', 'node-0']);
   assert.deepEqual(await cli.json('demo', ['server', 'list']), []);

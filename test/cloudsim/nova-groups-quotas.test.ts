@@ -45,8 +45,8 @@ describe('server groups', () => {
 
   test('members join with the group hint; hard anti-affinity runs out of hosts → ERROR NoValidHost', async () => {
     const nova = h.sims.nova.state;
-    const hosts = nova.behaviour.hosts;
-    nova.behaviour.hosts = ['compute-a', 'compute-b'];
+    const zones = nova.behaviour.zones;
+    nova.behaviour.zones = [{ name: 'nova', hosts: ['compute-a', 'compute-b'] }];
     try {
       const g = (await group({ name: 'spread', policy: 'anti-affinity' }, '2.64')).body.server_group;
       const a = await h.boot('demo', { name: 'm-1' }, undefined, { group: g.id });
@@ -65,7 +65,7 @@ describe('server groups', () => {
       for (const id of [a, b, c]) await h.gone(id);
       assert.deepEqual((await h.ok(200, 'GET', `/os-server-groups/${g.id}`, 'demo', undefined, '2.64')).server_group.members, []);
     } finally {
-      nova.behaviour.hosts = hosts;
+      nova.behaviour.zones = zones;
     }
   });
 

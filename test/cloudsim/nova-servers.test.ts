@@ -54,7 +54,10 @@ describe('create and lifecycle', () => {
     assert.deepEqual(s.metadata, { role: 'worker' });
     assert.deepEqual(s.flavor, { id: '2', links: [{ rel: 'bookmark', href: `${new URL(h.sims.urls.compute).origin}/flavors/2` }] });
     assert.equal(s.image.id, h.image());
-    assert.equal(s['OS-EXT-AZ:availability_zone'], 'nova');
+    // No zone asked for: any host of any zone, and the zone of that host.
+    const zone = s['OS-EXT-AZ:availability_zone'];
+    const host = h.sims.nova.state.servers.get(id)!.host!;
+    assert.ok(h.sims.nova.state.behaviour.zones.find((z) => z.name === zone)?.hosts.includes(host), `${host} in ${zone}`);
     assert.match(s.hostId, /^[0-9a-f]{56}$/);
     assert.match(s['OS-SRV-USG:launched_at'], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/);
     assert.match(s.created, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -67,7 +70,7 @@ describe('create and lifecycle', () => {
     assert.deepEqual(s.security_groups, [{ name: 'default' }]);
 
     const port = [...h.sims.neutron.state.ports.values()].find((p) => p.deviceId === id)!;
-    assert.equal(port.deviceOwner, 'compute:nova');
+    assert.equal(port.deviceOwner, `compute:${zone}`);
     assert.equal(port.networkId, net.id);
     assert.equal(port.fixedIps[0]!.ipAddress, addrs[0].addr);
     assert.equal(port.macAddress, addrs[0]['OS-EXT-IPS-MAC:mac_addr']);
@@ -128,7 +131,7 @@ describe('create and lifecycle', () => {
     const s = await h.until(id, 'ACTIVE');
     assert.equal(s.addresses[net.name].length, 2);
     assert.equal(own.deviceId, id);
-    assert.equal(own.deviceOwner, 'compute:nova');
+    assert.equal(own.deviceOwner, `compute:${s['OS-EXT-AZ:availability_zone']}`);
     const created = [...h.sims.neutron.state.ports.values()].find((p) => p.deviceId === id && p.id !== own.id)!;
 
     h.sims.nova.state.clock.setDelay('nova.server.delete', { kind: 'fixed', ms: 100_000 });

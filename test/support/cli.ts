@@ -29,6 +29,12 @@ export interface CliResult {
 export interface Cli {
   /** Runs `openstack --os-cloud <user> <args>`; never throws on a non-zero exit. */
   run(user: keyof typeof BUILTIN_USERS, args: string[]): Promise<CliResult>;
+  /**
+   * Runs many commands in one `openstack` process (its interactive mode, commands read from stdin), as
+   * `user`: one start-up and one login for all of them. The exit code says nothing of the commands; a
+   * failing command writes to stderr (or, when unknown, says so on stdout).
+   */
+  batch(user: keyof typeof BUILTIN_USERS, commands: string[][]): Promise<CliResult>;
   /** The same with `-f json`, parsed; throws with stderr when the command fails. */
   json<T = any>(user: keyof typeof BUILTIN_USERS, args: string[]): Promise<T>;
   close(): Promise<void>;
@@ -60,6 +66,17 @@ export async function cliFor(authUrl: string): Promise<Cli> {
         const err = e as { code?: number; stdout?: string; stderr?: string };
         return { code: typeof err.code === 'number' ? err.code : 1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
       }
+    },
+    async batch(user, commands) {
+      const odd = commands.flat().find((a) => /[\s'"#;|&<>]/.test(a));
+      if (odd !== undefined) throw new Error(`batch: argument ${JSON.stringify(odd)} would need quoting`);
+      return new Promise((resolve) => {
+        const child = execFile(CLI, [], { env: { ...env, OS_CLOUD: user }, cwd: home, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 }, (e, stdout, stderr) => {
+          const code = e && typeof (e as { code?: unknown }).code === 'number' ? ((e as { code: number }).code) : e ? 1 : 0;
+          resolve({ code, stdout, stderr });
+        });
+        child.stdin?.end(commands.map((c) => `${c.join(' ')}\n`).join(''));
+      });
     },
     async json(user, args) {
       const r = await cli.run(user, [...args, '-f', 'json']);

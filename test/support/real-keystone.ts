@@ -1,13 +1,15 @@
 // Test harness: runs Debian's real Keystone (uwsgi + SQLite) on a loopback port, one private instance per call.
 // Follows shared/spec/keystone-local.md. The expensive part of the bring-up (db_sync, bootstrap, key setup) is
-// done once per provider and kept as a pristine copy in <repo>/.local/keystone/cache-<provider>.
+// done once per provider and kept as a pristine copy in <state>/cache-<provider>, where <state> is
+// <repo>/.local/keystone, or, when the keystone user cannot reach into the checkout (a clone in a private home
+// or a mktemp -d folder), /var/tmp/magnum-ts-keystone-<hash of the checkout's path>.
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { chmod, chown, cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { aptInstall } from './apt.js';
 
@@ -16,6 +18,7 @@ export type KeystoneProject = 'admin' | 'service' | 'demo' | 'other';
 
 export interface RealKeystone {
   url: string; // http://127.0.0.1:<port>  (Keystone v3 at url + '/v3')
+  dir: string; // the instance folder (database, keys, uwsgi.ini), removed by stop()
   authUrl: string; // url + '/v3'
   provider: 'fernet' | 'jws';
   jwsPublicKeyPath?: string; // SPKI PEM file of the JWS provider (jws only)
@@ -25,7 +28,6 @@ export interface RealKeystone {
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BASE_DIR = join(REPO_ROOT, '.local', 'keystone');
 const PACKAGES = ['keystone', 'uwsgi', 'uwsgi-plugin-python3', 'python3-psycopg2'] as const;
 const KEYSTONE_MANAGE = '/usr/bin/keystone-manage';
 const UWSGI_PYTHON3_PLUGIN = '/usr/lib/uwsgi/plugins/python3_plugin.so';
@@ -221,7 +223,28 @@ async function fixOwnership(l: Layout): Promise<void> {
     if (existsSync(repo)) await chmod(repo, 0o700);
   }
   await chmod(l.dir, 0o750);
-  for (const p of [BASE_DIR, join(REPO_ROOT, '.local')]) await chmod(p, 0o755).catch(() => undefined);
+  await chmod(dirname(l.dir), 0o755).catch(() => undefined);
+}
+
+let stateReady: Promise<string> | undefined;
+
+/**
+ * The folder of instances and caches: <repo>/.local/keystone when the keystone user can reach it (Keystone
+ * and uwsgi run as that user on the files there), else a folder of this checkout's own under /var/tmp.
+ */
+function stateDir(): Promise<string> {
+  stateReady ??= (async () => {
+    const preferred = join(REPO_ROOT, '.local', 'keystone');
+    await mkdir(preferred, { recursive: true });
+    for (const p of [preferred, join(REPO_ROOT, '.local')]) await chmod(p, 0o755).catch(() => undefined);
+    const reachable = await run('runuser', ['-u', 'keystone', '--', 'test', '-x', preferred]).then(() => true, () => false);
+    if (reachable) return preferred;
+    const fallback = join('/var/tmp', `magnum-ts-keystone-${createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}`);
+    await mkdir(fallback, { recursive: true, mode: 0o755 });
+    await chmod(fallback, 0o755);
+    return fallback;
+  })();
+  return stateReady;
 }
 
 /** Bump when what bootstrapInto() leaves in the cache changes: older caches are then rebuilt. */
@@ -287,13 +310,14 @@ sys.exit(0 if mode == 'wal' else 'journal_mode is ' + mode)`;
 
 const CACHED = ['keystone.db', 'fernet-keys', 'credential-keys', 'jws-public', 'jws-private'];
 
-function cacheDir(provider: string): string {
-  return join(BASE_DIR, `cache-${provider}`);
+/** The pristine copy of a provider's bring-up, beside the instance folders. */
+function cacheDir(base: string, provider: string): string {
+  return join(base, `cache-${provider}`);
 }
 
 /** Copies the pristine cache into the instance folder; false when there is no usable cache. */
 async function restoreFromCache(l: Layout, provider: string, version: string): Promise<boolean> {
-  const cache = cacheDir(provider);
+  const cache = cacheDir(dirname(l.dir), provider);
   try {
     if ((await readFile(join(cache, 'VERSION'), 'utf8')).trim() !== version) return false;
   } catch {
@@ -307,7 +331,7 @@ async function restoreFromCache(l: Layout, provider: string, version: string): P
 
 /** Saves the freshly bootstrapped db and keys as the pristine cache (atomically; concurrent writers are fine). */
 async function saveCache(l: Layout, provider: string, version: string): Promise<void> {
-  const cache = cacheDir(provider);
+  const cache = cacheDir(dirname(l.dir), provider);
   const tmp = `${cache}.tmp-${randomBytes(4).toString('hex')}`;
   try {
     await mkdir(tmp, { recursive: true });
@@ -667,16 +691,16 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-async function cleanupStale(): Promise<void> {
+async function cleanupStale(base: string): Promise<void> {
   let entries: string[];
   try {
-    entries = await readdir(BASE_DIR);
+    entries = await readdir(base);
   } catch {
     return;
   }
   for (const name of entries) {
     if (!name.startsWith('ks-')) continue;
-    const dir = join(BASE_DIR, name);
+    const dir = join(base, name);
     try {
       const owner = Number(await readFile(join(dir, 'owner.pid'), 'utf8'));
       if (owner && pidAlive(owner)) continue;
@@ -712,8 +736,8 @@ export async function startRealKeystone(opts: {
   const provider = opts.provider;
   const expiration = opts.tokenExpirationSeconds ?? 3600;
   await ensureKeystonePackages();
-  await mkdir(BASE_DIR, { recursive: true });
-  await cleanupStale();
+  const base = await stateDir();
+  await cleanupStale(base);
   const version = await keystoneVersion();
 
   const users = Object.fromEntries(
@@ -721,7 +745,7 @@ export async function startRealKeystone(opts: {
   ) as RealKeystone['users'];
 
   const attempt = async (useCache: boolean): Promise<RealKeystone> => {
-    const dir = join(BASE_DIR, `ks-${provider}-${randomBytes(6).toString('hex')}`);
+    const dir = join(base, `ks-${provider}-${randomBytes(6).toString('hex')}`);
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'owner.pid'), String(process.pid));
     const l = layout(dir);
@@ -748,6 +772,7 @@ export async function startRealKeystone(opts: {
       const running = child;
       return {
         url,
+        dir,
         authUrl,
         provider,
         ...(jwsPublicKeyPath ? { jwsPublicKeyPath } : {}),
@@ -773,7 +798,7 @@ export async function startRealKeystone(opts: {
   } catch (e) {
     // A cache that does not work (e.g. copied from an older Keystone) is dropped and rebuilt once.
     if (!(e as { fromCache?: boolean }).fromCache) throw e;
-    await rm(cacheDir(provider), { recursive: true, force: true });
+    await rm(cacheDir(base, provider), { recursive: true, force: true });
     return attempt(false);
   }
 }

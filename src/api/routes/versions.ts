@@ -1,10 +1,13 @@
-// The unauthenticated version documents (spec §1.5).
+// The unauthenticated version documents (spec §1.5), linking only what answers (test/api/version-links.test.ts):
+// no `federations` (Magnum's experimental federation API never had a backend: its conductor refuses every
+// operation, nothing is stored, the API reference and the client leave it out), and `describedby` names this
+// service's own API reference rather than Magnum's retired developer page.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { format, MAX_VERSION, MIN_VERSION } from '../microversion.js';
 import { hostUrl } from '../views.js';
 
-const COLLECTIONS = ['baymodels', 'bays', 'clustertemplates', 'clusters', 'quotas', 'certificates', 'mservices', 'stats', 'federations'];
+const COLLECTIONS = ['baymodels', 'bays', 'clustertemplates', 'clusters', 'quotas', 'certificates', 'mservices', 'stats'];
 
 const Href = Type.Array(Type.Object({ href: Type.String(), rel: Type.String(), type: Type.Optional(Type.String()) }));
 
@@ -41,6 +44,8 @@ export async function versionRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags: ['versions'],
         summary: 'The v1 document',
+        description:
+          "Links each collection of v1 (self and bookmark), the node groups of a cluster (templated) and this API's reference (describedby, /v1/docs). Magnum's experimental `federations` is not linked: it never had a backend and this service does not serve it.",
         response: { 200: Type.Object({ id: Type.String(), media_types: Type.Array(Type.Object({ base: Type.String(), type: Type.String() })), links: Href }, { additionalProperties: Href }) },
       },
     },
@@ -51,7 +56,7 @@ export async function versionRoutes(app: FastifyInstance): Promise<void> {
         media_types: [{ base: 'application/json', type: 'application/vnd.openstack.magnum.v1+json' }],
         links: [
           { href: `${host}/v1/`, rel: 'self' },
-          { href: 'http://docs.openstack.org/developer/magnum/dev/api-spec-v1.html', rel: 'describedby', type: 'text/html' },
+          { href: `${host}/v1/docs`, rel: 'describedby', type: 'text/html' },
         ],
       };
       for (const c of COLLECTIONS) {

@@ -1,5 +1,5 @@
 // Cinder v3 simulator (spec openstack-apis §6): volumes with a clock-driven lifecycle, metadata,
-// quotas (413) and an attachments stub. The catalog URL is <listen address>/v3/%(project_id)s,
+// quotas (413), an attachments stub, volume types and availability zones. The catalog URL is <listen address>/v3/%(project_id)s,
 // which the Keystone emulator substitutes per token. Closing the app cancels pending transitions.
 import type { FastifyInstance } from 'fastify';
 import type { SimClock } from '../common/clock.js';
@@ -9,10 +9,11 @@ import { createServiceApp } from '../common/service-app.js';
 import { novaStyleErrors } from '../nova/errors.js';
 import { invalidInput, pyRepr } from '../nova/validate.js';
 import { registerCinderRoutes, registerCinderVersions } from './routes.js';
+import { registerVolumeTypeRoutes } from './routes-types.js';
 import { CinderState, type CinderBehaviour, type CinderQuota } from './state.js';
 
 export { CinderState } from './state.js';
-export type { Attachment, CinderBehaviour, CinderQuota, Volume } from './state.js';
+export type { Attachment, CinderBehaviour, CinderQuota, Volume, VolumeType } from './state.js';
 
 /** Nova's envelope, which Cinder shares, naming 406 too. */
 const renderCinderError = novaStyleErrors({ 406: 'notAcceptable' });
@@ -50,7 +51,10 @@ export function createCinderSim(opts: CinderSimOptions): CinderSim {
       error: (issue) => invalidInput(issue.at.field || undefined, issue.at.value, jsonschemaMessage(issue, pyRepr)),
     },
     publicRoutes: registerCinderVersions,
-    routes: (scope) => registerCinderRoutes(scope, state),
+    routes: (scope) => {
+      registerCinderRoutes(scope, state);
+      registerVolumeTypeRoutes(scope, state);
+    },
   });
   app.addHook('onClose', async () => state.close());
   return { app, state };

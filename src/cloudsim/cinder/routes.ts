@@ -1,6 +1,6 @@
 // Cinder v3 API (spec openstack-apis §6): volumes (list, detail, show, create, update, delete),
 // their metadata, and the attachments API (3.27+) as a stub Nova's attach can use. Served under
-// /v3/{project_id} and, from microversion 3.67, under /v3.
+// /v3/{project_id} and, from microversion 3.67, under /v3. Volume types and zones: routes-types.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SimError } from '../common/errors.js';
 import { compareBy, metadataFilter, one, parseBool, withParams, type RawQuery } from '../common/query.js';
@@ -11,7 +11,7 @@ export const MIN_VERSION = '3.0';
 export const MAX_VERSION = '3.71';
 
 const versions = new WeakMap<FastifyRequest, number>();
-const minorOf = (request: FastifyRequest) => versions.get(request) ?? 0;
+export const minorOf = (request: FastifyRequest) => versions.get(request) ?? 0;
 
 /** OpenStack-API-Version: volume 3.N (default 3.0), echoed; 400 malformed, 406 out of range. */
 export function registerCinderMicroversions(scope: FastifyInstance): void {
@@ -43,10 +43,10 @@ export function registerCinderMicroversions(scope: FastifyInstance): void {
   });
 }
 
-type Params = { project_id?: string; id?: string; key?: string };
+export type Params = { project_id?: string; id?: string; key?: string };
 
 /** The project the URL addresses: the token's (400 "Malformed request url" when the path names another). */
-function projectOf(request: FastifyRequest<{ Params: Params }>): string {
+export function projectOf(request: FastifyRequest<{ Params: Params }>): string {
   const caller = callerOf(request);
   const inPath = request.params.project_id;
   if (inPath === undefined) {
@@ -116,7 +116,7 @@ function renderVolume(s: CinderState, v: Volume, request: FastifyRequest<{ Param
     body.shared_targets = false;
   }
   if (minor >= 61 && admin) body.cluster_name = null;
-  if (minor >= 63) body.volume_type_id = '00000000-0000-4000-8000-00000000d3fa';
+  if (minor >= 63) body.volume_type_id = [...s.types.values()].find((t) => t.name === v.volumeType)?.id ?? null;
   if (minor >= 65) body.consumes_quota = true;
   return body;
 }
@@ -287,6 +287,10 @@ export function registerCinderRoutes(scope: FastifyInstance, s: CinderState): vo
       if (source && size < source.size) throw new SimError(400, 'Invalid input received: Volume size cannot be lesser than the source volume size.');
       const metadata = b.metadata === undefined || b.metadata === null ? {} : metadataOf(b, 'metadata');
       const str = (k: string) => (typeof b[k] === 'string' ? (b[k] as string) : null);
+      const type = s.typeOf(str('volume_type') ?? s.defaultTypeName);
+      const zone = str('availability_zone') ?? source?.availabilityZone ?? s.zones[0] ?? 'nova';
+      if (!s.zones.includes(zone)) throw new SimError(400, `Availability zone '${zone}' is invalid.`);
+      if (source && source.availabilityZone !== zone) throw new SimError(400, 'Invalid input received: Volume must be in the same availability zone as the source volume');
       s.checkQuota(projectId, size);
       const v = s.create({
         size,
@@ -294,8 +298,8 @@ export function registerCinderRoutes(scope: FastifyInstance, s: CinderState): vo
         userId: callerOf(req).userId,
         name: str('name'),
         description: str('description'),
-        volumeType: str('volume_type') ?? '__DEFAULT__',
-        availabilityZone: str('availability_zone') ?? 'nova',
+        volumeType: type.name,
+        availabilityZone: zone,
         imageRef: str('imageRef'),
         bootable: str('imageRef') !== null || (source?.bootable ?? false),
         sourceVolid: source?.id ?? null,

@@ -42,6 +42,24 @@ export interface Volume {
   seq: number;
 }
 
+/** A volume type; volumes name theirs (`volume_type`). */
+export interface VolumeType {
+  id: string;
+  name: string;
+  description: string | null;
+  isPublic: boolean;
+  extraSpecs: Record<string, string>;
+}
+
+/** Cinder's own default type (since Train), what a volume gets when it names none. */
+export const DEFAULT_VOLUME_TYPE: VolumeType = {
+  id: '7d1a5b1e-5c0f-4f4e-9a8e-2b7c6f0d3e11',
+  name: '__DEFAULT__',
+  description: 'Default Volume Type',
+  isPublic: true,
+  extraSpecs: {},
+};
+
 export interface CinderQuota {
   volumes: number;
   gigabytes: number;
@@ -80,6 +98,12 @@ export class CinderState implements Auditable, Snapshotable {
   readonly behaviour: CinderBehaviour;
   defaultQuota: CinderQuota;
   readonly quotas = new Map<string, Partial<CinderQuota>>();
+  /** Volume types by id (configuration: the default type, not saved with the state). */
+  readonly types = new Map<string, VolumeType>([[DEFAULT_VOLUME_TYPE.id, { ...DEFAULT_VOLUME_TYPE }]]);
+  /** The type of volumes that name none ([DEFAULT] default_volume_type). */
+  defaultTypeName = DEFAULT_VOLUME_TYPE.name;
+  /** The storage availability zones; the first is where a volume that names none goes. */
+  zones: string[] = ['nova'];
   /** osapi_max_limit. */
   maxLimit = 1000;
   private seq = 0;
@@ -103,6 +127,14 @@ export class CinderState implements Auditable, Snapshotable {
 
   setQuota(projectId: string, quota: Partial<CinderQuota>): void {
     this.quotas.set(projectId, { ...this.quotas.get(projectId), ...quota });
+  }
+
+  /** A type by id or name, as Cinder's get_by_name_or_id (404 in Cinder's words when unknown). */
+  typeOf(idOrName: string): VolumeType {
+    const t = this.types.get(idOrName) ?? [...this.types.values()].find((x) => x.name === idOrName);
+    if (t) return t;
+    const uuid = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(idOrName);
+    throw new SimError(404, uuid ? `Volume type ${idOrName} could not be found.` : `Volume type with name ${idOrName} could not be found.`);
   }
 
   attachmentsOf(volumeId: string): Attachment[] {
@@ -154,8 +186,8 @@ export class CinderState implements Auditable, Snapshotable {
       name: null,
       description: null,
       status: 'creating',
-      volumeType: '__DEFAULT__',
-      availabilityZone: 'nova',
+      volumeType: this.defaultTypeName,
+      availabilityZone: this.zones[0] ?? 'nova',
       bootable: false,
       multiattach: false,
       metadata: {},

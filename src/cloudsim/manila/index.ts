@@ -1,5 +1,5 @@
 // Manila v2 simulator (shared file systems, catalog type `sharev2`): shares with a clock-driven life, metadata
-// filters and quotas, enough for the Manila CSI plugin of a cluster and for the delete's sweep of its shares.
+// filters, quotas and share types, enough for the Manila CSI plugin of a cluster and for the delete's sweep of its shares.
 // The catalog URL is <listen address>/v2; the routes also answer under /v2/{project_id}.
 import type { FastifyInstance } from 'fastify';
 import type { SimClock } from '../common/clock.js';
@@ -7,10 +7,11 @@ import { KeystoneAuth, type KeystoneAuthOptions } from '../common/keystone-auth.
 import { createServiceApp } from '../common/service-app.js';
 import { novaStyleErrors } from '../nova/errors.js';
 import { registerManilaRoutes, registerManilaVersions } from './routes.js';
+import { registerShareTypeRoutes } from './routes-types.js';
 import { ManilaState } from './state.js';
 
 export { ManilaState } from './state.js';
-export type { ManilaQuota, Share } from './state.js';
+export type { ManilaQuota, Share, ShareType } from './state.js';
 
 export interface ManilaSimOptions {
   keystone: KeystoneAuthOptions;
@@ -29,7 +30,10 @@ export function createManilaSim(opts: ManilaSimOptions): ManilaSim {
     faults: state.faults,
     renderError: novaStyleErrors({ 403: 'forbidden', 406: 'notAcceptable' }),
     publicRoutes: registerManilaVersions,
-    routes: (scope) => registerManilaRoutes(scope, state),
+    routes: (scope) => {
+      registerManilaRoutes(scope, state);
+      registerShareTypeRoutes(scope, state);
+    },
   });
   app.addHook('onClose', async () => state.close());
   return { app, state };

@@ -1,5 +1,5 @@
 // Manila v2 API, the part a cluster's CSI plugin and the service use: shares (list, detail, show, create, delete),
-// their export locations and metadata filters, with Manila's microversion header (X-OpenStack-Manila-API-Version,
+// their export locations and metadata filters (share types: routes-types.ts), with Manila's microversion header (X-OpenStack-Manila-API-Version,
 // 2.0 to 2.84, echoed) and 404/403/413 in Nova's envelope. Served under /v2 (the catalog URL) and /v2/{project_id}.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SimError } from '../common/errors.js';
@@ -9,17 +9,20 @@ import { PROTOCOLS, type ManilaState, type Share } from './state.js';
 
 export const MAX_MINOR = 84;
 const HEADER = 'x-openstack-manila-api-version';
+const minors = new WeakMap<FastifyRequest, number>();
+/** The request's microversion 2.N (2.0 without the header). */
+export const minorOf = (request: FastifyRequest): number => minors.get(request) ?? 0;
 
-type Params = { project_id?: string; id?: string };
+export type Params = { project_id?: string; id?: string };
 type Req = FastifyRequest<{ Params: Params }>;
 
-function projectOf(request: Req): string {
+export function projectOf(request: Req): string {
   const caller = callerOf(request);
   if (request.params.project_id !== undefined && request.params.project_id !== caller.projectId) throw new SimError(400, 'Malformed request url');
   return caller.projectId;
 }
 
-function render(s: Share, detail: boolean, base: string): Record<string, unknown> {
+function render(st: ManilaState, s: Share, detail: boolean, base: string): Record<string, unknown> {
   const links = [{ href: `${base}/shares/${s.id}`, rel: 'self' }];
   if (!detail) return { id: s.id, name: s.name, links };
   return {
@@ -29,7 +32,7 @@ function render(s: Share, detail: boolean, base: string): Record<string, unknown
     status: s.status,
     size: s.size,
     share_proto: s.shareProto,
-    share_type: s.shareType,
+    share_type: [...st.types.values()].find((t) => t.name === s.shareType)?.id ?? null,
     share_type_name: s.shareType,
     share_network_id: s.shareNetworkId,
     availability_zone: s.availabilityZone,
@@ -69,6 +72,7 @@ export function registerManilaRoutes(scope: FastifyInstance, st: ManilaState): v
     }
     reply.header(HEADER, `2.${minor}`);
     reply.header('vary', 'X-OpenStack-Manila-API-Version');
+    minors.set(request, minor);
   });
 
   const list = (detail: boolean) => async (request: Req) => {
@@ -79,6 +83,8 @@ export function registerManilaRoutes(scope: FastifyInstance, st: ManilaState): v
     if (name !== undefined) shares = shares.filter((s) => s.name === name);
     const status = one(q, 'status');
     if (status !== undefined) shares = shares.filter((s) => s.status === status);
+    // Nothing is ever in the recycle bin (soft delete, 2.69): asking for what is there finds nothing.
+    if (minorOf(request) >= 69 && /^(1|t|true|on|y|yes)$/i.test(one(q, 'is_soft_deleted') ?? '')) shares = [];
     const md = one(q, 'metadata');
     if (md !== undefined) {
       const want = metadataFilter(md);
@@ -90,13 +96,13 @@ export function registerManilaRoutes(scope: FastifyInstance, st: ManilaState): v
     if (!Number.isInteger(offset) || offset < 0 || (limit !== undefined && !/^\d+$/.test(limit))) throw new SimError(400, 'limit and offset must be non-negative integers');
     const page = shares.slice(offset, limit === undefined ? undefined : offset + Number(limit));
     const base = `${hostUrl(request)}/v2`;
-    return { shares: page.map((s) => render(s, detail, base)) };
+    return { shares: page.map((s) => render(st, s, detail, base)) };
   };
 
   for (const prefix of ['/v2', '/v2/:project_id']) {
     scope.get(`${prefix}/shares`, list(false));
     scope.get(`${prefix}/shares/detail`, list(true));
-    scope.get(`${prefix}/shares/:id`, async (request: Req) => ({ share: render(find(st, request), true, `${hostUrl(request)}/v2`) }));
+    scope.get(`${prefix}/shares/:id`, async (request: Req) => ({ share: render(st, find(st, request), true, `${hostUrl(request)}/v2`) }));
     scope.get(`${prefix}/shares/:id/export_locations`, async (request: Req) => {
       const s = find(st, request);
       return { export_locations: s.exportLocations.map((path, i) => ({ id: `${s.id.slice(0, 8)}-el-${i}`, path, preferred: i === 0, is_admin_only: false })) };
@@ -123,7 +129,7 @@ export function registerManilaRoutes(scope: FastifyInstance, st: ManilaState): v
         ...(typeof b.availability_zone === 'string' ? { availabilityZone: b.availability_zone } : {}),
         metadata: metadata as Record<string, string>,
       });
-      return { share: render(share, true, `${hostUrl(request)}/v2`) };
+      return { share: render(st, share, true, `${hostUrl(request)}/v2`) };
     });
     scope.delete(`${prefix}/shares/:id`, async (request: Req, reply) => {
       st.delete(find(st, request));

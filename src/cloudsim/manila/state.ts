@@ -15,6 +15,7 @@ export interface Share {
   /** GiB. */
   size: number;
   shareProto: string;
+  /** The share type's name. */
   shareType: string;
   shareNetworkId: string | null;
   availabilityZone: string;
@@ -26,6 +27,24 @@ export interface Share {
   updatedAt: string | null;
   seq: number;
 }
+
+/** A share type; shares name theirs (`share_type_name`). */
+export interface ShareType {
+  id: string;
+  name: string;
+  description: string | null;
+  isPublic: boolean;
+  extraSpecs: Record<string, string>;
+}
+
+/** devstack's default share type: no share servers of the driver's own (shares on a given share network or none). */
+export const DEFAULT_SHARE_TYPE: ShareType = {
+  id: '3b1e2a6c-8f0d-4c47-9a53-6d2f1e7b5c90',
+  name: 'default',
+  description: null,
+  isPublic: true,
+  extraSpecs: { driver_handles_share_servers: 'False', snapshot_support: 'True' },
+};
 
 export interface ManilaQuota {
   shares: number;
@@ -40,6 +59,10 @@ export const iso = (ms: number): string => new Date(ms).toISOString().replace(/Z
 
 export class ManilaState implements Auditable, Snapshotable {
   readonly shares = new Map<string, Share>();
+  /** Share types by id (configuration: the default type, not saved with the state). */
+  readonly types = new Map<string, ShareType>([[DEFAULT_SHARE_TYPE.id, { ...DEFAULT_SHARE_TYPE }]]);
+  /** The type of shares that name none ([DEFAULT] default_share_type). */
+  defaultTypeName = DEFAULT_SHARE_TYPE.name;
   readonly faults = new Faults();
   readonly clock: SimClock;
   /** Manila's defaults: 50 shares, 1000 GiB per project (-1 = unlimited). */
@@ -68,11 +91,19 @@ export class ManilaState implements Auditable, Snapshotable {
     );
   }
 
+  /** A type by id or name (404 in Manila's words when unknown). */
+  typeOf(idOrName: string): ShareType {
+    const t = this.types.get(idOrName) ?? [...this.types.values()].find((x) => x.name === idOrName);
+    if (!t) throw new SimError(404, `Share type with name or ID ${idOrName} could not be found.`);
+    return t;
+  }
+
   private touch(s: Share): void {
     s.updatedAt = iso(this.clock.now());
   }
 
   create(input: Pick<Share, 'projectId' | 'userId' | 'size' | 'shareProto'> & Partial<Pick<Share, 'name' | 'description' | 'shareType' | 'shareNetworkId' | 'availabilityZone' | 'metadata'>>): Share {
+    const type = this.typeOf(input.shareType ?? this.defaultTypeName);
     const q = this.defaultQuota;
     const mine = [...this.shares.values()].filter((s) => s.projectId === input.projectId);
     if (q.shares >= 0 && mine.length + 1 > q.shares) throw new SimError(413, `Maximum number of shares allowed (${q.shares}) exceeded`);
@@ -87,7 +118,7 @@ export class ManilaState implements Auditable, Snapshotable {
       status: 'creating',
       size: input.size,
       shareProto: input.shareProto,
-      shareType: input.shareType ?? 'default',
+      shareType: type.name,
       shareNetworkId: input.shareNetworkId ?? null,
       availabilityZone: input.availabilityZone ?? 'nova',
       metadata: { ...input.metadata },

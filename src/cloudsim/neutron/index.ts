@@ -1,5 +1,5 @@
 // Neutron v2.0 simulator: version document, extensions, networks, subnets, ports, routers,
-// security groups and rules, floating IPs, tags and quotas over in-memory state. The catalog URL to register is the bare listen address (clients append /v2.0).
+// security groups and rules, floating IPs, tags, quotas and availability zones over in-memory state. The catalog URL to register is the bare listen address (clients append /v2.0).
 import type { FastifyInstance } from 'fastify';
 import { KeystoneAuth, type KeystoneAuthOptions } from '../common/keystone-auth.js';
 import { SimError } from '../common/errors.js';
@@ -14,6 +14,7 @@ import { registerRouterRoutes } from './routes-routers.js';
 import { registerSecurityGroupRoutes } from './routes-security-groups.js';
 import { registerSubnetRoutes } from './routes-subnets.js';
 import { registerTagRoutes } from './routes-tags.js';
+import { registerZoneRoutes } from './routes-zones.js';
 import { registerExtensionRoutes, registerVersionRoutes } from './routes-versions.js';
 import { seedNeutron, type ProjectIds } from './seed.js';
 import { NeutronState } from './state.js';
@@ -76,6 +77,7 @@ export function createNeutronSim(opts: NeutronSimOptions): NeutronSim {
       registerFloatingIpRoutes(scope, state);
       registerTagRoutes(scope, state);
       registerQuotaRoutes(scope, state);
+      registerZoneRoutes(scope, state);
     },
   });
   return { app, state };

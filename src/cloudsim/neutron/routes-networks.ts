@@ -108,6 +108,8 @@ export function registerNetworkRoutes(scope: FastifyInstance, state: NeutronStat
       network.providerSegmentationId = int(b, 'provider:segmentation_id', 1, 16777215) ?? (network.providerNetworkType === 'vxlan' ? 1000 + state.networks.size : null);
       const hints = list(b, 'availability_zone_hints');
       if (hints) network.availabilityZoneHints = hints.map(String);
+      const unknownZone = network.availabilityZoneHints.find((z) => !state.zones.includes(z));
+      if (unknownZone !== undefined) throw new SimError(404, `AvailabilityZone ${unknownZone} could not be found.`, 'AvailabilityZoneNotFound');
       update(network, b, caller, 'create');
     } catch (e) {
       state.networks.delete(network.id);

@@ -49,7 +49,7 @@ export function registerRouterRoutes(scope: FastifyInstance, state: NeutronState
         : null,
       routes: [],
       availability_zone_hints: [],
-      availability_zones: ['nova'],
+      availability_zones: [...state.zones],
       flavor_id: null,
       ...(caller.isAdmin ? { distributed: false, ha: false } : {}),
     };

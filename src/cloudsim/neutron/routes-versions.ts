@@ -22,6 +22,9 @@ const EXTENSIONS = [
   { alias: 'revision-if-match', name: 'If-Match constraints based on revision_number', description: "Extension indicating that If-Match based on revision_number is supported." },
   { alias: 'stateful-security-group', name: 'Stateful security group', description: 'Indicates if the security group is stateful or not' },
   { alias: 'tag-creation', name: 'Tag creation extension', description: 'Allow to create multiple tags with the POST request.' },
+  { alias: 'availability_zone', name: 'Availability Zone', description: 'The availability zone extension.' },
+  { alias: 'network_availability_zone', name: 'Network Availability Zone', description: 'Availability zone support for network.' },
+  { alias: 'router_availability_zone', name: 'Router Availability Zone', description: 'Availability zone support for router.' },
   { alias: 'standard-attr-tag', name: 'Tag support for resources with standard attribute: subnet, trunk, network_segment_range, router, network, policy, subnetpool, port, security_group, floatingip', description: 'Enables to set tag on resources with standard attribute.' },
 ];
 

@@ -164,6 +164,8 @@ export class NeutronState implements Auditable, Snapshotable {
   readonly quotas = new Map<string, Partial<Record<QuotaResource, number>>>();
   /** The quotas of projects without overrides (the seed file may change them). */
   defaultQuotas: Record<QuotaResource, number> = { ...DEFAULT_QUOTAS };
+  /** The zones of the simulated DHCP and L3 agents (every network and router is in all of them). */
+  readonly zones: string[] = ['nova'];
   readonly faults = new Faults();
 
   addNetwork(input: NewNetwork): Network {
@@ -177,7 +179,7 @@ export class NeutronState implements Auditable, Snapshotable {
       subnets: [],
       portSecurityEnabled: true,
       availabilityZoneHints: [],
-      availabilityZones: ['nova'],
+      availabilityZones: [...this.zones],
       isDefault: false,
       providerNetworkType: 'vxlan',
       providerPhysicalNetwork: null,

@@ -13,8 +13,10 @@ export function cinderVolumes(state: CinderState): NovaVolumes {
       return v && v.projectId === projectId ? view(v) : undefined;
     },
     create(req) {
+      const type = state.typeOf(req.volumeType ?? state.defaultTypeName);
       state.checkQuota(req.projectId, req.size);
       const v = state.create({
+        volumeType: type.name,
         projectId: req.projectId,
         userId: req.userId,
         size: req.size,
@@ -23,6 +25,14 @@ export function cinderVolumes(state: CinderState): NovaVolumes {
         ...(req.imageRef ? { imageRef: req.imageRef, bootable: true } : {}),
       });
       return view(v);
+    },
+    hasType(idOrName) {
+      try {
+        state.typeOf(idOrName);
+        return true;
+      } catch {
+        return false;
+      }
     },
     reserve(volumeId, serverId) {
       return state.reserve(state.volumes.get(volumeId)!, serverId, false).id;

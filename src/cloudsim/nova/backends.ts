@@ -86,8 +86,10 @@ export interface NovaVolume {
 
 export interface NovaVolumes {
   volume(id: string, projectId: string): NovaVolume | undefined;
-  /** Creates a volume (Cinder's 413 SimError when over quota). */
-  create(req: { projectId: string; userId: string; size: number; imageRef?: string | undefined; name: string; availabilityZone: string }): NovaVolume;
+  /** Creates a volume (Cinder's 413 SimError when over quota, 404 for an unknown type). */
+  create(req: { projectId: string; userId: string; size: number; imageRef?: string | undefined; name: string; availabilityZone: string; volumeType?: string | undefined }): NovaVolume;
+  /** Does Cinder know this volume type (name or id)? Absent: every type is taken. */
+  hasType?(idOrName: string): boolean;
   /** Reserves the volume for the server; returns the attachment id (a SimError 400 when not available). */
   reserve(volumeId: string, serverId: string): string;
   /** The attachment is connected: the volume is in-use. */

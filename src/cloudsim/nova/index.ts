@@ -1,5 +1,6 @@
-// Nova v2.1 simulator: version documents, flavors, servers with a clock-driven lifecycle (and
-// their tags, metadata and volume attachments), keypairs, server groups, quotas and limits.
+// Nova v2.1 simulator: version documents, flavors (and their extra specs), servers with a clock-driven
+// lifecycle (and their tags, metadata and volume attachments), keypairs, server groups, quotas and limits,
+// availability zones with their aggregates, and the hypervisors of the simulated hosts.
 // The catalog URL to register is <listen address>/v2.1. Closing the app cancels pending transitions.
 import type { FastifyInstance } from 'fastify';
 import type { CinderState } from '../cinder/state.js';
@@ -15,7 +16,9 @@ import { neutronNetworking } from './backend-neutron.js';
 import type { NovaImages, NovaNetworking, NovaVolumes } from './backends.js';
 import { renderNovaError } from './errors.js';
 import { registerMicroversions } from './microversion.js';
+import { registerFlavorExtraSpecRoutes } from './routes-flavor-extra-specs.js';
 import { registerFlavorRoutes } from './routes-flavors.js';
+import { registerHypervisorRoutes } from './routes-hypervisors.js';
 import { registerKeypairRoutes } from './routes-keypairs.js';
 import { registerQuotaRoutes } from './routes-quotas.js';
 import { registerServerGroupRoutes } from './routes-server-groups.js';
@@ -24,6 +27,7 @@ import { registerServerTagRoutes } from './routes-server-tags.js';
 import { registerServerRoutes } from './routes-servers.js';
 import { registerVersionRoutes } from './routes-versions.js';
 import { registerVolumeAttachmentRoutes } from './routes-volume-attachments.js';
+import { registerZoneRoutes } from './routes-zones.js';
 import { seedNova } from './seed.js';
 import { invalidInput, pyRepr } from './validate.js';
 import { NovaState, type NovaBehaviour } from './state.js';
@@ -34,6 +38,7 @@ export type { BuildFailure, Flavor, NewFlavor, NovaBehaviour } from './state.js'
 export type { NovaImage, NovaImages, NovaNetwork, NovaNetworking, NovaPort, NovaVolume, NovaVolumes } from './backends.js';
 export type { NovaQuota } from './quota.js';
 export type { Server } from './servers.js';
+export type { ComputeZone } from './hosts.js';
 export { cinderVolumes, glanceImages, neutronNetworking };
 
 export interface NovaSimOptions {
@@ -90,6 +95,7 @@ export function createNovaSim(opts: NovaSimOptions): NovaSim {
     routes: (scope) => {
       registerMicroversions(scope);
       registerFlavorRoutes(scope, state);
+      registerFlavorExtraSpecRoutes(scope, state);
       registerServerRoutes(scope, state);
       registerServerTagRoutes(scope, state);
       registerServerMetadataRoutes(scope, state);
@@ -97,6 +103,8 @@ export function createNovaSim(opts: NovaSimOptions): NovaSim {
       registerKeypairRoutes(scope, state);
       registerServerGroupRoutes(scope, state);
       registerQuotaRoutes(scope, state);
+      registerZoneRoutes(scope, state);
+      registerHypervisorRoutes(scope, state);
     },
   });
   app.addHook('onClose', async () => state.close());

@@ -3,6 +3,7 @@
 // ACTIVE, or ERROR with a fault; delete shows task_state deleting, releases ports and volumes and
 // leaves a DELETED record that only changes-since lists.
 import { SimError } from '../common/errors.js';
+import { hostsIn, zoneOfHost } from './hosts.js';
 import { pickHost, type HostLoad } from './server-groups.js';
 import type { Server } from './servers.js';
 import type { NovaState } from './state.js';
@@ -55,7 +56,7 @@ function runBuild(state: NovaState, s: Server, from: Phase, total: number, doome
       const host = doomed === undefined ? schedule(state, s) : undefined;
       if (host === undefined) return fail(state, s, doomed ?? NO_VALID_HOST);
       s.host = host;
-      s.availabilityZone = s.requestedAz ?? state.behaviour.availabilityZones[0] ?? 'nova';
+      s.availabilityZone = zoneOfHost(state.behaviour.zones, host) ?? s.requestedAz ?? '';
       enter('block_device_mapping');
     },
     block_device_mapping: () => attachVolumes(state, s, () => enter('networking')),
@@ -77,7 +78,7 @@ function runBuild(state: NovaState, s: Server, from: Phase, total: number, doome
   enter(from);
 }
 
-/** The host for a server, honouring its group's policy; undefined is a NoValidHost. */
+/** A host of the server's zone (any zone when it asked for none), honouring its group's policy; undefined is a NoValidHost. */
 function schedule(state: NovaState, s: Server): string | undefined {
   const group = s.groupId ? state.serverGroups.get(s.groupId) : undefined;
   const load: HostLoad = new Map();
@@ -85,7 +86,7 @@ function schedule(state: NovaState, s: Server): string | undefined {
     const m = state.servers.get(id);
     if (m && m.id !== s.id && m.host && m.vmState !== 'error' && m.vmState !== 'deleted') load.set(m.host, (load.get(m.host) ?? 0) + 1);
   }
-  return pickHost(state.behaviour.hosts, group, load, state.clock.random);
+  return pickHost(hostsIn(state.behaviour.zones, s.requestedAz), group, load, state.clock.random);
 }
 
 const deviceName = (i: number) => `/dev/vd${String.fromCharCode(97 + i)}`;
@@ -105,7 +106,7 @@ function attachVolumes(state: NovaState, s: Server, done: () => void): void {
     for (const b of wanted) {
       if (b.volumeId !== null) continue;
       const size = b.volumeSize ?? s.flavor.disk;
-      const v = volumes.create({ projectId: s.projectId, userId: s.userId, size, imageRef: b.sourceType === 'image' ? b.uuid ?? undefined : undefined, name: '', availabilityZone: s.availabilityZone });
+      const v = volumes.create({ projectId: s.projectId, userId: s.userId, size, imageRef: b.sourceType === 'image' ? b.uuid ?? undefined : undefined, name: '', availabilityZone: s.availabilityZone, volumeType: b.volumeType ?? undefined });
       b.volumeId = v.id;
     }
   } catch (e) {

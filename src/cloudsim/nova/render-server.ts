@@ -2,6 +2,7 @@
 // microversion and by caller (OS-EXT-SRV-ATTR:* and host_status are for admins).
 import { createHash } from 'node:crypto';
 import type { SimCaller } from '../common/keystone-auth.js';
+import { hypervisorHostname } from './hosts.js';
 import { atLeast, type Version } from './microversion.js';
 import { statusOf, type Server } from './servers.js';
 import type { NovaState } from './state.js';
@@ -98,7 +99,7 @@ export function renderServer(state: NovaState, s: Server, v: Version, caller: Si
   }
   if (caller.isAdmin) {
     body['OS-EXT-SRV-ATTR:host'] = s.host;
-    body['OS-EXT-SRV-ATTR:hypervisor_hostname'] = s.host ? `${s.host}.cloudsim` : null;
+    body['OS-EXT-SRV-ATTR:hypervisor_hostname'] = s.host ? hypervisorHostname(s.host) : null;
     body['OS-EXT-SRV-ATTR:instance_name'] = `instance-${s.seq.toString(16).padStart(8, '0')}`;
     if (atLeast(v, 3)) {
       Object.assign(body, {

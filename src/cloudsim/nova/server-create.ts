@@ -52,7 +52,7 @@ function zoneFor(state: NovaState, asked: string | undefined, caller: Caller): s
   if (asked === undefined) return null;
   const [zone, host] = asked.split(':');
   if (host !== undefined && !caller.isAdmin) throw new SimError(403, "Policy doesn't allow os_compute_api:servers:create:forced_host to be performed.");
-  if (!state.behaviour.availabilityZones.includes(zone ?? '')) throw new SimError(400, 'The requested availability zone is not available');
+  if (!state.behaviour.zones.some((z) => z.name === zone)) throw new SimError(400, 'The requested availability zone is not available');
   return zone!;
 }
 
@@ -102,6 +102,7 @@ function securityGroupsFor(state: NovaState, body: CreateBody, caller: Caller, r
 
 function checkVolumes(state: NovaState, body: CreateBody, caller: Caller, count: number): void {
   for (const b of body.blockDevices) {
+    if (b.volumeType !== null && state.volumes?.hasType && !state.volumes.hasType(b.volumeType)) throw new SimError(400, `Volume type ${b.volumeType} could not be found.`);
     if (b.sourceType === 'snapshot' && state.volumes) throw new SimError(400, `Block Device Mapping is Invalid: failed to get snapshot ${b.uuid}.`);
     if (b.sourceType !== 'volume') continue;
     if (count > 1) throw new SimError(400, 'Cannot attach one or more volumes to multiple instances');

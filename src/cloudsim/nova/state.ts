@@ -5,6 +5,7 @@ import type { AuditResource } from '../common/audit.js';
 import { SimClock, type SimTimer } from '../common/clock.js';
 import { Faults } from '../common/faults.js';
 import { anyImage, LocalNetworking, type NovaImages, type NovaNetworking, type NovaVolumes } from './backends.js';
+import { DEFAULT_ZONES, type ComputeZone } from './hosts.js';
 import type { Keypair } from './keypairs.js';
 import { resume } from './lifecycle.js';
 import { QUOTA_DEFAULTS, type NovaQuota, type QuotaUsage } from './quota.js';
@@ -41,10 +42,11 @@ export interface NovaBehaviour {
   bootErrorFraction: number;
   /** Never settle: servers stay BUILD, or deleting, forever. */
   stuck: boolean;
-  /** The compute hosts the scheduler places servers on (anti-affinity needs one per member). */
-  hosts: string[];
-  /** The availability zones servers may ask for. */
-  availabilityZones: string[];
+  /**
+   * The availability zones servers may ask for, with the compute hosts the scheduler places servers on
+   * (anti-affinity needs one per member); the first is the default zone (see hosts.ts).
+   */
+  zones: ComputeZone[];
 }
 
 /** A rule sending matching builds to ERROR (spec §8.13); the oldest matching rule wins. */
@@ -112,8 +114,7 @@ export class NovaState {
     this.behaviour = {
       bootErrorFraction: 0,
       stuck: false,
-      hosts: Array.from({ length: 16 }, (_, i) => `compute-${String(i + 1).padStart(2, '0')}`),
-      availabilityZones: ['nova'],
+      zones: DEFAULT_ZONES,
       ...opts.behaviour,
     };
     this.defaultQuota = { ...QUOTA_DEFAULTS, ...opts.defaultQuota };
