@@ -3927,6 +3927,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/cloud-choices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Flavors, keypairs, images and external networks the caller may use (an extension, for forms) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CloudChoices"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4638,6 +4692,31 @@ export interface components {
             surge: number;
             /** @description Nodes replaced at a time. */
             max_batch_size: number;
+        };
+        CloudChoices: {
+            flavors: {
+                id: string;
+                name: string;
+                vcpus: number;
+                /** @description MiB */
+                ram: number;
+                /** @description GiB */
+                disk: number;
+            }[];
+            keypairs: {
+                name: string;
+                type: string | null;
+            }[];
+            images: {
+                id: string;
+                name: string;
+                os_distro: string | null;
+            }[];
+            external_networks: {
+                id: string;
+                name: string;
+            }[];
+            unreachable: string[];
         };
         ClusterSummary: {
             /** Format: uuid */

@@ -88,3 +88,17 @@ test('the upgrade verdict refuses a skipped minor', () => {
   assert.equal(upgradeVerdict('v1.34.1', { kube_tag: 'v1.35.0' }).ok, true);
   assert.equal(upgradeVerdict('v1.34.1', {}).ok, false);
 });
+
+test('cloud choices: the project’s flavors with their sizes, keypairs, active images and external networks', async () => {
+  const r = await t.as('demo-reader', { method: 'GET', url: '/v1/cloud-choices' });
+  assert.equal(r.statusCode, 200, r.body);
+  const body = r.json();
+  assert.deepEqual(body.unreachable, []);
+  const small = body.flavors.find((f: { name: string }) => f.name === 'm1.small');
+  assert.deepEqual({ vcpus: small.vcpus, ram: small.ram, disk: small.disk }, { vcpus: 1, ram: 2048, disk: 20 });
+  assert.ok(body.images.some((i: { name: string; os_distro: string }) => i.name === 'fedora-coreos-40' && i.os_distro === 'fedora-coreos'));
+  assert.ok(body.images.some((i: { name: string }) => i.name === 'demo-private-coreos'), 'the project’s private image');
+  assert.deepEqual(body.external_networks.map((n: { name: string }) => n.name), ['public']);
+  const other = (await t.as('other', { method: 'GET', url: '/v1/cloud-choices' })).json();
+  assert.ok(!other.images.some((i: { name: string }) => i.name === 'demo-private-coreos'), 'not another project’s image');
+});

@@ -4,6 +4,7 @@ import { certificatesRoutes } from './certificates/routes.js';
 import { clustersRoutes } from './clusters/routes.js';
 import { clusterResourceRoutes } from './clusters/resources.js';
 import { clusterUpgradeRoutes } from './clusters/upgrades.js';
+import { cloudChoiceRoutes } from './cloud-choices.js';
 import { templateRoutes } from './clustertemplates/routes.js';
 import { mservicesRoutes } from './mservices.js';
 import { nodegroupsRoutes } from './nodegroups/routes.js';
@@ -24,4 +25,5 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
   await app.register(clusterResourceRoutes);
   await app.register(clusterUpgradeRoutes);
   await app.register(streamRoutes);
+  await app.register(cloudChoiceRoutes);
 }
