@@ -4796,6 +4796,11 @@ export interface components {
                 version: string | null;
                 node_addresses: string[];
             }[];
+            /** @description The servers the resource ledger holds (named <cluster>-<node group>-<suffix>): what resize’s nodes_to_remove takes. */
+            servers: {
+                id: string;
+                name: string | null;
+            }[];
         };
         PortalLogin: {
             /** @enum {string} */

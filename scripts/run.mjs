@@ -8,6 +8,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BuildError, ensureBuild } from './build.mjs';
 import { ensureNpmDeps, ensurePostgres, ensureRedis, SetupError } from './local-services.mjs';
+import { ensurePortal } from './portal-build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const localDir = join(root, '.local');
@@ -59,6 +60,8 @@ const main = join(root, 'dist', 'src', 'main.js');
 
 try {
   ensureNpmDeps(root);
+  // The portal is served by the API and driven by the browser tests: built when missing or stale.
+  if (mode === 'start' || mode === 'test' || mode === 'bench') ensurePortal(root);
   switch (mode) {
     case 'start': {
       const { adminUrl, databaseUrl, redisUrl } = await infra('magnum');

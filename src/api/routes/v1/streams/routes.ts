@@ -5,7 +5,9 @@
 // EventSource (which sends no headers) passes its CSRF token and project in the query.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { IsNull } from 'typeorm';
 import { ClusterEventEntity } from '../../../../db/entities/cluster-event.js';
+import { ClusterResourceEntity } from '../../../../db/entities/cluster-resource.js';
 import { NotifyHub, type ClusterChange } from '../../../../db/notify-hub.js';
 import type { Scope } from '../../../../db/repos/clusters.js';
 import { errors } from '../../../../domain/errors.js';
@@ -161,7 +163,8 @@ export async function streamRoutes(app: FastifyInstance): Promise<void> {
           clusterDirty = false;
           const [r] = await readClusters(s.db, { all: true }, [uuid]);
           if (!r) return st.end('deleted', { uuid });
-          st.send('cluster', liveOf(r.cluster, r.groups));
+          const servers = await s.db.getRepository(ClusterResourceEntity).find({ where: { cluster_id: uuid, type: 'server', deleted_at: IsNull() }, order: { id: 'ASC' } });
+          st.send('cluster', liveOf(r.cluster, r.groups, servers.map((x) => ({ id: x.cloud_id, name: x.name }))));
         }
         if (eventsDirty) {
           eventsDirty = false;

@@ -57,7 +57,13 @@ export const NodeGroupSummary = Type.Object({
 });
 
 export const ClusterLive = Type.Object(
-  { ...ClusterSummary.properties, nodegroups: Type.Array(NodeGroupSummary) },
+  {
+    ...ClusterSummary.properties,
+    nodegroups: Type.Array(NodeGroupSummary),
+    servers: Type.Array(Type.Object({ id: Type.String(), name: Nullable(Type.String()) }), {
+      description: 'The servers the resource ledger holds (named <cluster>-<node group>-<suffix>): what resize’s nodes_to_remove takes.',
+    }),
+  },
   { $id: 'ClusterLive' },
 );
 
@@ -92,9 +98,10 @@ export function summaryOf(c: ClusterRow, groups: NodeGroupRow[]) {
   };
 }
 
-export function liveOf(c: ClusterRow, groups: NodeGroupRow[]) {
+export function liveOf(c: ClusterRow, groups: NodeGroupRow[], servers: { id: string; name: string | null }[]) {
   return {
     ...summaryOf(c, groups),
+    servers,
     nodegroups: groups.map((g) => ({
       uuid: g.uuid,
       name: g.name,
