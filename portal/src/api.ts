@@ -65,6 +65,8 @@ export async function must<T>(p: Promise<{ data?: T; error?: unknown; response: 
 export const portal = {
   async session(project?: string): Promise<PortalSession | undefined> {
     const r = await fetch(`/portal/session${project ? `?project=${encodeURIComponent(project)}` : ''}`, { credentials: 'same-origin' });
+    // A project this session may not use: the session itself, without a scope.
+    if (r.status === 403 && project) return portal.session();
     return r.ok ? ((await r.json()) as PortalSession) : undefined;
   },
   async login(body: Schemas['PortalLogin']): Promise<PortalSession> {

@@ -1,6 +1,6 @@
 // The shell: session, header (project switcher, session expiry, theme, logout), navigation, and
 // the page the URL names. A lost session shows the login, then returns to the same page.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ctx, onSessionLost, portal, type PortalSession } from './api';
 import { href, navigate, onLinkClick, parse, useLocation, type Route } from './router';
 import { loadSession, RETURN_KEY, useCountdown, type Scope } from './session';
@@ -22,6 +22,8 @@ export function App() {
   const [state, setState] = useState<State>({ kind: 'loading' });
   const [scope, setScope] = useState<Scope | undefined>();
   const [theme, setTheme] = useState<Theme>(currentTheme());
+  const project = 'project' in route ? route.project : '';
+  const loaded = useRef<string | undefined>(undefined);
 
   useEffect(() => applyTheme(theme), [theme]);
   useEffect(() => {
@@ -30,10 +32,16 @@ export function App() {
       ctx.csrf = '';
       setState({ kind: 'out', expired: true });
     };
-    loadSession().then((s) => setState(s ? { kind: 'in', session: s } : { kind: 'out', expired: false }));
+    // One call gives the session and, for the URL's project, the roles held there.
+    loadSession(project || undefined).then((s) => {
+      if (s?.scope) {
+        ctx.project = s.scope.project_id;
+        setScope(s.scope);
+        loaded.current = s.scope.project_id;
+      }
+      setState(s ? { kind: 'in', session: s } : { kind: 'out', expired: false });
+    });
   }, []);
-
-  const project = 'project' in route ? route.project : '';
   useEffect(() => {
     if (state.kind !== 'in') return;
     const s = state.session;
@@ -42,6 +50,8 @@ export function App() {
     if ('project' in route && route.project === '' && route.page === 'cluster') return navigate(href(s.default_project, 'clusters', route.id), true);
     if (!project) return;
     ctx.project = project;
+    if (loaded.current === project) return;
+    loaded.current = project;
     setScope(undefined);
     loadSession(project).then((x) => (x?.scope ? setScope(x.scope) : setScope({ project_id: project, roles: [], is_admin: false, can_write: false })));
   }, [state.kind, project, route.page]);
@@ -53,6 +63,7 @@ export function App() {
         expired={state.expired}
         onLogin={(s) => {
           ctx.csrf = s.csrf_token;
+          loaded.current = undefined;
           setState({ kind: 'in', session: s });
           const back = sessionStorage.getItem(RETURN_KEY);
           sessionStorage.removeItem(RETURN_KEY);
@@ -95,6 +106,9 @@ function Page({ route, scope, session }: { route: Route; scope: Scope; session: 
       return <NotFound />;
   }
 }
+
+/** The strongest role held (admin ⇒ member ⇒ reader are implied roles). */
+const roleOf = (s: Scope) => (s.is_admin ? 'admin' : s.roles.includes('member') ? 'member' : s.roles.includes('reader') ? 'reader' : 'no role');
 
 function NotFound() {
   return (
@@ -149,7 +163,7 @@ function Header(props: { session: PortalSession; project: string; route: Route; 
         </select>
         <span class="who">
           {session.user.name}
-          {props.scope && <span class="roles"> ({props.scope.roles.join(', ') || 'no role'})</span>}
+          {props.scope && <span class="roles"> ({roleOf(props.scope)})</span>}
         </span>
         <span class={`expiry${left < 600 ? ' expiry-soon' : ''}`} role="timer" aria-live="off" title={`Keystone token expires ${new Date(session.expires_at).toLocaleString()}`}>
           Session: {left >= 3600 ? `${Math.floor(left / 3600)} h ${Math.floor((left % 3600) / 60)} min` : `${Math.floor(left / 60)} min ${left % 60} s`} left

@@ -288,6 +288,30 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
     await ctx.close();
   });
 
+  await t.test('an expired session: log in again and return to the same page with the unsent form (no secret kept)', async () => {
+    await page.goto(`${s.url}/ui/p/${demoProject}/templates/new`);
+    await page.locator('#t-image_id option[value="fedora-coreos-40"]').waitFor({ state: 'attached' });
+    await page.fill('#t-name', 'unsent-draft');
+    await page.fill('#tl-kube_tag', 'v1.36.0');
+    const store = new SessionStore(s.h.t.app.services.redis, s.h.t.app.services.secretBox, s.h.t.config.queuePrefix);
+    const sid = (await sessionCookie(page)).split('=')[1]!;
+    await store.destroy((await store.find(sid))!);
+    await page.getByRole('button', { name: 'Create template' }).click();
+    await page.getByText('Your session has ended.').waitFor();
+    await accessible(page, 'login after expiry');
+    await tabTo(page, '#username');
+    await page.keyboard.type('demo');
+    await tabTo(page, '#password');
+    await page.keyboard.type('demo-secret');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(new RegExp(`/ui/p/${demoProject}/templates/new$`));
+    await page.locator('#t-name').waitFor();
+    assert.equal(await page.inputValue('#t-name'), 'unsent-draft');
+    assert.equal(await page.inputValue('#tl-kube_tag'), 'v1.36.0');
+    const stored = await page.evaluate(() => JSON.stringify({ ...window.sessionStorage }) + JSON.stringify({ ...window.localStorage }));
+    assert.doesNotMatch(stored, /demo-secret/, 'no password kept in the browser');
+  });
+
   await t.test('logout makes the old cookie and the old tokens useless', async () => {
     const cookie = await sessionCookie(page);
     const sid = cookie.split('=')[1]!;

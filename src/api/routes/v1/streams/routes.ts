@@ -14,7 +14,7 @@ import { errors } from '../../../../domain/errors.js';
 import { allowed, enforce } from '../../../policy.js';
 import { errorResponses, Ident } from '../../../schemas/common.js';
 import { SseStream } from './sse.js';
-import { liveOf, readClusters, summaryOf } from './summary.js';
+import { liveOf, readClusters, readSummaries } from './summary.js';
 
 const StreamQuery = Type.Object({
   csrf: Type.Optional(Type.String({ description: 'Portal sessions only: the session’s CSRF token (EventSource cannot send X-CSRF-Token).' })),
@@ -76,15 +76,14 @@ export async function streamRoutes(app: FastifyInstance): Promise<void> {
         if (resync) {
           resync = false;
           dirty.clear();
-          const all = await readClusters(s.db, scope);
-          st.send('snapshot', { clusters: all.map((r) => summaryOf(r.cluster, r.groups)) });
+          st.send('snapshot', { clusters: await readSummaries(s.db, scope) });
           return;
         }
         const uuids = [...dirty];
         dirty.clear();
-        const found = await readClusters(s.db, scope, uuids);
-        const seen = new Set(found.map((r) => r.cluster.uuid));
-        for (const r of found) st.send('cluster', summaryOf(r.cluster, r.groups));
+        const found = await readSummaries(s.db, scope, uuids);
+        const seen = new Set(found.map((r) => r.uuid));
+        for (const r of found) st.send('cluster', r);
         for (const u of uuids) if (!seen.has(u)) st.send('deleted', { uuid: u });
       };
       const schedule = () => {
@@ -100,7 +99,8 @@ export async function streamRoutes(app: FastifyInstance): Promise<void> {
         unsubscribe();
         clearTimeout(timer);
       });
-      schedule();
+      // The snapshot goes at once; later changes are gathered for BATCH_MS.
+      timer ??= setTimeout(() => flush().catch((e: Error) => st.end('error', { reason: e.message })), 0);
     },
   );
 
@@ -187,7 +187,7 @@ export async function streamRoutes(app: FastifyInstance): Promise<void> {
         unsubscribe();
         clearTimeout(timer);
       });
-      schedule();
+      timer ??= setTimeout(() => flush().catch((e: Error) => st.end('error', { reason: e.message })), 0);
     },
   );
 }
