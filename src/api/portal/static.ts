@@ -8,7 +8,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { errors } from '../../domain/errors.js';
 
-export const DEFAULT_PORTAL_DIST = fileURLToPath(new URL('../../../portal/dist/', import.meta.url));
+const here = fileURLToPath(new URL('.', import.meta.url));
+/** The repository: above src/api/portal/ (sources under tsx) or above dist/src/api/portal/ (compiled: `npm start`, the image). */
+const repoRoot = /[/\\]dist[/\\]src[/\\]api[/\\]portal[/\\]?$/.test(here) ? join(here, '../../../..') : join(here, '../../..');
+export const DEFAULT_PORTAL_DIST = join(repoRoot, 'portal', 'dist');
 
 /** No inline script or style, nothing from elsewhere, never framed. */
 export const CONTENT_SECURITY_POLICY = [

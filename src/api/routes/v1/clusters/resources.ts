@@ -15,6 +15,7 @@ import { tokenSessions } from '../../../../openstack/auth.js';
 import { CinderClient } from '../../../../openstack/cinder.js';
 import { ManilaClient } from '../../../../openstack/manila.js';
 import { OctaviaClient } from '../../../../openstack/octavia.js';
+import { bool } from '../../../../kube/labels/types.js';
 import { enforce } from '../../../policy.js';
 import { errorResponses, Ident } from '../../../schemas/common.js';
 
@@ -39,7 +40,15 @@ export const ClusterResources = Type.Object(
   { $id: 'ClusterResources' },
 );
 
-const truthy = (v: string | undefined) => v !== undefined && /^(true|1|yes|on)$/i.test(v);
+/** The delete's reading of a boolean label (the label parser's spellings; a bad value keeps the data, as the delete does). */
+const truthy = (v: string | undefined): boolean => {
+  if (v === undefined) return false;
+  try {
+    return bool.parse(v);
+  } catch {
+    return false;
+  }
+};
 
 export async function clusterResourceRoutes(app: FastifyInstance): Promise<void> {
   const s = app.services;
