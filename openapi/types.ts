@@ -106,6 +106,215 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start a login: a pre-session cookie and the login form’s CSRF token */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            csrf_token: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Log in with Keystone (password or application credential); sets the HttpOnly session cookie
+         * @description Needs the login cookie and its token in X-CSRF-Token, from the same origin. Rate-limited per client and per user.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PortalLogin"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PortalSession"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The session: user, projects, expiry, CSRF token; with ?project= the roles held there */
+        get: {
+            parameters: {
+                query?: {
+                    project?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PortalSession"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Log out: revoke every token of the session in Keystone, destroy it, clear the cookie */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/clustertemplates": {
         parameters: {
             query?: never;
@@ -3426,6 +3635,355 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/clusters/{ident}/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What deleting the cluster removes and keeps (an extension, for a delete preview) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description UUID or name */
+                    ident: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ClusterResources"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/clusters/{ident}/upgrades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Valid upgrade targets of the cluster and the order of the roll (an extension) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description UUID or name */
+                    ident: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ClusterUpgrades"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/streams/clusters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server-Sent Events of the clusters the caller may list (an extension)
+         * @description text/event-stream. `snapshot` {clusters: ClusterSummary[]} first (and again after the server lost its feed), then `cluster` (a ClusterSummary) on every change and `deleted` {uuid}; `expired` when the token ends. Same scope as GET /v1/clusters (admins: every project).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Portal sessions only: the session’s CSRF token (EventSource cannot send X-CSRF-Token). */
+                    csrf?: string;
+                    /** @description Portal sessions only: the project to act in (EventSource cannot send X-Portal-Project). */
+                    project?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/event-stream */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/streams/clusters/{ident}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server-Sent Events of one cluster: its conditions, node groups and event timeline (an extension)
+         * @description text/event-stream. `cluster` (ClusterLive: summary, conditions, node groups) first and on every change; `events` (new timeline entries, each with `id`; the SSE id is the last one, so a reconnect with Last-Event-ID resumes); `deleted` when the cluster is gone; `expired` when the token ends.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Portal sessions only: the session’s CSRF token (EventSource cannot send X-CSRF-Token). */
+                    csrf?: string;
+                    /** @description Portal sessions only: the project to act in (EventSource cannot send X-Portal-Project). */
+                    project?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID or name */
+                    ident: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/event-stream */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cloud-choices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Flavors, keypairs, images and external networks the caller may use (an extension, for forms) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CloudChoices"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4092,6 +4650,199 @@ export interface components {
             }[];
             /** @description Echoed when the request named one */
             ca_cert_type?: string;
+        };
+        ClusterResources: {
+            /** Format: uuid */
+            cluster_uuid: string;
+            name: string;
+            status: string;
+            resources: {
+                /** @description Catalog type of the owning service (compute, network, load-balancer, block-storage, dns, key-manager, sharev2, identity). */
+                service: string;
+                /** @description server, volume, loadbalancer, floatingip, network, subnet, router, security_group, recordset, secret, share, application_credential, ... */
+                type: string;
+                id: string;
+                name: string | null;
+                action: "delete" | "keep";
+                source: "ledger" | "cloud" | "cluster";
+                note?: string;
+            }[];
+            unreachable: string[];
+        };
+        ClusterUpgrades: {
+            /** Format: uuid */
+            cluster_uuid: string;
+            current_version: string | null;
+            current_template: string;
+            /** @description Valid targets first, newest first; then the refused ones with their reason. */
+            targets: {
+                uuid: string;
+                name: string;
+                kube_tag: string | null;
+                valid: boolean;
+                kind?: "patch" | "minor";
+                reason?: string;
+            }[];
+            /** @description The order of the roll for an upgrade of the default worker group (the cluster’s upgrade). */
+            plan: {
+                step: number;
+                nodegroup: string;
+                role: string;
+                nodes: number;
+                when: string;
+            }[];
+            /** @description Extra nodes booted at once: a new node joins and is Ready before an old one is drained and deleted. */
+            surge: number;
+            /** @description Nodes replaced at a time. */
+            max_batch_size: number;
+        };
+        CloudChoices: {
+            flavors: {
+                id: string;
+                name: string;
+                vcpus: number;
+                /** @description MiB */
+                ram: number;
+                /** @description GiB */
+                disk: number;
+            }[];
+            keypairs: {
+                name: string;
+                type: string | null;
+            }[];
+            images: {
+                id: string;
+                name: string;
+                os_distro: string | null;
+            }[];
+            external_networks: {
+                id: string;
+                name: string;
+            }[];
+            unreachable: string[];
+        };
+        ClusterSummary: {
+            /** Format: uuid */
+            uuid: string;
+            name: string;
+            project_id: string;
+            cluster_template_id: string;
+            status: string;
+            status_reason: string | null;
+            health_status: string | null;
+            health_status_reason: {
+                [key: string]: string;
+            } | null;
+            health_checked_at: string | null;
+            coe_version: string | null;
+            api_address: string | null;
+            node_count: number;
+            master_count: number;
+            keypair: string | null;
+            labels: {
+                [key: string]: string;
+            };
+            conditions: {
+                [key: string]: {
+                    status: "True" | "False" | "Unknown";
+                    reason: string;
+                    message: string;
+                    since: string;
+                };
+            };
+            created_at: string | null;
+            updated_at: string | null;
+        };
+        ClusterLive: {
+            /** Format: uuid */
+            uuid: string;
+            name: string;
+            project_id: string;
+            cluster_template_id: string;
+            status: string;
+            status_reason: string | null;
+            health_status: string | null;
+            health_status_reason: {
+                [key: string]: string;
+            } | null;
+            health_checked_at: string | null;
+            coe_version: string | null;
+            api_address: string | null;
+            node_count: number;
+            master_count: number;
+            keypair: string | null;
+            labels: {
+                [key: string]: string;
+            };
+            conditions: {
+                [key: string]: {
+                    status: "True" | "False" | "Unknown";
+                    reason: string;
+                    message: string;
+                    since: string;
+                };
+            };
+            created_at: string | null;
+            updated_at: string | null;
+            nodegroups: {
+                uuid: string;
+                name: string;
+                role: string;
+                flavor_id: string | null;
+                image_id: string | null;
+                node_count: number;
+                min_node_count: number;
+                max_node_count: number | null;
+                is_default: boolean;
+                status: string | null;
+                status_reason: string | null;
+                version: string | null;
+                node_addresses: string[];
+            }[];
+            /** @description The servers the resource ledger holds (named <cluster>-<node group>-<suffix>): what resize’s nodes_to_remove takes. */
+            servers: {
+                id: string;
+                name: string | null;
+            }[];
+        };
+        PortalLogin: {
+            /** @enum {string} */
+            method: "password";
+            username: string;
+            password: string;
+            user_domain?: string;
+            project?: string;
+            project_domain?: string;
+        } | {
+            /** @enum {string} */
+            method: "application_credential";
+            application_credential_id: string;
+            application_credential_secret: string;
+        };
+        PortalSession: {
+            user: {
+                id: string;
+                name: string;
+                domain_id: string | null;
+            };
+            method: "password" | "application_credential";
+            projects: {
+                id: string;
+                name: string;
+                domain_id: string | null;
+            }[];
+            default_project: string;
+            /** @description When the session’s Keystone tokens expire (ISO time). */
+            expires_at: string;
+            /** @description Repeat it in X-CSRF-Token on every cookie-authenticated /v1 call (query `csrf` for GET streams). */
+            csrf_token: string;
+            /** @description The roles of the project asked with ?project= */
+            scope?: {
+                project_id: string;
+                roles: string[];
+                is_admin: boolean;
+                can_write: boolean;
+            };
         };
     };
     responses: never;

@@ -8,6 +8,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BuildError, ensureBuild } from './build.mjs';
 import { ensureNpmDeps, ensurePostgres, ensureRedis, SetupError } from './local-services.mjs';
+import { ensurePortal } from './portal-build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const localDir = join(root, '.local');
@@ -66,6 +67,8 @@ const main = join(root, 'dist', 'src', 'main.js');
 
 try {
   ensureNpmDeps(root);
+  // The portal is served by the API and driven by the browser tests: built when missing or stale.
+  if (['start', 'test', 'bench', 'screenshots'].includes(mode)) ensurePortal(root);
   switch (mode) {
     case 'start': {
       // Every port the service listens on is checked before PostgreSQL and Redis: a taken one is one line.
@@ -92,13 +95,14 @@ try {
     }
     case 'bench': {
       const { adminUrl, redisUrl } = await infra('postgres');
-      // `npm run bench`: the template reads (bench/run.ts), then cluster creation (bench/cluster.ts);
-      // `npm run bench -- templates|cluster [options]`: one of them.
+      // `npm run bench`: the template reads (bench/run.ts), cluster creation (bench/cluster.ts), then the
+      // portal (bench/portal.ts); `npm run bench -- templates|cluster|portal [options]`: one of them.
       const env = { ...process.env, TEST_DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl };
-      const which = extra[0] === 'templates' || extra[0] === 'cluster' ? [extra[0]] : ['templates', 'cluster'];
+      const scripts = { templates: 'bench/run.ts', cluster: 'bench/cluster.ts', portal: 'bench/portal.ts' };
+      const which = extra[0] in scripts ? [extra[0]] : Object.keys(scripts);
       const args = which.length === 1 ? extra.slice(1) : extra;
       for (const w of which) {
-        const script = w === 'cluster' ? 'bench/cluster.ts' : 'bench/run.ts';
+        const script = scripts[w];
         const code = await new Promise((resolve) => spawn(tsx, [script, ...args], { cwd: root, stdio: 'inherit', env }).on('exit', (c) => resolve(c ?? 1)));
         if (code !== 0) process.exit(code);
       }
@@ -112,6 +116,12 @@ try {
       exec(tsx, ['scripts/openapi.ts', ...extra], {});
       break;
     }
+    case 'screenshots': {
+      // Every portal page, light and dark, into docs/portal/ (a browser against the whole stack).
+      const { adminUrl, redisUrl } = await infra('postgres');
+      exec(tsx, ['scripts/portal-screenshots.ts'], { TEST_DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl });
+      break;
+    }
     case 'render':
       exec(tsx, ['scripts/render.ts', ...extra], {});
       break;
@@ -119,7 +129,7 @@ try {
       exec(tsx, ['scripts/labels.ts'], {});
       break;
     default:
-      console.error('usage: node scripts/run.mjs start|test|migrate|bench|openapi|render|labels');
+      console.error('usage: node scripts/run.mjs start|test|migrate|bench|openapi|render|labels|screenshots');
       process.exit(2);
   }
 } catch (e) {

@@ -51,6 +51,8 @@ export interface Config {
   maxClustersPerProject: number;
   /** Keys sealing secrets at rest (SECRET_KEYS): the first seals, all open. */
   secretKeys: Buffer[];
+  /** Portal login attempts allowed per client address and per user in a window (PORTAL_LOGIN_*). */
+  portal: { perClient: number; perUser: number; windowSeconds: number };
 }
 
 export class ConfigError extends Error {}
@@ -139,6 +141,11 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
     serviceDownTime: int(env, 'SERVICE_DOWN_TIME', 180, 1),
     maxClustersPerProject: int(env, 'MAX_CLUSTERS_PER_PROJECT', 20, 0),
     secretKeys: secretKeys(env),
+    portal: {
+      perClient: int(env, 'PORTAL_LOGIN_PER_CLIENT', 30, 1),
+      perUser: int(env, 'PORTAL_LOGIN_PER_USER', 10, 1),
+      windowSeconds: int(env, 'PORTAL_LOGIN_WINDOW_SECONDS', 300, 1, 86400),
+    },
   };
 }
 

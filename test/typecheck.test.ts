@@ -14,3 +14,13 @@ test('tsc --noEmit passes', { timeout: 300_000 }, async () => {
     assert.fail(`type errors:\n${(e as { stdout?: string }).stdout ?? e}`);
   }
 });
+
+test('the portal type-checks against the generated API types (tsc -p portal)', { timeout: 300_000 }, async () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
+  try {
+    await promisify(execFile)(process.execPath, [tsc, '--noEmit', '-p', 'portal'], { cwd: root, maxBuffer: 16 << 20 });
+  } catch (e) {
+    assert.fail(`type errors in the portal (a stale client fails here: npm run openapi):\n${(e as { stdout?: string }).stdout ?? e}`);
+  }
+});

@@ -7,6 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from '../config.js';
 import { errors } from '../domain/errors.js';
 import { registerAuth } from './plugins/auth.js';
+import { createPortalSessions, registerPortal, type PortalOptions } from './portal/index.js';
 import { registerCoercion } from './plugins/coerce.js';
 import { registerEnvelope } from './plugins/envelope.js';
 import { trackRoutes } from './plugins/route-matcher.js';
@@ -17,7 +18,7 @@ import { v1Routes } from './routes/v1/index.js';
 import { rewriteToV1, versionRoutes } from './routes/versions.js';
 import { createServices, type Services } from './services.js';
 
-const REDACT = ['req.headers["x-auth-token"]', 'req.headers["x-subject-token"]', 'req.headers.authorization'];
+const REDACT = ['req.headers.cookie', 'req.headers["x-csrf-token"]', 'req.headers["x-auth-token"]', 'req.headers["x-subject-token"]', 'req.headers.authorization'];
 
 function parseJsonBody(body: string | Buffer): unknown {
   const text = typeof body === 'string' ? body : body.toString('utf8');
@@ -35,6 +36,8 @@ export interface BuildOptions {
   logger?: boolean;
   /** Where log lines go instead of stdout (e.g. a test reading them). */
   logStream?: NodeJS.WritableStream;
+  /** Where the built portal is (tests); portal/dist by default. */
+  portal?: PortalOptions;
 }
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
@@ -69,7 +72,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-openstack-request-id', request.id);
   });
-  registerAuth(app, services.validator, config.keystone.authUrl);
+  const portal = createPortalSessions(services);
+  registerAuth(app, services.validator, config.keystone.authUrl, (request) => portal.tokenFor(request));
   registerVersioning(app);
   registerCoercion(app);
   app.addHook('onResponse', async (request, reply) => {
@@ -83,6 +87,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   for (const s of sharedSchemas) app.addSchema(s);
   await app.register(versionRoutes);
   await app.register(opsRoutes);
+  await registerPortal(app, portal, opts.portal);
   await app.register(v1Routes, { prefix: '/v1' });
   await app.register(swaggerUi, { routePrefix: '/v1/docs' });
   return app;

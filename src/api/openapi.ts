@@ -28,6 +28,11 @@ import {
   ResizeBody,
   UpgradeBody,
 } from './routes/v1/clusters/schema.js';
+import { CloudChoices } from './routes/v1/cloud-choices.js';
+import { ClusterResources } from './routes/v1/clusters/resources.js';
+import { ClusterUpgrades } from './routes/v1/clusters/upgrades.js';
+import { ClusterLive, ClusterSummary } from './routes/v1/streams/summary.js';
+import { LoginBody, PortalSession } from './portal/routes.js';
 import { NodeGroup, NodeGroupCreate, NodeGroupCreated, NodeGroupList, NodeGroupListItem } from './routes/v1/nodegroups/schema.js';
 
 /** Schemas with an $id, registered once and referenced from routes. */
@@ -35,7 +40,8 @@ export const sharedSchemas = [ErrorEnvelope, Unauthorized, ClusterTemplate, Clus
   Cluster, ClusterListItem, ClusterList, ClusterDetailList, ClusterCreate, ClusterEvents, ResizeBody, UpgradeBody,
   Bay, BayListItem, BayList, BayDetailList, BayCreate,
   NodeGroup, NodeGroupCreated, NodeGroupListItem, NodeGroupList, NodeGroupCreate,
-  Certificate, CertificateCreate, SignedCertificate];
+  Certificate, CertificateCreate, SignedCertificate,
+  ClusterResources, ClusterUpgrades, CloudChoices, ClusterSummary, ClusterLive, LoginBody, PortalSession];
 
 export const openapiInfo: FastifyDynamicSwaggerOptions = {
   openapi: {
@@ -46,7 +52,18 @@ export const openapiInfo: FastifyDynamicSwaggerOptions = {
         "OpenStack Magnum's container-infra v1 API. Every operation but the version documents needs a Keystone token in X-Auth-Token; microversions are negotiated with the OpenStack-API-Version header (container-infra 1.1 to 1.14, or latest; 1.10 is Zed's maximum).",
       version: '1.14',
     },
-    components: { securitySchemes: { keystone: { type: 'apiKey', in: 'header', name: 'X-Auth-Token' } } },
+    components: {
+      securitySchemes: {
+        keystone: { type: 'apiKey', in: 'header', name: 'X-Auth-Token' },
+        portalSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'magnum_session',
+          description:
+            'The portal’s session (an extension): the HttpOnly cookie set by POST /portal/login stands for X-Auth-Token only with the session’s CSRF token in X-CSRF-Token (query `csrf` for GET /v1/streams/*), from the same origin (Origin / Sec-Fetch-Site), and never together with X-Auth-Token. X-Portal-Project (query `project` for streams) names the project to act in.',
+        },
+      },
+    },
     security: [{ keystone: [] }],
   },
   refResolver: {

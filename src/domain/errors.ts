@@ -204,6 +204,20 @@ export const errors = {
       `Node group ${nodegroup} is ${status}. It can be updated only when it is in a COMPLETE state, UPDATE_IN_PROGRESS or UPDATE_FAILED.`,
     ),
 
+  // Portal sessions (src/api/portal): a cookie stands for X-Auth-Token only with its CSRF token.
+  sessionAndToken: () =>
+    new ApiError('session_and_token', 400, 'A request carries either the portal session cookie or X-Auth-Token, never both.'),
+  sessionExpired: () =>
+    new ApiError('session_expired', 401, 'The portal session has ended or expired; log in again.', 'client', 'Unauthorized', { 'x-portal-session': 'expired' }),
+  loginRefused: () => new ApiError('login_refused', 401, 'Keystone refused these credentials.'),
+  csrfRefused: (why: string) => new ApiError('csrf_refused', 403, `Cross-site request refused: ${why}.`),
+  projectNotInSession: (id: string) =>
+    new ApiError('project_not_in_session', 403, `Project ${id} is not one this session may scope to.`),
+  loginRateLimited: (seconds: number) =>
+    new ApiError('login_rate_limited', 429, `Too many login attempts; try again in ${seconds} seconds.`, 'client', undefined, { 'retry-after': String(seconds) }),
+  portalNotBuilt: () =>
+    new ApiError('portal_not_built', 503, 'The portal is not built: `npm start` builds it (portal/dist).'),
+
   // 5xx
   keystoneUnavailable: () =>
     new ApiError('keystone_unavailable', 503, 'The Keystone service is temporarily unavailable.'),

@@ -27,6 +27,10 @@ export class LruCache<V> {
     }
   }
 
+  delete(key: string): void {
+    this.map.delete(key);
+  }
+
   get size(): number {
     return this.map.size;
   }

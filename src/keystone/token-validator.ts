@@ -43,6 +43,11 @@ export class TokenValidator {
     return this.cache.keys();
   }
 
+  /** Drops a token known to be revoked (a portal logout) by its hash, so it is asked about again. */
+  forget(hash: string): void {
+    this.cache.delete(hash);
+  }
+
   /** Checks the configuration's keys; call at boot so a bad key stops the process clearly. */
   async ready(): Promise<void> {
     await this.jws?.ready();

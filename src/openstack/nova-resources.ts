@@ -33,6 +33,12 @@ export class NovaResourcesClient {
     return res.body.keypair;
   }
 
+  /** GET /os-keypairs: the caller's keypairs (names and fingerprints; never a private key). */
+  async listKeypairs(): Promise<Keypair[]> {
+    const res = await requestJson<{ keypairs: { keypair: Keypair }[] }>(this.session, { path: '/os-keypairs', operation: 'keypairs.list' });
+    return res.body.keypairs.map((k) => k.keypair);
+  }
+
   /** POST /os-keypairs: imports a public key; 409 when the name is taken, 403 over quota. */
   async createKeypair(keypair: KeypairCreate): Promise<Keypair> {
     const res = await requestJson<{ keypair: Keypair }>(this.session, { method: 'POST', path: '/os-keypairs', body: { keypair }, operation: 'keypairs.create' });

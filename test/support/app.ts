@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
+import type { PortalOptions } from '../../src/api/portal/index.js';
 import { createServices } from '../../src/api/services.js';
 import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
 import type { SimClockOptions } from '../../src/cloudsim/common/clock.js';
@@ -49,6 +50,8 @@ export interface TestAppOptions {
   /** The simulated cloud's seed and delay distributions, and its starting contents (benchmarks). */
   clock?: Omit<SimClockOptions, 'timeScale'>;
   cloudSeed?: CloudSeed;
+  /** Where the portal's built files are (a test's own). */
+  portal?: PortalOptions;
 }
 
 export async function startKeystone(opts: Partial<KeystoneSimOptions> = {}): Promise<KeystoneSim> {
@@ -111,7 +114,7 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
   if (sims) config.cloudResourceChecks = true;
   opts.config?.(config);
   const services = await createServices(config);
-  const app = await buildApp(config, { services, logger: false });
+  const app = await buildApp(config, { services, logger: false, ...(opts.portal ? { portal: opts.portal } : {}) });
   await app.ready();
   let apiUrl: string | undefined;
   if (opts.listen) {

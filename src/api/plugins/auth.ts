@@ -26,12 +26,15 @@ function isPublic(request: FastifyRequest): boolean {
   return PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
 }
 
-export function registerAuth(app: FastifyInstance, validator: TokenValidator, authUrl: string): void {
+/** The token of a portal session when the request carries its cookie (src/api/portal); undefined otherwise. */
+export type SessionTokenSource = (request: FastifyRequest) => Promise<string | undefined>;
+
+export function registerAuth(app: FastifyInstance, validator: TokenValidator, authUrl: string, sessionToken?: SessionTokenSource): void {
   app.decorateRequest('auth', null as unknown as AuthContext);
   app.decorateRequest('authToken', '');
   app.addHook('onRequest', async (request, reply) => {
     if (isPublic(request)) return;
-    const token = request.headers['x-auth-token'];
+    const token = (await sessionToken?.(request)) ?? request.headers['x-auth-token'];
     if (typeof token !== 'string' || token === '') throw errors.unauthorized(authUrl);
     try {
       request.auth = await validator.validate(token);

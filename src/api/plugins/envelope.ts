@@ -84,7 +84,7 @@ function toApiError(err: FastifyError | Error, request: FastifyRequest): ApiErro
 
 export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   reply.code(err.status).headers(err.headers).type('application/json; charset=utf-8');
-  if (err.id === 'unauthorized') {
+  if (err.status === 401) {
     // Keystone's shape, not the envelope the route's 401 response schema describes: bypass it.
     return reply.serializer(JSON.stringify).send({ error: { code: 401, title: 'Unauthorized', message: err.message } });
   }

@@ -2,11 +2,15 @@
 import type { FastifyInstance } from 'fastify';
 import { certificatesRoutes } from './certificates/routes.js';
 import { clustersRoutes } from './clusters/routes.js';
+import { clusterResourceRoutes } from './clusters/resources.js';
+import { clusterUpgradeRoutes } from './clusters/upgrades.js';
+import { cloudChoiceRoutes } from './cloud-choices.js';
 import { templateRoutes } from './clustertemplates/routes.js';
 import { mservicesRoutes } from './mservices.js';
 import { nodegroupsRoutes } from './nodegroups/routes.js';
 import { quotasRoutes } from './quotas/routes.js';
 import { statsRoutes } from './stats.js';
+import { streamRoutes } from './streams/routes.js';
 
 export async function v1Routes(app: FastifyInstance): Promise<void> {
   await app.register(templateRoutes('template'));
@@ -17,4 +21,9 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
   await app.register(quotasRoutes);
   await app.register(statsRoutes);
   await app.register(mservicesRoutes);
+  // Extensions for the portal (Magnum's own responses unchanged).
+  await app.register(clusterResourceRoutes);
+  await app.register(clusterUpgradeRoutes);
+  await app.register(streamRoutes);
+  await app.register(cloudChoiceRoutes);
 }

@@ -1,0 +1,22 @@
+// The label registry as the portal's forms see it: every label a feature module declares (its
+// module, what it accepts, what it does) and every label Magnum has that this service does not
+// support (with the reason). Generated at build time from src/kube, so the forms cannot drift.
+import { ADDON_MODULES, CORE_MODULES, labelOwners } from '../src/kube/spec/registry.js';
+import { LABEL_CATALOG } from '../src/kube/labels/catalog.js';
+
+export interface LabelInfo {
+  name: string;
+  module: string;
+  kind: 'core' | 'addon';
+  accepts: string;
+  doc: string;
+}
+
+export function labelRegistry(): { labels: LabelInfo[]; unsupported: Record<string, string> } {
+  const owners = labelOwners([...CORE_MODULES, ...ADDON_MODULES]);
+  const labels = [...owners.entries()]
+    .map(([name, m]) => ({ name, module: m.key, kind: m.kind, accepts: m.labels[name]!.type.accepts, doc: m.labels[name]!.doc }))
+    .sort((a, b) => a.module.localeCompare(b.module) || a.name.localeCompare(b.name));
+  const unsupported = Object.fromEntries(Object.entries(LABEL_CATALOG).map(([k, v]) => [k, v.reason]));
+  return { labels, unsupported };
+}

@@ -1,0 +1,236 @@
+// A cluster's actions: kubeconfig in one click (key made here), the upgrade planner (valid
+// targets only, the order of the roll), CA rotation, and the delete with its preview and
+// type-the-name confirmation. Each shows its `openstack coe` twin.
+import { useEffect, useState } from 'preact/hooks';
+import { api, must, type ClusterLive, type Schemas } from '../api';
+import { certificateExpiry, download, kubeconfig, makeCsr } from '../kubeconfig';
+import type { Scope } from '../session';
+import { Cli, Dialog, Field, fmtTime, Notice, WriteButton } from '../ui/components';
+
+const COMPLETE = /_COMPLETE$/;
+
+export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: string; scope: Scope }) {
+  const [state, setState] = useState<{ kind: 'idle' | 'busy' } | { kind: 'done'; expires: Date | undefined; file: string } | { kind: 'error'; text: string }>({ kind: 'idle' });
+  async function go() {
+    setState({ kind: 'busy' });
+    try {
+      const { csr, keyPem } = await makeCsr(user);
+      const ca = await must(api.GET('/v1/certificates/{ident}', { params: { path: { ident: c.uuid } } }));
+      const signed = await must(api.POST('/v1/certificates', { body: { cluster_uuid: c.uuid, csr } }));
+      const file = `${c.name}.kubeconfig`;
+      download(file, kubeconfig({ cluster: c.name, server: c.api_address!, caPem: ca.pem, certPem: signed.pem, keyPem, user }));
+      setState({ kind: 'done', expires: certificateExpiry(signed.pem), file });
+    } catch (e) {
+      setState({ kind: 'error', text: (e as Error).message });
+    }
+  }
+  const ready = !!c.api_address && COMPLETE.test(c.status);
+  return (
+    <div class="panel">
+      <h3>Kubeconfig</h3>
+      <p>A key pair is made in this browser; only its certificate request goes to the service. The private key never leaves this page.</p>
+      <WriteButton id="kubeconfig" canWrite={scope.can_write} reason={!scope.can_write ? 'Signing a certificate needs the member role.' : undefined} disabled={!ready || state.kind === 'busy'} onClick={go}>
+        {state.kind === 'busy' ? 'Signing…' : 'Download kubeconfig'}
+      </WriteButton>
+      {!ready && <span class="why">Available once the cluster is complete and has an API address.</span>}
+      {state.kind === 'done' && (
+        <Notice kind="ok">
+          Saved {state.file}. Its certificate expires {state.expires ? fmtTime(state.expires.toISOString()) : 'at an unknown date'}.
+        </Notice>
+      )}
+      {state.kind === 'error' && <Notice kind="error">{state.text}</Notice>}
+      <Cli cmd={`openstack coe cluster config ${c.name}`} />
+    </div>
+  );
+}
+
+type Upgrades = Schemas['ClusterUpgrades'];
+
+export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope; busy: boolean }) {
+  const [plan, setPlan] = useState<Upgrades | undefined>();
+  const [target, setTarget] = useState('');
+  const [msg, setMsg] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
+  useEffect(() => {
+    must(api.GET('/v1/clusters/{ident}/upgrades', { params: { path: { ident: c.uuid } } })).then(setPlan, () => undefined);
+  }, [c.uuid, c.coe_version]);
+  const valid = plan?.targets.filter((t) => t.valid) ?? [];
+  const refused = plan?.targets.filter((t) => !t.valid) ?? [];
+  const chosen = valid.find((t) => t.uuid === target);
+  async function go(e: Event) {
+    e.preventDefault();
+    setMsg(undefined);
+    try {
+      await must(api.POST('/v1/clusters/{ident}/actions/upgrade', { params: { path: { ident: c.uuid } }, body: { cluster_template: target, max_batch_size: plan?.max_batch_size ?? 1 } }));
+      setMsg({ kind: 'ok', text: `Upgrade to ${chosen?.name} accepted.` });
+    } catch (err) {
+      setMsg({ kind: 'error', text: (err as Error).message });
+    }
+  }
+  return (
+    <div class="panel">
+      <h3>Upgrade</h3>
+      <p>
+        Running {plan?.current_version ?? c.coe_version ?? '—'}. Kubernetes upgrades one minor at a time and never goes down.
+      </p>
+      {valid.length === 0 ? (
+        <p class="empty">No template offers a valid upgrade.</p>
+      ) : (
+        <form onSubmit={go} class="inline-form">
+          <label for="upgrade-target">Target template</label>
+          <select id="upgrade-target" value={target} disabled={!scope.can_write || busy} onChange={(e) => setTarget((e.target as HTMLSelectElement).value)}>
+            <option value="">Choose a template</option>
+            {valid.map((t) => (
+              <option key={t.uuid} value={t.uuid}>
+                {t.name} — {t.kube_tag} ({t.kind === 'minor' ? 'next minor' : 'patch'})
+              </option>
+            ))}
+          </select>
+          <WriteButton id="upgrade" canWrite={scope.can_write} reason={!scope.can_write ? undefined : busy ? 'Wait for the current operation to finish.' : undefined} disabled={!chosen || busy} type="submit">
+            Upgrade
+          </WriteButton>
+        </form>
+      )}
+      {plan && (
+        <>
+          <h4>What rolls, in order</h4>
+          <ol class="plan">
+            {plan.plan.map((p) => (
+              <li key={p.nodegroup}>
+                <strong>{p.nodegroup}</strong> ({p.nodes} {p.role === 'master' ? 'control plane' : 'worker'} node{p.nodes === 1 ? '' : 's'}): {p.when}
+              </li>
+            ))}
+          </ol>
+          <p class="sub">
+            Surge {plan.surge}: a new node joins and is Ready before an old one is drained and deleted; {plan.max_batch_size} node at a time.
+          </p>
+          {refused.length > 0 && (
+            <details>
+              <summary>Templates that are not valid targets ({refused.length})</summary>
+              <ul>
+                {refused.map((t) => (
+                  <li key={t.uuid}>
+                    {t.name} ({t.kube_tag ?? 'no kube_tag'}): {t.reason}
+                  </li>
+                ))}
+              </ul>
+            </details>
+          )}
+        </>
+      )}
+      {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
+      <Cli cmd={`openstack coe cluster upgrade ${c.name} ${chosen?.name ?? '<template>'}`} />
+    </div>
+  );
+}
+
+export function RotateCaPanel({ c, scope, busy }: { c: ClusterLive; scope: Scope; busy: boolean }) {
+  const [msg, setMsg] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
+  const [confirm, setConfirm] = useState(false);
+  const order = [...c.nodegroups.filter((g) => g.role === 'master'), ...c.nodegroups.filter((g) => g.role !== 'master')];
+  async function go() {
+    setConfirm(false);
+    try {
+      await must(api.PATCH('/v1/certificates/{ident}', { params: { path: { ident: c.uuid } } } as never));
+      setMsg({ kind: 'ok', text: 'CA rotation accepted.' });
+    } catch (e) {
+      setMsg({ kind: 'error', text: (e as Error).message });
+    }
+  }
+  return (
+    <div class="panel">
+      <h3>Rotate the CA</h3>
+      <p>A new cluster CA; every node is replaced in turn: {order.map((g) => `${g.name} (${g.node_count})`).join(', then ')}. Surge 1, one node at a time. Kubeconfigs signed by the old CA stop working.</p>
+      <WriteButton id="rotate-ca" canWrite={scope.can_write} reason={!scope.can_write ? undefined : busy ? 'Wait for the current operation to finish.' : undefined} disabled={busy} onClick={() => setConfirm(true)}>
+        Rotate CA
+      </WriteButton>
+      {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
+      <Cli cmd={`openstack coe ca rotate ${c.name}`} />
+      <Dialog title={`Rotate the CA of ${c.name}?`} open={confirm} onClose={() => setConfirm(false)}>
+        <p>Every node is replaced and existing kubeconfigs stop working.</p>
+        <div class="buttons">
+          <button type="button" class="secondary" onClick={() => setConfirm(false)}>
+            Cancel
+          </button>
+          <button type="button" class="danger" onClick={go}>
+            Rotate CA
+          </button>
+        </div>
+      </Dialog>
+    </div>
+  );
+}
+
+type Resources = Schemas['ClusterResources'];
+
+export function DeletePanel({ c, scope }: { c: ClusterLive; scope: Scope }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div class="panel">
+      <h3>Delete</h3>
+      <p>Shows everything that goes, and what is kept, before anything happens.</p>
+      <WriteButton id="delete-cluster" class="danger" canWrite={scope.can_write} disabled={c.status === 'DELETE_IN_PROGRESS'} onClick={() => setOpen(true)}>
+        {c.status === 'DELETE_IN_PROGRESS' ? 'Deleting…' : 'Delete cluster…'}
+      </WriteButton>
+      <Cli cmd={`openstack coe cluster delete ${c.name}`} />
+      <Dialog title={`Delete ${c.name}?`} open={open} onClose={() => setOpen(false)}>
+        <DeletePreview c={c} onDone={() => setOpen(false)} />
+      </Dialog>
+    </div>
+  );
+}
+
+function DeletePreview({ c, onDone }: { c: ClusterLive; onDone: () => void }) {
+  const [res, setRes] = useState<Resources | undefined>();
+  const [typed, setTyped] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => {
+    must(api.GET('/v1/clusters/{ident}/resources', { params: { path: { ident: c.uuid } } })).then(setRes, (e: Error) => setError(e.message));
+  }, [c.uuid]);
+  const gone = res?.resources.filter((r) => r.action === 'delete') ?? [];
+  const kept = res?.resources.filter((r) => r.action === 'keep') ?? [];
+  async function go(e: Event) {
+    e.preventDefault();
+    try {
+      await must(api.DELETE('/v1/clusters/{ident}', { params: { path: { ident: c.uuid } } }));
+      onDone();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }
+  const list = (items: Resources['resources'], label: string) => (
+    <ul class="resources" tabIndex={0} aria-label={label}>
+      {items.map((r) => (
+        <li key={`${r.type}:${r.id}`}>
+          <span class="mono">{r.type.replace(/_/g, ' ')}</span> {r.name ?? r.id}
+          {r.note && <span class="sub"> — {r.note}</span>}
+        </li>
+      ))}
+    </ul>
+  );
+  return (
+    <form onSubmit={go}>
+      {!res && !error && <p role="status">Listing the cluster’s resources…</p>}
+      {res && (
+        <>
+          <h3>Will be deleted ({gone.length})</h3>
+          {gone.length ? list(gone, 'Resources the delete removes') : <p class="empty">Nothing recorded.</p>}
+          <h3>Will be kept ({kept.length})</h3>
+          {kept.length ? list(kept, 'Resources the delete keeps') : <p class="empty">Nothing.</p>}
+          {res.unreachable.length > 0 && <Notice kind="warn">Not asked (did not answer): {res.unreachable.join(', ')}. Their resources may be missing from this list.</Notice>}
+        </>
+      )}
+      <Field id="confirm-name" label={`Type the cluster’s name (${c.name}) to confirm`}>
+        <input id="confirm-name" value={typed} autocomplete="off" onInput={(e) => setTyped((e.target as HTMLInputElement).value)} />
+      </Field>
+      {error && <Notice kind="error">{error}</Notice>}
+      <div class="buttons">
+        <button type="button" class="secondary" onClick={onDone}>
+          Cancel
+        </button>
+        <button type="submit" class="danger" disabled={typed !== c.name || !res}>
+          Delete {c.name}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,221 @@
+// A cluster's node groups: roles, flavors, counts and bounds; inline resize and "remove this
+// node" for worker groups; add and delete node groups. Readers see all of it, disabled, with why.
+import { useState } from 'preact/hooks';
+import { api, ApiFailure, errorField, must, type ClusterLive } from '../api';
+import { flavorLabel, flavorText, useChoices } from '../choices';
+import type { Scope } from '../session';
+import { Badge, Cli, described, Dialog, Field, Notice, WriteButton } from '../ui/components';
+
+type Group = ClusterLive['nodegroups'][number];
+
+const slug = (g: string) => g.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 20).replace(/-+$/, '');
+
+export function NodeGroups({ c, scope, busy }: { c: ClusterLive; scope: Scope; busy: boolean }) {
+  const choices = useChoices(c.project_id);
+  const [adding, setAdding] = useState(false);
+  return (
+    <section aria-labelledby="ng-title">
+      <div class="page-head">
+        <h2 id="ng-title">Node groups</h2>
+        <WriteButton id="ng-add" canWrite={scope.can_write} disabled={busy} onClick={() => setAdding(true)}>
+          Add node group
+        </WriteButton>
+      </div>
+      <Cli cmd={`openstack coe nodegroup list ${c.name}`} />
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Role</th>
+              <th scope="col">Flavor</th>
+              <th scope="col">Nodes</th>
+              <th scope="col">Min / max</th>
+              <th scope="col">Status</th>
+              <th scope="col">Change</th>
+            </tr>
+          </thead>
+          <tbody>
+            {c.nodegroups.map((g) => (
+              <GroupRow key={g.uuid} c={c} g={g} scope={scope} busy={busy} flavor={flavorLabel(choices, g.flavor_id)} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Dialog title="Add a node group" open={adding} onClose={() => setAdding(false)}>
+        <AddGroup c={c} flavors={choices?.flavors ?? []} onDone={() => setAdding(false)} />
+      </Dialog>
+    </section>
+  );
+}
+
+function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; scope: Scope; busy: boolean; flavor: string }) {
+  const [count, setCount] = useState(String(g.node_count));
+  const [node, setNode] = useState('');
+  const [msg, setMsg] = useState<{ kind: 'error' | 'ok'; text: string } | undefined>();
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const master = g.role === 'master';
+  const servers = c.servers.filter((s) => (s.name ?? '').includes(`-${slug(g.name)}-`));
+  const id = `ng-${g.name}`;
+  const run = async (p: Promise<unknown>, ok: string) => {
+    setMsg(undefined);
+    try {
+      await p;
+      setMsg({ kind: 'ok', text: ok });
+    } catch (e) {
+      setMsg({ kind: 'error', text: (e as Error).message });
+    }
+  };
+  const resize = (n: number, remove?: string) =>
+    run(
+      must(api.POST('/v1/clusters/{ident}/actions/resize', { params: { path: { ident: c.uuid } }, body: { node_count: n, nodegroup: g.uuid, ...(remove ? { nodes_to_remove: [remove] } : {}) } })),
+      remove ? `Removing ${remove}.` : `Resizing ${g.name} to ${n}.`,
+    );
+  const why = master ? 'Control planes are not resized (Magnum: resizing a master nodegroup is not supported).' : busy ? 'Wait for the current operation to finish.' : undefined;
+  return (
+    <tr>
+      <th scope="row">{g.name}</th>
+      <td>{master ? 'control plane' : 'worker'}{g.is_default ? ' (default)' : ''}</td>
+      <td>{flavor}</td>
+      <td>{g.node_count}</td>
+      <td>
+        {g.min_node_count} / {g.max_node_count ?? '—'}
+      </td>
+      <td>
+        <Badge status={g.status} />
+      </td>
+      <td class="change">
+        {master ? (
+          <span class="why">{why}</span>
+        ) : (
+          <>
+            <form
+              class="inline-form"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void resize(Number(count));
+              }}
+            >
+              <label for={`${id}-count`}>Nodes</label>
+              <input id={`${id}-count`} type="number" min={g.min_node_count} max={g.max_node_count ?? undefined} value={count} disabled={!scope.can_write || busy} onInput={(e) => setCount((e.target as HTMLInputElement).value)} />
+              <WriteButton id={`${id}-resize`} canWrite={scope.can_write} reason={!scope.can_write ? undefined : why} disabled={busy || Number(count) === g.node_count} type="submit">
+                Resize
+              </WriteButton>
+            </form>
+            <Cli cmd={`openstack coe cluster resize ${c.name} --nodegroup ${g.name} ${count}`} />
+            {servers.length > 0 && (
+              <form
+                class="inline-form"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  if (node) void resize(g.node_count - 1, node);
+                }}
+              >
+                <label for={`${id}-node`}>Node</label>
+                <select id={`${id}-node`} value={node} disabled={!scope.can_write || busy} onChange={(e) => setNode((e.target as HTMLSelectElement).value)}>
+                  <option value="">Choose a node</option>
+                  {servers.map((s) => (
+                    <option key={s.id} value={s.name ?? s.id}>
+                      {s.name ?? s.id}
+                    </option>
+                  ))}
+                </select>
+                <WriteButton id={`${id}-remove`} canWrite={scope.can_write} disabled={busy || !node || g.node_count <= g.min_node_count} type="submit">
+                  Remove this node
+                </WriteButton>
+              </form>
+            )}
+            {!g.is_default && (
+              <WriteButton id={`${id}-delete`} canWrite={scope.can_write} disabled={busy} class="danger" onClick={() => setConfirmDelete(true)}>
+                Delete node group
+              </WriteButton>
+            )}
+          </>
+        )}
+        {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
+        <Dialog title={`Delete node group ${g.name}?`} open={confirmDelete} onClose={() => setConfirmDelete(false)}>
+          <p>Its {g.node_count} node(s) are drained and deleted. The cluster keeps its other groups.</p>
+          <Cli cmd={`openstack coe nodegroup delete ${c.name} ${g.name}`} />
+          <div class="buttons">
+            <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>
+              Cancel
+            </button>
+            <button
+              type="button"
+              class="danger"
+              onClick={() => {
+                setConfirmDelete(false);
+                void run(must(api.DELETE('/v1/clusters/{cluster}/nodegroups/{nodegroup}', { params: { path: { cluster: c.uuid, nodegroup: g.uuid } } })), `Deleting ${g.name}.`);
+              }}
+            >
+              Delete {g.name}
+            </button>
+          </div>
+        </Dialog>
+      </td>
+    </tr>
+  );
+}
+
+function AddGroup({ c, flavors, onDone }: { c: ClusterLive; flavors: { id: string; name: string; vcpus: number; ram: number; disk: number }[]; onDone: () => void }) {
+  const [v, setV] = useState({ name: '', flavor_id: '', node_count: '1', min_node_count: '0', max_node_count: '' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [general, setGeneral] = useState<string | undefined>();
+  const set = (k: keyof typeof v) => (e: Event) => setV({ ...v, [k]: (e.target as HTMLInputElement).value });
+  async function submit(e: Event) {
+    e.preventDefault();
+    setErrors({});
+    setGeneral(undefined);
+    try {
+      await must(
+        api.POST('/v1/clusters/{cluster}/nodegroups', {
+          params: { path: { cluster: c.uuid } },
+          body: {
+            name: v.name,
+            node_count: Number(v.node_count),
+            min_node_count: Number(v.min_node_count),
+            ...(v.max_node_count ? { max_node_count: Number(v.max_node_count) } : {}),
+            ...(v.flavor_id ? { flavor_id: v.flavor_id } : {}),
+          } as never,
+        }),
+      );
+      onDone();
+    } catch (err) {
+      const m = (err as ApiFailure).message;
+      const f = errorField(m);
+      if (f && f in v) setErrors({ [f]: m });
+      else setGeneral(m);
+    }
+  }
+  const input = (k: keyof typeof v, label: string, type: 'text' | 'number' = 'text') => (
+    <Field id={`add-${k}`} label={label} error={errors[k]}>
+      <input id={`add-${k}`} type={type as "text"} value={v[k]} onInput={set(k)} aria-invalid={errors[k] ? 'true' : undefined} aria-describedby={described(`add-${k}`, errors[k])} />
+    </Field>
+  );
+  return (
+    <form onSubmit={submit}>
+      {input('name', 'Name')}
+      <Field id="add-flavor_id" label="Flavor" error={errors.flavor_id}>
+        <select id="add-flavor_id" value={v.flavor_id} onChange={set('flavor_id')}>
+          <option value="">The cluster’s worker flavor</option>
+          {flavors.map((f) => (
+            <option key={f.id} value={f.name}>
+              {flavorText(f)}
+            </option>
+          ))}
+        </select>
+      </Field>
+      {input('node_count', 'Nodes', 'number')}
+      {input('min_node_count', 'Minimum nodes', 'number')}
+      {input('max_node_count', 'Maximum nodes (optional)', 'number')}
+      {general && <Notice kind="error">{general}</Notice>}
+      <Cli cmd={`openstack coe nodegroup create ${c.name} ${v.name || '<name>'} --node-count ${v.node_count}${v.flavor_id ? ` --flavor ${v.flavor_id}` : ''}`} />
+      <div class="buttons">
+        <button type="button" class="secondary" onClick={onDone}>
+          Cancel
+        </button>
+        <button type="submit">Add node group</button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,256 @@
+// The create wizard: template (its Kubernetes version, CNI, add-ons), name and counts per role,
+// flavors with their sizes, keypair, typed labels, then a review with the project's quotas and
+// usage (the place the quota bill of issue 19 will fill). Server-side errors land on their field
+// and step; the form survives a login in the middle (sessionStorage, no secret in it).
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiFailure, errorField, must, type ClusterTemplate } from '../api';
+import { flavorText, useChoices, type Choices } from '../choices';
+import { href, navigate } from '../router';
+import { useDraft, type Scope } from '../session';
+import { Cli, described, Field, Notice } from '../ui/components';
+import { LabelsForm } from '../ui/labels-form';
+import { QuotaPanel } from './quotas';
+
+const STEPS = ['Template', 'Size', 'Access and labels', 'Review'] as const;
+const FIELD_STEP: Record<string, number> = { cluster_template_id: 0, name: 1, master_count: 1, node_count: 1, master_flavor_id: 1, flavor_id: 1, keypair: 2, labels: 2, docker_volume_size: 1 };
+
+interface Draft {
+  step: number;
+  cluster_template_id: string;
+  name: string;
+  master_count: string;
+  node_count: string;
+  master_flavor_id: string;
+  flavor_id: string;
+  keypair: string;
+  labels: Record<string, string>;
+}
+
+export const addonsOf = (t: Pick<ClusterTemplate, 'labels'>) =>
+  Object.entries(t.labels ?? {})
+    .filter(([k, v]) => k.endsWith('_enabled') && /^(true|1|yes|on)$/i.test(v))
+    .map(([k]) => k.replace(/_enabled$/, '').replace(/_/g, '-'));
+
+export function CreatePage({ project, scope }: { project: string; scope: Scope }) {
+  const [d, set, clear] = useDraft<Draft>(`create:${project}`, { step: 0, cluster_template_id: '', name: '', master_count: '1', node_count: '1', master_flavor_id: '', flavor_id: '', keypair: '', labels: {} });
+  const [templates, setTemplates] = useState<ClusterTemplate[] | undefined>();
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [general, setGeneral] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const choices = useChoices(project);
+  useEffect(() => {
+    must(api.GET('/v1/clustertemplates/detail', {})).then((r) => setTemplates(r.clustertemplates as ClusterTemplate[]), (e: Error) => setGeneral(e.message));
+  }, [project]);
+  const t = templates?.find((x) => x.uuid === d.cluster_template_id);
+
+  if (!scope.can_write) {
+    return (
+      <section>
+        <h1>Create a cluster</h1>
+        <Notice kind="info">Your role in this project is reader: creating a cluster needs the member role.</Notice>
+      </section>
+    );
+  }
+
+  const step = Math.min(d.step, STEPS.length - 1);
+  const go = (n: number) => {
+    set({ step: n });
+    document.getElementById('wizard-step')?.focus();
+  };
+  function next(e: Event) {
+    e.preventDefault();
+    const errs: Record<string, string> = {};
+    if (step === 0 && !d.cluster_template_id) errs.cluster_template_id = 'Choose a template.';
+    if (step === 1 && !/^[a-zA-Z][a-zA-Z0-9_.-]*$/.test(d.name)) errs.name = 'A name starts with a letter, then letters, digits, _, . or -.';
+    setErrors(errs);
+    if (Object.keys(errs).length === 0) go(step + 1);
+  }
+  async function submit(e: Event) {
+    e.preventDefault();
+    setBusy(true);
+    setErrors({});
+    setGeneral(undefined);
+    try {
+      const body = {
+        name: d.name,
+        cluster_template_id: d.cluster_template_id,
+        master_count: Number(d.master_count),
+        node_count: Number(d.node_count),
+        ...(d.master_flavor_id ? { master_flavor_id: d.master_flavor_id } : {}),
+        ...(d.flavor_id ? { flavor_id: d.flavor_id } : {}),
+        ...(d.keypair ? { keypair: d.keypair } : {}),
+        ...(Object.keys(d.labels).length ? { labels: d.labels, merge_labels: true } : {}),
+      };
+      const r = await must(api.POST('/v1/clusters', { body }));
+      clear();
+      navigate(href(project, 'clusters', r.uuid));
+    } catch (err) {
+      const m = (err as ApiFailure).message;
+      const f = errorField(m);
+      if (f && (f in FIELD_STEP || f in d.labels || /label/.test(m))) {
+        const key = f in FIELD_STEP ? f : `label:${f}`;
+        setErrors({ [key]: m });
+        go(FIELD_STEP[f] ?? 2);
+      } else setGeneral(m);
+    } finally {
+      setBusy(false);
+    }
+  }
+  const labelErrors = Object.fromEntries(Object.entries(errors).filter(([k]) => k.startsWith('label:')).map(([k, v]) => [k.slice(6), v]));
+  const cli = [
+    `openstack coe cluster create ${d.name || '<name>'} --cluster-template ${t?.name ?? '<template>'}`,
+    `--master-count ${d.master_count} --node-count ${d.node_count}`,
+    d.master_flavor_id ? `--master-flavor ${d.master_flavor_id}` : '',
+    d.flavor_id ? `--flavor ${d.flavor_id}` : '',
+    d.keypair ? `--keypair ${d.keypair}` : '',
+    Object.keys(d.labels).length ? `--labels ${Object.entries(d.labels).map(([k, v]) => `${k}=${v}`).join(',')} --merge-labels` : '',
+  ].filter(Boolean).join(' ');
+
+  return (
+    <section aria-labelledby="create-title">
+      <h1 id="create-title">Create a cluster</h1>
+      <ol class="wizard-steps" aria-label="Steps">
+        {STEPS.map((s, i) => (
+          <li key={s} aria-current={i === step ? 'step' : undefined} class={i < step ? 'done' : ''}>
+            <span aria-hidden="true">{i < step ? '✓' : i + 1}</span> {s}
+          </li>
+        ))}
+      </ol>
+      <form onSubmit={step === STEPS.length - 1 ? submit : next} noValidate>
+        <h2 id="wizard-step" tabIndex={-1}>
+          Step {step + 1} of {STEPS.length}: {STEPS[step]}
+        </h2>
+        {step === 0 && <TemplateStep templates={templates} value={d.cluster_template_id} error={errors.cluster_template_id} onPick={(id) => set({ cluster_template_id: id, labels: {} })} project={project} />}
+        {step === 1 && t && <SizeStep d={d} set={set} t={t} choices={choices} errors={errors} />}
+        {step === 2 && t && (
+          <>
+            <Field id="keypair" label="Keypair" error={errors.keypair} hint="The SSH key put on every node (optional).">
+              <select id="keypair" value={d.keypair} onChange={(e) => set({ keypair: (e.target as HTMLSelectElement).value })} aria-describedby={described('keypair', errors.keypair, 'x')}>
+                <option value="">{t.keypair_id ? `The template’s (${t.keypair_id})` : 'None'}</option>
+                {choices?.keypairs.map((k) => (
+                  <option key={k.name} value={k.name}>
+                    {k.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <h3>Labels</h3>
+            <p class="hint">The template’s labels apply; set only what this cluster changes (merged with the template’s).</p>
+            <LabelsForm idPrefix="cl" value={d.labels} defaults={t.labels ?? {}} onChange={(labels) => set({ labels })} errors={labelErrors} />
+          </>
+        )}
+        {step === 3 && t && (
+          <>
+            <dl class="facts">
+              <dt>Template</dt>
+              <dd>
+                {t.name} (Kubernetes {t.labels?.kube_tag ?? 'default'}, {t.network_driver ?? 'flannel'})
+              </dd>
+              <dt>Name</dt>
+              <dd>{d.name}</dd>
+              <dt>Control planes</dt>
+              <dd>
+                {d.master_count} × {d.master_flavor_id || t.master_flavor_id || 'default flavor'}
+              </dd>
+              <dt>Workers</dt>
+              <dd>
+                {d.node_count} × {d.flavor_id || t.flavor_id || 'default flavor'}
+              </dd>
+              <dt>Labels set here</dt>
+              <dd>{Object.entries(d.labels).map(([k, v]) => `${k}=${v}`).join(', ') || 'none'}</dd>
+            </dl>
+            <QuotaPanel project={project} adding={1} />
+          </>
+        )}
+        {general && <Notice kind="error">{general}</Notice>}
+        <Cli cmd={cli} />
+        <div class="buttons">
+          {step > 0 && (
+            <button type="button" class="secondary" onClick={() => go(step - 1)}>
+              Back
+            </button>
+          )}
+          <button type="button" class="secondary" onClick={() => (clear(), navigate(href(project, 'clusters')))}>
+            Cancel
+          </button>
+          <button type="submit" disabled={busy || (step > 0 && !t)}>
+            {step === STEPS.length - 1 ? (busy ? 'Creating…' : 'Create cluster') : 'Next'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function TemplateStep(props: { templates: ClusterTemplate[] | undefined; value: string; error: string | undefined; onPick: (id: string) => void; project: string }) {
+  if (!props.templates) return <p role="status">Loading templates…</p>;
+  const usable = props.templates.filter((t) => t.coe === 'kubernetes');
+  if (usable.length === 0) {
+    return (
+      <p class="empty">
+        No template yet. <a href={href(props.project, 'templates', 'new')}>Create a template</a> first.
+      </p>
+    );
+  }
+  return (
+    <fieldset class="template-pick" aria-describedby={props.error ? 'cluster_template_id-error' : undefined}>
+      <legend>Template</legend>
+      {usable.map((t) => (
+        <label key={t.uuid} class={`card${props.value === t.uuid ? ' card-on' : ''}`}>
+          <input type="radio" name="template" value={t.uuid} checked={props.value === t.uuid} onChange={() => props.onPick(t.uuid)} />
+          <strong>{t.name}</strong>
+          <span>Kubernetes {t.labels?.kube_tag ?? 'default'}</span>
+          <span>CNI: {t.network_driver ?? 'flannel'}</span>
+          <span>Add-ons: {addonsOf(t).join(', ') || 'defaults'}</span>
+          <span>
+            Flavors: {t.master_flavor_id ?? '—'} / {t.flavor_id ?? '—'}
+            {t.public ? ' · public' : ''}
+          </span>
+        </label>
+      ))}
+      {props.error && (
+        <p class="error" id="cluster_template_id-error" role="alert">
+          {props.error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+function SizeStep({ d, set, t, choices, errors }: { d: Draft; set: (p: Partial<Draft>) => void; t: ClusterTemplate; choices: Choices | undefined; errors: Record<string, string> }) {
+  const input = (k: 'name' | 'master_count' | 'node_count', label: string, type: 'text' | 'number', hint?: string) => (
+    <Field id={k} label={label} error={errors[k]} hint={hint}>
+      <input
+        id={k}
+        type={type as "text"}
+        min={type === 'number' ? (k === 'master_count' ? 1 : 0) : undefined}
+        value={d[k]}
+        required
+        aria-invalid={errors[k] ? 'true' : undefined}
+        aria-describedby={described(k, errors[k], hint)}
+        onInput={(e) => set({ [k]: (e.target as HTMLInputElement).value })}
+      />
+    </Field>
+  );
+  const flavor = (k: 'master_flavor_id' | 'flavor_id', label: string, fallback: string | null | undefined) => (
+    <Field id={k} label={label} error={errors[k]}>
+      <select id={k} value={d[k]} onChange={(e) => set({ [k]: (e.target as HTMLSelectElement).value })} aria-describedby={described(k, errors[k])}>
+        <option value="">The template’s ({fallback ?? 'none'})</option>
+        {choices?.flavors.map((f) => (
+          <option key={f.id} value={f.name}>
+            {flavorText(f)}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+  return (
+    <>
+      {input('name', 'Cluster name', 'text', 'Starts with a letter; letters, digits, _, . and -.')}
+      {input('master_count', 'Control plane nodes', 'number', t.master_lb_enabled ? '1, 3 or 5 for an odd etcd quorum.' : 'This template has no API load balancer: one control plane.')}
+      {flavor('master_flavor_id', 'Control plane flavor', t.master_flavor_id)}
+      {input('node_count', 'Worker nodes', 'number')}
+      {flavor('flavor_id', 'Worker flavor', t.flavor_id)}
+    </>
+  );
+}

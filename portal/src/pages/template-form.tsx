@@ -1,0 +1,152 @@
+// Create or edit a template: image, network, flavors, keypair, CNI, the typed label form; public
+// and hidden for admins. An edit is sent as a JSON patch of what changed.
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiFailure, errorField, must, type ClusterTemplate } from '../api';
+import { flavorText, useChoices } from '../choices';
+import { href, navigate } from '../router';
+import { useDraft, type Scope } from '../session';
+import { Cli, described, Field, Notice } from '../ui/components';
+import { LabelsForm } from '../ui/labels-form';
+
+interface Form {
+  name: string;
+  image_id: string;
+  external_network_id: string;
+  master_flavor_id: string;
+  flavor_id: string;
+  keypair_id: string;
+  network_driver: string;
+  docker_volume_size: string;
+  master_lb_enabled: boolean;
+  floating_ip_enabled: boolean;
+  public: boolean;
+  hidden: boolean;
+  labels: Record<string, string>;
+}
+
+const EMPTY: Form = {
+  name: '', image_id: '', external_network_id: '', master_flavor_id: '', flavor_id: '', keypair_id: '', network_driver: 'calico',
+  docker_volume_size: '', master_lb_enabled: true, floating_ip_enabled: true, public: false, hidden: false, labels: { kube_tag: '' },
+};
+
+function fromTemplate(t: ClusterTemplate): Form {
+  return {
+    name: t.name, image_id: t.image_id, external_network_id: t.external_network_id ?? '', master_flavor_id: t.master_flavor_id ?? '', flavor_id: t.flavor_id ?? '',
+    keypair_id: t.keypair_id ?? '', network_driver: t.network_driver ?? 'flannel', docker_volume_size: t.docker_volume_size ? String(t.docker_volume_size) : '',
+    master_lb_enabled: t.master_lb_enabled, floating_ip_enabled: t.floating_ip_enabled, public: t.public, hidden: t.hidden, labels: { ...(t.labels ?? {}) },
+  };
+}
+
+function body(f: Form) {
+  const labels = Object.fromEntries(Object.entries(f.labels).filter(([, v]) => v !== ''));
+  return {
+    name: f.name, coe: 'kubernetes', image_id: f.image_id, network_driver: f.network_driver, master_lb_enabled: f.master_lb_enabled, floating_ip_enabled: f.floating_ip_enabled,
+    ...(f.external_network_id ? { external_network_id: f.external_network_id } : {}),
+    ...(f.master_flavor_id ? { master_flavor_id: f.master_flavor_id } : {}),
+    ...(f.flavor_id ? { flavor_id: f.flavor_id } : {}),
+    ...(f.keypair_id ? { keypair_id: f.keypair_id } : {}),
+    ...(f.docker_volume_size ? { docker_volume_size: Number(f.docker_volume_size) } : {}),
+    ...(f.public ? { public: true } : {}),
+    ...(f.hidden ? { hidden: true } : {}),
+    labels,
+  };
+}
+
+export function TemplateFormPage({ project, id, scope }: { project: string; id: string | null; scope: Scope }) {
+  const [original, setOriginal] = useState<ClusterTemplate | undefined>();
+  const [f, set, clear] = useDraft<Form>(`template:${project}:${id ?? 'new'}`, EMPTY);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [general, setGeneral] = useState<string | undefined>();
+  const choices = useChoices(project);
+  useEffect(() => {
+    if (!id) return;
+    must(api.GET('/v1/clustertemplates/{ident}', { params: { path: { ident: id } } })).then((t) => {
+      setOriginal(t as ClusterTemplate);
+      if (!sessionStorage.getItem(`draft:template:${project}:${id}`)) set(fromTemplate(t as ClusterTemplate));
+    }, (e: Error) => setGeneral(e.message));
+  }, [id]);
+  if (!scope.can_write) return <Notice kind="info">Your role in this project is reader: templates need the member role.</Notice>;
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    setErrors({});
+    setGeneral(undefined);
+    try {
+      if (!id) await must(api.POST('/v1/clustertemplates', { body: body(f) as never }));
+      else {
+        const before = body(fromTemplate(original!)) as Record<string, unknown>;
+        const after = body(f) as Record<string, unknown>;
+        const ops = [...new Set([...Object.keys(before), ...Object.keys(after)])]
+          .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+          .map((k) => (k in after ? { op: k in before ? 'replace' : 'add', path: `/${k}`, value: after[k] } : { op: 'remove', path: `/${k}` }));
+        if (ops.length) await must(api.PATCH('/v1/clustertemplates/{ident}', { params: { path: { ident: id } }, body: ops as never }));
+      }
+      clear();
+      navigate(href(project, 'templates'));
+    } catch (err) {
+      const m = (err as ApiFailure).message;
+      const field = errorField(m);
+      if (field) setErrors({ [field]: m });
+      else setGeneral(m);
+    }
+  }
+  const text = (k: 'name' | 'docker_volume_size', label: string, type: 'text' | 'number' = 'text', hint?: string) => (
+    <Field id={`t-${k}`} label={label} error={errors[k]} hint={hint}>
+      <input id={`t-${k}`} type={type as "text"} value={f[k]} aria-invalid={errors[k] ? 'true' : undefined} aria-describedby={described(`t-${k}`, errors[k], hint)} onInput={(e) => set({ [k]: (e.target as HTMLInputElement).value })} />
+    </Field>
+  );
+  const select = (k: 'image_id' | 'external_network_id' | 'master_flavor_id' | 'flavor_id' | 'keypair_id' | 'network_driver', label: string, options: [string, string][], none?: string) => (
+    <Field id={`t-${k}`} label={label} error={errors[k]}>
+      <select id={`t-${k}`} value={f[k]} aria-invalid={errors[k] ? 'true' : undefined} aria-describedby={described(`t-${k}`, errors[k])} onChange={(e) => set({ [k]: (e.target as HTMLSelectElement).value })}>
+        {none !== undefined && <option value="">{none}</option>}
+        {options.map(([v, l]) => (
+          <option key={v} value={v}>
+            {l}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+  const check = (k: 'master_lb_enabled' | 'floating_ip_enabled' | 'public' | 'hidden', label: string) => (
+    <div class="check">
+      <input id={`t-${k}`} type="checkbox" checked={f[k]} onChange={(e) => set({ [k]: (e.target as HTMLInputElement).checked })} />
+      <label for={`t-${k}`}>{label}</label>
+    </div>
+  );
+  const flavors = (choices?.flavors ?? []).map((x) => [x.name, flavorText(x)] as [string, string]);
+  return (
+    <section aria-labelledby="tf-title">
+      <h1 id="tf-title">{id ? `Edit template ${original?.name ?? ''}` : 'Create a template'}</h1>
+      <form onSubmit={submit}>
+        {text('name', 'Name')}
+        {select('image_id', 'Image', (choices?.images ?? []).map((i) => [i.name, `${i.name}${i.os_distro ? ` (${i.os_distro})` : ' (no os_distro: not usable)'}`]), 'Choose an image')}
+        {select('external_network_id', 'External network', (choices?.external_networks ?? []).map((n) => [n.name, n.name]), 'Choose a network')}
+        {select('master_flavor_id', 'Control plane flavor', flavors, 'None')}
+        {select('flavor_id', 'Worker flavor', flavors, 'None')}
+        {select('keypair_id', 'Keypair', (choices?.keypairs ?? []).map((k) => [k.name, k.name]), 'None')}
+        {select('network_driver', 'Network driver (CNI)', [['calico', 'calico'], ['flannel', 'flannel']])}
+        {text('docker_volume_size', 'Container volume size (GB, optional)', 'number')}
+        {check('master_lb_enabled', 'API load balancer (needed for several control planes and upgrades)')}
+        {check('floating_ip_enabled', 'Floating IPs on the nodes')}
+        {scope.is_admin && check('public', 'Public: every project may use it')}
+        {scope.is_admin && check('hidden', 'Hidden: not listed, still usable by name')}
+        <h2>Labels</h2>
+        <LabelsForm idPrefix="tl" value={f.labels} onChange={(labels) => set({ labels })} errors={errors} />
+        {general && <Notice kind="error">{general}</Notice>}
+        <Cli
+          cmd={
+            id
+              ? `openstack coe cluster template update ${original?.name ?? id} replace ...`
+              : `openstack coe cluster template create ${f.name || '<name>'} --coe kubernetes --image ${f.image_id || '<image>'} --external-network ${f.external_network_id || '<network>'} --network-driver ${f.network_driver}${f.master_flavor_id ? ` --master-flavor ${f.master_flavor_id}` : ''}${f.flavor_id ? ` --flavor ${f.flavor_id}` : ''}${f.master_lb_enabled ? ' --master-lb-enabled' : ''}${f.floating_ip_enabled ? ' --floating-ip-enabled' : ''}${Object.entries(f.labels).filter(([, v]) => v).length ? ` --labels ${Object.entries(f.labels).filter(([, v]) => v).map(([k, v]) => `${k}=${v}`).join(',')}` : ''}`
+          }
+        />
+        <div class="buttons">
+          <button type="button" class="secondary" onClick={() => (clear(), navigate(href(project, 'templates')))}>
+            Cancel
+          </button>
+          <button type="submit">{id ? 'Save template' : 'Create template'}</button>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,193 @@
+// /v1/streams/*: Server-Sent Events of the project's clusters and of one cluster's conditions, node
+// groups and event timeline (extensions for the portal; Magnum has no such calls). Driven by
+// PostgreSQL NOTIFY (migration ClusterChangeNotify), so a change any worker makes reaches every API
+// process. Same policies and project scoping as the GET routes. Under the portal's cookie,
+// EventSource (which sends no headers) passes its CSRF token and project in the query.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { IsNull } from 'typeorm';
+import { ClusterEventEntity } from '../../../../db/entities/cluster-event.js';
+import { ClusterResourceEntity } from '../../../../db/entities/cluster-resource.js';
+import { NotifyHub, type ClusterChange } from '../../../../db/notify-hub.js';
+import type { Scope } from '../../../../db/repos/clusters.js';
+import { errors } from '../../../../domain/errors.js';
+import { allowed, enforce } from '../../../policy.js';
+import { errorResponses, Ident } from '../../../schemas/common.js';
+import { SseStream } from './sse.js';
+import { liveOf, readClusters, readSummaries } from './summary.js';
+
+const StreamQuery = Type.Object({
+  csrf: Type.Optional(Type.String({ description: 'Portal sessions only: the session’s CSRF token (EventSource cannot send X-CSRF-Token).' })),
+  project: Type.Optional(Type.String({ description: 'Portal sessions only: the project to act in (EventSource cannot send X-Portal-Project).' })),
+});
+
+/** How long changes are gathered before one read sends them (many rows change together). */
+const BATCH_MS = 40;
+const EVENT_PAGE = 500;
+
+const scopeOf = (request: FastifyRequest): Scope => (request.auth.isAdmin ? { all: true } : { all: false, projectId: request.auth.projectId });
+
+export async function streamRoutes(app: FastifyInstance): Promise<void> {
+  const s = app.services;
+  const hub = new NotifyHub(s.config.databaseUrl, (obj, msg) => app.log.warn(obj, msg));
+  const open = new Set<SseStream>();
+  // Before the server waits for its connections to end: the streams end first.
+  app.addHook('preClose', async () => {
+    for (const st of open) st.end('closing');
+  });
+  app.addHook('onClose', async () => {
+    await hub.close();
+  });
+
+  const start = (request: FastifyRequest, reply: FastifyReply) => {
+    const token = request.authToken;
+    const st = new SseStream(request, reply, {
+      stillValid: () => s.validator.validate(token).then(() => true, () => false),
+    });
+    open.add(st);
+    st.finally(() => open.delete(st));
+    return st;
+  };
+
+  app.get<{ Querystring: { csrf?: string; project?: string } }>(
+    '/streams/clusters',
+    {
+      config: { stream: true },
+      schema: {
+        tags: ['clusters'],
+        summary: 'Server-Sent Events of the clusters the caller may list (an extension)',
+        description:
+          'text/event-stream. `snapshot` {clusters: ClusterSummary[]} first (and again after the server lost its feed), then `cluster` (a ClusterSummary) on every change and `deleted` {uuid}; `expired` when the token ends. Same scope as GET /v1/clusters (admins: every project).',
+        querystring: StreamQuery,
+        produces: ['text/event-stream'],
+        response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      enforce(request.auth, 'cluster:get_all');
+      const scope = scopeOf(request);
+      const dirty = new Set<string>();
+      let timer: NodeJS.Timeout | undefined;
+      let resync = true;
+      const st = start(request, reply);
+      const flush = async () => {
+        timer = undefined;
+        if (st.closed) return;
+        if (resync) {
+          resync = false;
+          dirty.clear();
+          st.send('snapshot', { clusters: await readSummaries(s.db, scope) });
+          return;
+        }
+        const uuids = [...dirty];
+        dirty.clear();
+        const found = await readSummaries(s.db, scope, uuids);
+        const seen = new Set(found.map((r) => r.uuid));
+        for (const r of found) st.send('cluster', r);
+        for (const u of uuids) if (!seen.has(u)) st.send('deleted', { uuid: u });
+      };
+      const schedule = () => {
+        timer ??= setTimeout(() => flush().catch((e: Error) => st.end('error', { reason: e.message })), BATCH_MS);
+      };
+      const unsubscribe = await hub.subscribe((c: ClusterChange) => {
+        if (c.kind === 'resync') resync = true;
+        else if (c.kind === 'cluster' && (scope.all || c.project === scope.projectId)) dirty.add(c.cluster);
+        else return;
+        schedule();
+      });
+      st.finally(() => {
+        unsubscribe();
+        clearTimeout(timer);
+      });
+      // The snapshot goes at once; later changes are gathered for BATCH_MS.
+      timer ??= setTimeout(() => flush().catch((e: Error) => st.end('error', { reason: e.message })), 0);
+    },
+  );
+
+  app.get<{ Params: { ident: string }; Querystring: { csrf?: string; project?: string } }>(
+    '/streams/clusters/:ident',
+    {
+      config: { stream: true },
+      schema: {
+        tags: ['clusters'],
+        summary: 'Server-Sent Events of one cluster: its conditions, node groups and event timeline (an extension)',
+        description:
+          'text/event-stream. `cluster` (ClusterLive: summary, conditions, node groups) first and on every change; `events` (new timeline entries, each with `id`; the SSE id is the last one, so a reconnect with Last-Event-ID resumes); `deleted` when the cluster is gone; `expired` when the token ends.',
+        params: Type.Object({ ident: Ident }),
+        querystring: StreamQuery,
+        produces: ['text/event-stream'],
+        response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const scope = scopeOf(request);
+      const found = await s.clusters.find(request.params.ident, scope);
+      if (found === 'ambiguous') throw errors.ambiguousName('clusters', 'cluster');
+      if (!found) throw errors.notFound('Cluster', request.params.ident);
+      enforce(request.auth, 'cluster:get', found);
+      const uuid = found.uuid;
+      const withEvents = allowed(request.auth, 'cluster:get_events', found);
+      const last = request.headers['last-event-id'];
+      let lastEvent = typeof last === 'string' && /^\d+$/.test(last) ? Number(last) : undefined;
+      let clusterDirty = true;
+      let eventsDirty = withEvents;
+      let timer: NodeJS.Timeout | undefined;
+      const st = start(request, reply);
+
+      const sendEvents = async () => {
+        const repo = s.db.getRepository(ClusterEventEntity);
+        for (;;) {
+          const qb = repo.createQueryBuilder('e').where('e.cluster_id = :c', { c: uuid });
+          if (lastEvent !== undefined) qb.andWhere('e.id > :m', { m: lastEvent });
+          // The first page of a fresh stream is the latest EVENT_PAGE entries; later pages all that is new.
+          const rows = lastEvent === undefined
+            ? (await qb.orderBy('e.id', 'DESC').take(EVENT_PAGE).getMany()).reverse()
+            : await qb.orderBy('e.id', 'ASC').take(EVENT_PAGE).getMany();
+          if (rows.length === 0) {
+            if (lastEvent === undefined) lastEvent = 0;
+            return;
+          }
+          lastEvent = Number(rows.at(-1)!.id);
+          st.send(
+            'events',
+            rows.map((e) => ({ id: Number(e.id), at: e.at.toISOString(), type: e.type, reason: e.reason, message: e.message, severity: e.severity, operation_id: e.operation_id })),
+            lastEvent,
+          );
+          if (rows.length < EVENT_PAGE) return;
+        }
+      };
+      const flush = async () => {
+        timer = undefined;
+        if (st.closed) return;
+        if (clusterDirty) {
+          clusterDirty = false;
+          const [r] = await readClusters(s.db, { all: true }, [uuid]);
+          if (!r) return st.end('deleted', { uuid });
+          const servers = await s.db.getRepository(ClusterResourceEntity).find({ where: { cluster_id: uuid, type: 'server', deleted_at: IsNull() }, order: { id: 'ASC' } });
+          st.send('cluster', liveOf(r.cluster, r.groups, servers.map((x) => ({ id: x.cloud_id, name: x.name }))));
+        }
+        if (eventsDirty) {
+          eventsDirty = false;
+          await sendEvents();
+        }
+      };
+      const schedule = () => {
+        timer ??= setTimeout(() => flush().catch((e: Error) => st.end('error', { reason: e.message })), BATCH_MS);
+      };
+      const unsubscribe = await hub.subscribe((c) => {
+        if (c.kind === 'resync') {
+          clusterDirty = true;
+          eventsDirty = withEvents;
+        } else if (c.cluster !== uuid) return;
+        else if (c.kind === 'cluster') clusterDirty = true;
+        else if (withEvents) eventsDirty = true;
+        schedule();
+      });
+      st.finally(() => {
+        unsubscribe();
+        clearTimeout(timer);
+      });
+      timer ??= setTimeout(() => flush().catch((e: Error) => st.end('error', { reason: e.message })), 0);
+    },
+  );
+}
