@@ -1,6 +1,8 @@
-// The cluster's own Keystone application credential (name = cluster UUID, the caller's roles in
-// the project), made at create while the caller's token is at hand. Workers act only through it.
+// The cluster's own Keystone application credential (name = cluster UUID, of the caller's roles in
+// the project only those its consumers need: src/keystone/cluster-credential.ts), made at create
+// while the caller's token is at hand. Workers act only through it.
 import { errors } from '../../../../domain/errors.js';
+import { CLUSTER_CREDENTIAL_ROLES, clusterCredentialRoles } from '../../../../keystone/cluster-credential.js';
 import type { AuthContext } from '../../../../keystone/context.js';
 import { OpenStackError } from '../../../../openstack/errors.js';
 import type { Session } from '../../../../openstack/http.js';
@@ -32,11 +34,13 @@ export async function createClusterCredential(
   suffix = '',
 ): Promise<ClusterCredential> {
   if (who.ctx.applicationCredential?.restricted) throw errors.restrictedApplicationCredential();
+  const roles = clusterCredentialRoles(who.ctx.roles);
+  if (roles.length === 0) throw errors.clusterCredentialRole(CLUSTER_CREDENTIAL_ROLES);
   try {
     const made = await keystone(authUrl, who, timeoutMs).createApplicationCredential({
       name: `${clusterUuid}${suffix}`,
       description: `Credential of cluster ${clusterUuid}: its workers act through it; deleted with the cluster.`,
-      roles: who.ctx.roles.map((name) => ({ name })),
+      roles: roles.map((name) => ({ name })),
     });
     return { id: made.id, secret: made.secret };
   } catch (e) {
