@@ -51,6 +51,8 @@ export interface Config {
   maxClustersPerProject: number;
   /** Keys sealing secrets at rest (SECRET_KEYS): the first seals, all open. */
   secretKeys: Buffer[];
+  /** The worker's calls to a cluster's Kubernetes API (a server the tenant controls): their bounds. */
+  kube: { timeoutMs: number; idleTimeoutMs: number; maxResponseBytes: number };
 }
 
 export class ConfigError extends Error {}
@@ -139,6 +141,11 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
     serviceDownTime: int(env, 'SERVICE_DOWN_TIME', 180, 1),
     maxClustersPerProject: int(env, 'MAX_CLUSTERS_PER_PROJECT', 20, 0),
     secretKeys: secretKeys(env),
+    kube: {
+      timeoutMs: int(env, 'KUBE_API_TIMEOUT_MS', 30_000, 1000),
+      idleTimeoutMs: int(env, 'KUBE_API_IDLE_TIMEOUT_MS', 10_000, 100),
+      maxResponseBytes: int(env, 'KUBE_API_MAX_RESPONSE_MB', 64, 1, 4096) * 1024 * 1024,
+    },
   };
 }
 

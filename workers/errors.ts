@@ -1,6 +1,8 @@
 // How a step ends other than by finishing: it waits for the cloud (Wait), it fails for good with a
-// reason code (StepFailure), or it notices its operation was cancelled or its lock lost. Cloud errors
-// are classified here, once: retryable ones re-queue the job with backoff, the rest end the step.
+// reason code (StepFailure), or it notices its operation was cancelled or its lock lost. Errors are
+// classified here, once: retryable ones re-queue the job with backoff, the rest end the step. Retryable:
+// the cloud's 5xx and silences, and a cluster API that does not answer or is busy.
+import { KubeError } from '../src/kube/api-client.js';
 import { isCapacityError, OpenStackError, retryReason } from '../src/openstack/errors.js';
 import type { ConditionType } from '../src/domain/cluster-status.js';
 
@@ -36,13 +38,19 @@ export class Stop extends Error {
   }
 }
 
-/** Worth running again later (5xx, no answer, 429, Octavia busy, Neutron *InUse): spec §7.3. */
-export function isRetryable(e: unknown): e is OpenStackError {
-  if (!(e instanceof OpenStackError)) return false;
-  const err: OpenStackError = e;
-  if (isCapacityError(err as unknown)) return false;
-  // The step is re-run from a lookup, so even a POST's ambiguous failure is safe to repeat here.
-  return err.retryable || retryReason(err, 'DELETE') !== undefined;
+/**
+ * Worth running again later: the cloud's 5xx, no answer, 429, Octavia busy, Neutron *InUse (spec §7.3);
+ * the cluster API unreachable, silent or busy.
+ */
+export function isRetryable(e: unknown): boolean {
+  if (e instanceof StepFailure || e instanceof Wait || e instanceof Stop) return false;
+  if (e instanceof OpenStackError) {
+    if (isCapacityError(e as unknown)) return false;
+    // The step is re-run from a lookup, so even a POST's ambiguous failure is safe to repeat here.
+    return e.retryable || retryReason(e, 'DELETE') !== undefined;
+  }
+  if (e instanceof KubeError) return e.retryable;
+  return false;
 }
 
 /** A terminal cloud error as a reason code and message for the failing condition. */
@@ -65,6 +73,10 @@ export function failureOf(e: unknown): StepFailure {
       server: 'CloudUnavailable',
     };
     return new StepFailure(reason[kind] ?? 'CloudError', `${where}: ${detail}`);
+  }
+  if (e instanceof KubeError) {
+    const reason = e.reason === 'ResponseTooLarge' ? 'ClusterApiResponseTooLarge' : e.retryable ? 'ClusterApiUnavailable' : 'ClusterApiError';
+    return new StepFailure(reason, `The cluster's Kubernetes API: ${e.message}`);
   }
   return new StepFailure('InternalError', (e as Error)?.message ?? String(e));
 }
