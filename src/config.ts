@@ -1,6 +1,7 @@
 // Typed configuration, read once from the environment and validated at boot.
 // Behaviour never branches on NODE_ENV: every switch here is explicit.
 import { readFileSync } from 'node:fs';
+import type { DbTimeouts } from './db/data-source.js';
 import { parseSecretKeys } from './security/secret-box.js';
 
 export interface ServiceCredentials {
@@ -51,6 +52,10 @@ export interface Config {
   maxClustersPerProject: number;
   /** Keys sealing secrets at rest (SECRET_KEYS): the first seals, all open. */
   secretKeys: Buffer[];
+  /** How long a closing API or worker waits for running work, Redis and PostgreSQL before it disconnects (SHUTDOWN_TIMEOUT_MS). */
+  shutdownTimeoutMs: number;
+  /** PostgreSQL pool: connect timeout, statement_timeout, idle_in_transaction_session_timeout (ms; 0 = none). */
+  db: DbTimeouts;
   /** The worker's calls to a cluster's Kubernetes API (a server the tenant controls): their bounds. */
   kube: { timeoutMs: number; idleTimeoutMs: number; maxResponseBytes: number };
 }
@@ -141,6 +146,12 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
     serviceDownTime: int(env, 'SERVICE_DOWN_TIME', 180, 1),
     maxClustersPerProject: int(env, 'MAX_CLUSTERS_PER_PROJECT', 20, 0),
     secretKeys: secretKeys(env),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100),
+    db: {
+      connectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 10_000, 0),
+      statementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 30_000, 0),
+      idleInTransactionTimeoutMs: int(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 60_000, 0),
+    },
     kube: {
       timeoutMs: int(env, 'KUBE_API_TIMEOUT_MS', 30_000, 1000),
       idleTimeoutMs: int(env, 'KUBE_API_IDLE_TIMEOUT_MS', 10_000, 100),

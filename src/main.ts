@@ -4,7 +4,7 @@
 // configuration and reaches its dependencies before it serves; a start that fails ends with one
 // line on stderr (src/process/startup-error.ts).
 import { loadConfig, loadMigrateConfig } from './config.js';
-import { createDataSource } from './db/data-source.js';
+import { createDataSource, MIGRATION_TIMEOUTS } from './db/data-source.js';
 import { ensureDatabase } from './db/ensure-database.js';
 import { migrate } from './db/migrate.js';
 import { isMode, MODES, usage } from './process/modes.js';
@@ -27,7 +27,7 @@ async function runMigrations(): Promise<void> {
   const { databaseUrl, databaseAdminUrl } = loadMigrateConfig();
   const ran = await reaching('PostgreSQL', 'DATABASE_URL', databaseUrl, async () => {
     if (databaseAdminUrl) await ensureDatabase(databaseAdminUrl, databaseUrl);
-    const ds = createDataSource(databaseUrl, 2);
+    const ds = createDataSource(databaseUrl, 2, MIGRATION_TIMEOUTS);
     await ds.initialize();
     try {
       return await migrate(ds, databaseUrl);
