@@ -1,6 +1,7 @@
 // Typed configuration, read once from the environment and validated at boot.
 // Behaviour never branches on NODE_ENV: every switch here is explicit.
 import { readFileSync } from 'node:fs';
+import type { DbTimeouts } from './db/data-source.js';
 import { parseSecretKeys } from './security/secret-box.js';
 
 export interface ServiceCredentials {
@@ -53,6 +54,12 @@ export interface Config {
   secretKeys: Buffer[];
   /** Portal login attempts allowed per client address and per user in a window (PORTAL_LOGIN_*). */
   portal: { perClient: number; perUser: number; windowSeconds: number };
+  /** How long a closing API or worker waits for running work, Redis and PostgreSQL before it disconnects (SHUTDOWN_TIMEOUT_MS). */
+  shutdownTimeoutMs: number;
+  /** PostgreSQL pool: connect timeout, statement_timeout, idle_in_transaction_session_timeout (ms; 0 = none). */
+  db: DbTimeouts;
+  /** The worker's calls to a cluster's Kubernetes API (a server the tenant controls): their bounds. */
+  kube: { timeoutMs: number; idleTimeoutMs: number; maxResponseBytes: number };
 }
 
 export class ConfigError extends Error {}
@@ -145,6 +152,17 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
       perClient: int(env, 'PORTAL_LOGIN_PER_CLIENT', 30, 1),
       perUser: int(env, 'PORTAL_LOGIN_PER_USER', 10, 1),
       windowSeconds: int(env, 'PORTAL_LOGIN_WINDOW_SECONDS', 300, 1, 86400),
+    },
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100),
+    db: {
+      connectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 10_000, 0),
+      statementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 30_000, 0),
+      idleInTransactionTimeoutMs: int(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 60_000, 0),
+    },
+    kube: {
+      timeoutMs: int(env, 'KUBE_API_TIMEOUT_MS', 30_000, 1000),
+      idleTimeoutMs: int(env, 'KUBE_API_IDLE_TIMEOUT_MS', 10_000, 100),
+      maxResponseBytes: int(env, 'KUBE_API_MAX_RESPONSE_MB', 64, 1, 4096) * 1024 * 1024,
     },
   };
 }

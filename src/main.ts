@@ -5,7 +5,7 @@
 // line on stderr (src/process/startup-error.ts). Every mode that listens first checks all its ports
 // (src/port-check.ts): a taken one is that line, before the migrations or anything else.
 import { loadConfig, loadMigrateConfig } from './config.js';
-import { createDataSource } from './db/data-source.js';
+import { createDataSource, MIGRATION_TIMEOUTS } from './db/data-source.js';
 import { ensureDatabase } from './db/ensure-database.js';
 import { migrate } from './db/migrate.js';
 import { assertPortsFree } from './port-check.js';
@@ -29,7 +29,7 @@ async function runMigrations(): Promise<void> {
   const { databaseUrl, databaseAdminUrl } = loadMigrateConfig();
   const ran = await reaching('PostgreSQL', 'DATABASE_URL', databaseUrl, async () => {
     if (databaseAdminUrl) await ensureDatabase(databaseAdminUrl, databaseUrl);
-    const ds = createDataSource(databaseUrl, 2);
+    const ds = createDataSource(databaseUrl, 2, MIGRATION_TIMEOUTS);
     await ds.initialize();
     try {
       return await migrate(ds, databaseUrl);

@@ -9,6 +9,7 @@ import { createDataSource } from './db/data-source.js';
 import { simListenFromEnv, startEmbeddedSim, SERVICE_USER, writeCloudsYaml, type EmbeddedSim } from './cloudsim/embedded.js';
 import { startHealthServer } from '../workers/health-server.js';
 import { startWorker } from '../workers/main.js';
+import { deadline } from './operations/bounded-close.js';
 
 const log = (msg: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ level: 'info', msg, ...fields }));
 
@@ -49,9 +50,9 @@ export async function startApi(config: Config, extraClose?: () => Promise<void>)
  */
 export async function startWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<{ close(): Promise<void> }> {
   const config = loadConfig(env);
-  const db = createDataSource(config.databaseUrl, Math.max(4, config.workerConcurrency * 2));
+  const db = createDataSource(config.databaseUrl, Math.max(4, config.workerConcurrency * 2), config.db);
   await db.initialize();
-  const worker = await startWorker({ redisUrl: config.redisUrl, concurrency: config.workerConcurrency, prefix: config.queuePrefix, db, config });
+  const worker = await startWorker({ redisUrl: config.redisUrl, concurrency: config.workerConcurrency, prefix: config.queuePrefix, db, config, closeTimeoutMs: config.shutdownTimeoutMs });
   const { host, port } = config.workerHealth;
   const probes =
     env === process.env && port > 0
@@ -73,7 +74,7 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv = process.env): 
       probes?.draining();
       await worker.close();
       await probes?.close();
-      await db.destroy();
+      await deadline(config.shutdownTimeoutMs).within(db.destroy());
     },
   };
   if (env === process.env) onShutdown('worker', () => handle.close());

@@ -2,6 +2,7 @@
 // builds, and the service user (admin) only to delete that credential at the very end.
 import type { Config } from '../src/config.js';
 import type { ClusterRow } from '../src/db/entities/cluster.js';
+import type { KubeLimits } from '../src/kube/api-client.js';
 import { ServiceToken } from '../src/keystone/service-token.js';
 import { AppCredentialAuth } from '../src/openstack/auth.js';
 import { KeystoneClient } from '../src/openstack/keystone.js';
@@ -19,8 +20,8 @@ import { OctaviaClient } from '../src/openstack/octavia.js';
 import { DEFAULT_RETRY_POLICY } from '../src/openstack/retry.js';
 import { SecretBox } from '../src/security/secret-box.js';
 
-/** What a worker needs of the configuration. */
-export type WorkerCloudConfig = Pick<Config, 'keystone' | 'openstack' | 'secretKeys'>;
+/** What a worker needs of the configuration (the cluster API's bounds: their defaults when absent). */
+export type WorkerCloudConfig = Pick<Config, 'keystone' | 'openstack' | 'secretKeys'> & Partial<Pick<Config, 'kube'>>;
 
 export interface Cloud {
   neutron(): Promise<NeutronClient>;
@@ -100,6 +101,11 @@ export class CloudFactory {
   /** The SecretBox sealing the cluster's keys. */
   get secretBox(): SecretBox {
     return this.box;
+  }
+
+  /** Bounds of the worker's calls to a cluster's Kubernetes API (KUBE_API_*). */
+  get kubeLimits(): Partial<KubeLimits> {
+    return this.config.kube ?? {};
   }
 
   /** Keystone and region as the cluster's in-cluster cloud provider sees them (cloud.conf). */

@@ -67,7 +67,7 @@ export async function kubeClient(ds: DataSource, factory: CloudFactory, cluster:
     clientCert: id.cert,
     clientKey: id.key,
     ...(admin ? { connect: cloudsimConnect(admin) } : {}),
-    timeoutMs: 10_000,
+    limits: factory.kubeLimits,
   });
 }
 

@@ -5,6 +5,7 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { OPERATIONS_QUEUE } from '../src/operations/queue.js';
+import { deadline } from '../src/operations/bounded-close.js';
 import { CloudFactory, type WorkerCloudConfig } from './cloud.js';
 import { healthPass } from './health.js';
 import { startHeartbeat } from './heartbeat.js';
@@ -26,6 +27,11 @@ export interface WorkerOptions {
   stalledIntervalMs?: number;
   /** How often the health of settled clusters is checked (one job for all workers). Default 60 s; 0 = never. */
   healthIntervalMs?: number;
+  /**
+   * How long close() waits for running jobs and for Redis before it stops them and disconnects (they
+   * stall and another worker resumes them). Default 10 s.
+   */
+  closeTimeoutMs?: number;
   /** Runner tuning and test hooks (lock retry delay, backoff, afterCreate). */
   runner?: Pick<RunnerDeps, 'lockRetryMs' | 'backoff' | 'hooks' | 'lockTtlMs' | 'pollMs'>;
 }
@@ -41,6 +47,9 @@ export interface WorkerHandle {
 
 export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
   const connection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
+  // BullMQ reports the connection's errors as the worker's (logged below) but lets go of them while it
+  // closes: a Redis outage then is not an unhandled 'error' event.
+  connection.on('error', () => undefined);
   const prefix = opts.prefix ?? 'bull';
   const closing = new AbortController();
   let registered = new Map<string, Operation>();
@@ -86,13 +95,18 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
     id: heartbeat.id,
     consuming: () => worker.isRunning() && !worker.closing,
     ping: () => connection.ping(),
-    /** `force`: do not wait for running jobs (they stall and another worker resumes them). */
+    /**
+     * `force`: do not wait for running jobs (they stall and another worker resumes them). Bounded by
+     * closeTimeoutMs even when Redis does not answer: then the runs are stopped and the connections cut.
+     */
     async close(force = false) {
+      const d = deadline(opts.closeTimeoutMs ?? 10_000);
       if (force) closing.abort();
-      await worker.close(force);
+      const closed = await d.within(worker.close(force));
       closing.abort();
-      await heartbeat.stop();
-      await scheduler?.close();
+      await d.within(heartbeat.stop());
+      await d.within(scheduler?.close());
+      if (!closed) await d.within(worker.disconnect());
       connection.disconnect();
     },
   };

@@ -159,17 +159,17 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
         }
         if (e instanceof Wait) {
           requeued = true;
-          return delay(job, token, e.ms);
+          return await delay(job, token, e.ms);
         }
         if (isRetryable(e)) {
           const b = deps.backoff ?? DEFAULT_BACKOFF;
           const retries = (job.data.retries ?? 0) + 1;
           if (retries <= b.maxRetries) {
-            ctx.log('retryable cloud error', { step: current?.name, retries, reason: (e as Error).message });
+            ctx.log('retryable error', { step: current?.name, retries, reason: (e as Error).message });
             await job.updateData({ ...job.data, retries });
             requeued = true;
             const exp = Math.min(b.maxMs, b.baseMs * 2 ** (retries - 1));
-            return delay(job, token, Math.round(exp * (0.5 + Math.random() / 2)));
+            return await delay(job, token, Math.round(exp * (0.5 + Math.random() / 2)));
           }
         }
         const failure = failureOf(e);

@@ -25,7 +25,7 @@ export async function buildOfflineApp(): Promise<FastifyInstance> {
     SERVICE_PASSWORD: 'unused',
     SECRET_KEYS: Buffer.alloc(32).toString('base64'),
   });
-  const db = createDataSource(config.databaseUrl);
+  const db = createDataSource(config.databaseUrl, 10, config.db);
   const redis = new Redis(config.redisUrl, { lazyConnect: true });
   const validator = new TokenValidator(config.keystone, new ServiceToken(config.keystone.authUrl, config.keystone.service, 1));
   const app = await buildApp(config, {

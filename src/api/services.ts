@@ -17,6 +17,7 @@ import { openstackTemplateCloud, type TemplateCloud } from '../openstack/templat
 import type { OperationDeps } from '../operations/begin.js';
 import { OperationRelay } from '../operations/outbox.js';
 import { OPERATIONS_QUEUE } from '../operations/queue.js';
+import { deadline } from '../operations/bounded-close.js';
 import { SecretBox } from '../security/secret-box.js';
 import { Metrics } from './metrics.js';
 import { TemplateCache } from './routes/v1/clustertemplates/cache.js';
@@ -79,15 +80,20 @@ export async function createServices(config: Config, opts: { processMetrics?: bo
   const serviceToken = new ServiceToken(config.keystone.authUrl, config.keystone.service, config.keystone.timeoutMs);
   const validator = new TokenValidator(config.keystone, serviceToken, metrics);
   await validator.ready();
-  const db = createDataSource(config.databaseUrl);
+  const db = createDataSource(config.databaseUrl, 10, config.db);
   await db.initialize();
+  // A Redis outage is logged (ioredis reconnects by itself), not an unhandled 'error' event.
+  const redisDown = (e: Error) => warn(config)({ error: e.message }, 'redis connection failed');
   const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  redis.on('error', redisDown);
   await redis.connect();
   const cache = new TemplateCache(() => config.templateCache.enabled && feed.healthy, config.templateCache);
   const feed = new ChangeFeed(config.databaseUrl, 'cluster_template_changed', () => cache.invalidate(), { warn: warn(config) });
   if (config.templateCache.enabled) await feed.start();
   const queueConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  queueConnection.on('error', redisDown);
   const queue = new Queue(OPERATIONS_QUEUE, { connection: queueConnection, prefix: config.queuePrefix });
+  queue.on('error', redisDown);
   const relay = new OperationRelay(db, queue, {
     databaseUrl: config.databaseUrl,
     sweepMs: config.operationSweepMs,
@@ -116,13 +122,18 @@ export async function createServices(config: Config, opts: { processMetrics?: bo
     outbox: { db, kick: () => void relay.kick() },
     operations: new OperationRepo(db),
     events: new ClusterEventRepo(db),
+    /**
+     * Within SHUTDOWN_TIMEOUT_MS even when Redis or PostgreSQL does not answer: what has not closed by
+     * then is abandoned, and disconnecting fails the commands still waiting (the relay's among them).
+     */
     async close() {
-      await relay.close();
-      await queue.close();
+      const d = deadline(config.shutdownTimeoutMs);
+      await d.within(relay.close());
+      await d.within(queue.close());
       queueConnection.disconnect();
-      await feed.close();
       redis.disconnect();
-      await db.destroy();
+      await d.within(feed.close());
+      await d.within(db.destroy());
     },
   };
 }

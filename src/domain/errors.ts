@@ -137,6 +137,16 @@ export const errors = {
       'www-authenticate': `Keystone uri="${authUrl}"`,
     }),
   policyDenied: (rule: string) => new ApiError('policy', 403, `Policy doesn't allow ${rule} to be performed.`),
+  /** The caller's token lacks the role the cluster's own application credential needs. */
+  clusterCredentialRole: (roles: readonly string[]) =>
+    new ApiError(
+      'cluster_credential_role',
+      403,
+      `The cluster's application credential needs the role ${roles[0]} in the project (it carries only ${roles.join(', ')} of your roles), and your token does not have it.`,
+    ),
+  /** The caller's application credential has access rules, and none allows this request. */
+  accessRuleDenied: (method: string, path: string) =>
+    new ApiError('access_rule', 403, `The access rules of the application credential you authenticated with do not allow ${method} ${path}.`),
   notAuthorizedPublish: () =>
     new ApiError('publish', 403, 'Not authorized to set public or hidden flag for cluster template.'),
   notAuthorizedImage: (id: string) => new ApiError('image_forbidden', 403, `Not authorized for image ${id}.`),

@@ -1,4 +1,5 @@
 // The caller, as Keystone describes the validated token. Built once per validation and cached.
+import type { AccessRule } from './access-rules.js';
 
 export interface CatalogEndpoint {
   interface: string;
@@ -25,8 +26,11 @@ export interface AuthContext {
   /** Expiry of the token, epoch milliseconds. */
   expiresAt: number;
   catalog: CatalogEntry[];
-  /** Set when the token came from an application credential. */
-  applicationCredential: { id: string; restricted: boolean } | null;
+  /**
+   * Set when the token came from an application credential; `accessRules` when the credential has
+   * access rules (Keystone renders them only then), which limit what its tokens may do.
+   */
+  applicationCredential: { id: string; restricted: boolean; accessRules: AccessRule[] | null } | null;
 }
 
 interface TokenBody {
@@ -37,7 +41,7 @@ interface TokenBody {
     roles?: { name: string }[];
     expires_at: string;
     catalog?: CatalogEntry[];
-    application_credential?: { id: string; restricted?: boolean };
+    application_credential?: { id: string; restricted?: boolean; access_rules?: AccessRule[] };
   };
 }
 
@@ -56,8 +60,13 @@ export function contextFromToken(body: unknown): AuthContext {
     isAdmin: roles.includes('admin'),
     expiresAt: Date.parse(t.expires_at),
     catalog: t.catalog ?? [],
-    applicationCredential: t.application_credential
-      ? { id: t.application_credential.id, restricted: t.application_credential.restricted !== false }
-      : null,
+    applicationCredential: t.application_credential ? appCred(t.application_credential) : null,
   };
+}
+
+function appCred(c: NonNullable<TokenBody['token']['application_credential']>): NonNullable<AuthContext['applicationCredential']> {
+  const rules = Array.isArray(c.access_rules)
+    ? c.access_rules.map((r) => ({ service: String(r.service), method: String(r.method), path: String(r.path) }))
+    : null;
+  return { id: c.id, restricted: c.restricted !== false, accessRules: rules };
 }

@@ -3,6 +3,9 @@
 // `connect` routes the TCP connection elsewhere (the simulator's listeners), Status errors as
 // KubeError. Covers what the worker needs: health, version, nodes (cordon, delete), pods on a node
 // and their eviction, and server-side apply / get / list / delete of any object.
+// The server is the tenant's: an answer is bounded in size (maxResponseBytes, refused on its
+// Content-Length or as it streams) and in time (timeoutMs for the whole call, idleTimeoutMs between
+// two packets), so an endless body or a slow drip cannot hold a worker's memory or slot.
 import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import { checkServerIdentity } from 'node:tls';
@@ -20,11 +23,28 @@ export interface KubeEndpoint {
   clientKey: string;
   /** Routes the connection (the simulator); direct when absent. */
   connect?: Connect;
-  /** Per request; default 10 s. */
-  timeoutMs?: number;
+  /** Limits of one call; KUBE_LIMITS when absent. */
+  limits?: Partial<KubeLimits>;
 }
 
-/** A failed call: the HTTP status (0 = no answer) and the Status reason (NotFound, Forbidden, ...; Unreachable, Timeout). */
+export interface KubeLimits {
+  /** The whole call, from routing to the last byte. */
+  timeoutMs: number;
+  /** Silence on the connection (connecting, or between two packets of the answer). */
+  idleTimeoutMs: number;
+  /** Largest answer body accepted. */
+  maxResponseBytes: number;
+}
+
+export const KUBE_LIMITS: KubeLimits = { timeoutMs: 30_000, idleTimeoutMs: 10_000, maxResponseBytes: 64 * 1024 * 1024 };
+
+/** Status codes of an answer worth asking again for later (the server is busy, restarting or behind a failing proxy). */
+const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
+
+/**
+ * A failed call: the HTTP status (0 = no complete answer) and the Status reason (NotFound, Forbidden, ...;
+ * Unreachable, Timeout, ResponseTooLarge).
+ */
 export class KubeError extends Error {
   constructor(
     readonly status: number,
@@ -33,6 +53,15 @@ export class KubeError extends Error {
   ) {
     super(message);
     this.name = 'KubeError';
+  }
+
+  /**
+   * Worth trying again later: no answer (unreachable, timed out) or a busy or failing server. Not: an
+   * answer too large (the same request gets the same answer), and the API's refusals (4xx).
+   */
+  get retryable(): boolean {
+    if (this.reason === 'ResponseTooLarge') return false;
+    return this.status === 0 || RETRYABLE_STATUS.has(this.status);
   }
 }
 
@@ -145,8 +174,10 @@ export class KubeClient {
   private readonly host: string;
   private readonly port: number;
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 8, maxCachedSessions: 0 });
+  private readonly limits: KubeLimits;
 
   constructor(private readonly ep: KubeEndpoint) {
+    this.limits = { ...KUBE_LIMITS, ...ep.limits };
     const u = new URL(ep.server);
     this.host = u.hostname.replace(/^\[|\]$/g, '');
     this.port = u.port ? Number(u.port) : 443;
@@ -253,15 +284,28 @@ export class KubeClient {
   }
 
   private async send(method: string, path: string, body?: string, contentType?: string): Promise<Answer> {
+    const { timeoutMs, idleTimeoutMs, maxResponseBytes } = this.limits;
+    const what = `${method} ${path}`;
+    const deadline = Date.now() + timeoutMs;
+    const late = () => new KubeError(0, 'Timeout', `${what}: no complete answer within ${timeoutMs} ms`);
     let target: { host: string; port: number } | undefined;
     try {
-      target = this.ep.connect ? await this.ep.connect(this.host, this.port) : { host: this.host, port: this.port };
+      target = await withDeadline(this.ep.connect ? this.ep.connect(this.host, this.port) : Promise.resolve({ host: this.host, port: this.port }), deadline, late);
     } catch (e) {
-      throw new KubeError(0, 'Unreachable', `${method} ${path}: routing to ${this.ep.server} failed: ${(e as Error).message}`);
+      if (e instanceof KubeError) throw e;
+      throw new KubeError(0, 'Unreachable', `${what}: routing to ${this.ep.server} failed: ${(e as Error).message}`);
     }
-    if (!target) throw new KubeError(0, 'Unreachable', `${method} ${path}: ${this.ep.server} is not reachable`);
-    const timeoutMs = this.ep.timeoutMs ?? 10_000;
-    return new Promise<Answer>((resolve, reject) => {
+    if (!target) throw new KubeError(0, 'Unreachable', `${what}: ${this.ep.server} is not reachable`);
+    return new Promise<Answer>((settle, fail) => {
+      let timer: NodeJS.Timeout | undefined;
+      const resolve = (a: Answer) => {
+        clearTimeout(timer);
+        settle(a);
+      };
+      const reject = (e: KubeError) => {
+        clearTimeout(timer);
+        fail(e);
+      };
       const req = request(
         {
           host: target.host,
@@ -276,19 +320,48 @@ export class KubeClient {
           ...(isIP(this.host) ? {} : { servername: this.host }),
           checkServerIdentity: (_host, cert) => checkServerIdentity(this.host, cert),
           headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } : {}) },
-          timeout: timeoutMs,
+          timeout: idleTimeoutMs,
         },
         (res) => {
+          const tooLarge = (size: string) => new KubeError(res.statusCode ?? 0, 'ResponseTooLarge', `${what}: the answer (${size}) exceeds ${maxResponseBytes} bytes`);
+          const declared = Number(res.headers['content-length']);
+          if (Number.isFinite(declared) && declared > maxResponseBytes) {
+            req.destroy(tooLarge(`${declared} bytes`));
+            return;
+          }
           const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size > maxResponseBytes) {
+              chunks.length = 0;
+              req.destroy(tooLarge(`more than ${maxResponseBytes} bytes so far`));
+              return;
+            }
+            chunks.push(c);
+          });
           res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', (e) => reject(new KubeError(0, 'Unreachable', `${method} ${path}: ${e.message}`)));
+          res.on('error', (e) => reject(e instanceof KubeError ? e : new KubeError(0, 'Unreachable', `${what}: ${e.message}`)));
         },
       );
-      req.on('timeout', () => req.destroy(new KubeError(0, 'Timeout', `${method} ${path}: no answer within ${timeoutMs} ms`)));
-      req.on('error', (e) => reject(e instanceof KubeError ? e : new KubeError(0, 'Unreachable', `${method} ${path}: ${e.message}`)));
+      timer = setTimeout(() => req.destroy(late()), Math.max(0, deadline - Date.now()));
+      req.on('timeout', () => req.destroy(new KubeError(0, 'Timeout', `${what}: nothing received for ${idleTimeoutMs} ms`)));
+      req.on('error', (e) => reject(e instanceof KubeError ? e : new KubeError(0, 'Unreachable', `${what}: ${e.message}`)));
       req.end(body);
     });
+  }
+}
+
+/** `p`, or `late()` thrown once `deadline` (epoch ms) passes first. */
+async function withDeadline<T>(p: Promise<T>, deadline: number, late: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(late()), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([p, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -166,7 +166,7 @@ export async function startKubeHarness(opts: KubeHarnessOptions = {}): Promise<K
         if (r.status !== 200) throw Object.assign(new Error(`admin ${path}: ${r.status}`), { status: r.status });
         return r.body;
       };
-      return new KubeClient({ server: `https://${address}:6443`, caCerts, clientCert: id.cert, clientKey: id.key, connect: cloudsimConnect(getJson), timeoutMs: 5000 });
+      return new KubeClient({ server: `https://${address}:6443`, caCerts, clientCert: id.cert, clientKey: id.key, connect: cloudsimConnect(getJson), limits: { idleTimeoutMs: 5000 } });
     },
     async identity(ca, cn = 'admin', groups = ['system:masters']) {
       return issueClientCert(ca, { commonName: cn, organizations: groups });

@@ -12,8 +12,7 @@ import { input, PROJECT, UUID } from './fixtures.js';
 const labelError = (label: string, reason: RegExp) => (e: unknown) => e instanceof InvalidLabelError && e.label === label && reason.test((e as Error).message);
 
 test('keystone-auth: on by default (as in Magnum); control-plane DaemonSet serving the local apiserver on loopback', () => {
-  const { spec, addons } = rendered();
-  assert.deepEqual(spec.features.keystoneAuth, { enabled: true, image: 'registry.k8s.io/provider-os/k8s-keystone-auth:v1.35.0', projectId: PROJECT });
+  const { addons } = rendered();
   const ka = addon(addons, 'keystone-auth');
   assert.deepEqual(ka.objects.map((o) => o.kind), ['ServiceAccount', 'Role', 'RoleBinding', 'ConfigMap', 'DaemonSet']);
   const pod = find<any>(ka, 'DaemonSet', 'k8s-keystone-auth').spec.template.spec;
@@ -28,20 +27,43 @@ test('keystone-auth: on by default (as in Magnum); control-plane DaemonSet servi
   assert.equal(pod.dnsPolicy, undefined, 'resolves Keystone through the node, not CoreDNS');
 });
 
-test('keystone-auth default policy: admin → all, member → all but kube-system and cluster RBAC, reader → read all but Secrets; only the cluster project', () => {
-  const cm = find<{ data: { policies: string } }>(addon(rendered().addons, 'keystone-auth'), 'ConfigMap', 'k8s-keystone-auth-policy');
-  const policy = JSON.parse(cm.data.policies) as { users: { projects: string[]; roles: string[] }; resource_permissions: Record<string, string[]>; nonresource_permissions: Record<string, string[]> }[];
-  assert.deepEqual(policy.map((p) => p.users), [
+type Policy = { users: { projects: string[]; roles: string[] }; resource_permissions: Record<string, string[]>; nonresource_permissions: Record<string, string[]> }[];
+const policyOf = (labels: Record<string, string> = {}): Policy =>
+  JSON.parse(find<{ data: { policies: string } }>(addon(rendered({ labels }).addons, 'keystone-auth'), 'ConfigMap', 'k8s-keystone-auth-policy').data.policies);
+
+test("keystone-auth default policy is Magnum's: a member of the cluster project lists pods, services and deployments in default, nothing more", () => {
+  const policy = policyOf();
+  assert.deepEqual(policy, [
+    { users: { projects: [PROJECT], roles: ['member'] }, resource_permissions: { "default/['pods', 'services', 'deployments']": ['list'] }, nonresource_permissions: {} },
+  ]);
+  // No rule of any role reaches beyond namespace default, a verb beyond list, or cluster-scoped objects.
+  for (const p of policy) {
+    for (const [key, verbs] of Object.entries(p.resource_permissions)) {
+      assert.ok(key.startsWith('default/'), key);
+      assert.deepEqual(verbs, ['list']);
+    }
+  }
+  assert.deepEqual(rendered().spec.features.keystoneAuth, { enabled: true, image: 'registry.k8s.io/provider-os/k8s-keystone-auth:v1.35.0', projectId: PROJECT, policy: 'magnum' });
+});
+
+test('keystone_auth_policy widens (project-roles: admin → all, member → all but kube-system and cluster RBAC, reader → read all but Secrets) or empties it; anything else is refused', () => {
+  const wide = policyOf({ keystone_auth_policy: 'project-roles' });
+  assert.deepEqual(wide.map((p) => p.users), [
     { projects: [PROJECT], roles: ['admin'] },
     { projects: [PROJECT], roles: ['member'] },
     { projects: [PROJECT], roles: ['reader'] },
   ]);
-  assert.deepEqual(policy.map((p) => p.resource_permissions), [
+  assert.deepEqual(wide.map((p) => p.resource_permissions), [
     { '*/*': ['*'] },
     { "!kube-system/!['clusterroles', 'clusterrolebindings']": ['*'] },
     { "*/!['secrets']": ['get', 'list', 'watch'] },
   ]);
-  for (const p of policy) assert.ok(p.nonresource_permissions['/apis/*'], 'discovery is allowed to every role');
+  for (const p of wide) assert.ok(p.nonresource_permissions['/apis/*'], 'discovery is allowed to every role');
+  assert.deepEqual(policyOf({ keystone_auth_policy: 'none' }), []);
+  assert.deepEqual(policyOf({ keystone_auth_policy: 'magnum' }), policyOf());
+  for (const bad of ['cluster-admin', 'Project-Roles', '']) {
+    assert.throws(() => parseClusterSpec(input({ labels: { keystone_auth_policy: bad } })), labelError('keystone_auth_policy', /Expected one of: magnum, project-roles, none/));
+  }
 });
 
 test('keystone-auth labels: tag follows the minor; disabled → no objects and no apiserver wiring; needs the project id', () => {

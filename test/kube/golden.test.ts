@@ -17,7 +17,7 @@ const CASES: Record<string, Parameters<typeof input>[0]> = {
   'calico-1.35-ha': { labels: { master_lb_allowed_cidrs: '192.0.2.0/24', calico_ipv4pool_ipip: 'Always', some_custom_label: 'kept', monitoring_enabled: 'true', monitoring_storage_class_name: 'csi-cinder-sc-delete', barbican_kms_enabled: 'true' } },
   'flannel-1.34-single': { network_driver: 'flannel', template: { master_lb_enabled: false }, cluster: { name: 'small', master_count: 1, node_count: 1 }, labels: { kube_tag: 'v1.34.8', metrics_server_enabled: 'false', keystone_auth_enabled: 'false' } },
   'calico-1.36-ovn-proxy': {
-    labels: { kube_tag: 'v1.36.1', octavia_provider: 'ovn', container_infra_prefix: 'mirror.example.org/k8s', calico_ipv4pool: '172.20.0.0/16', ingress_controller: 'octavia', external_dns_zone: 'apps.example.org', manila_csi_enabled: 'true', manila_csi_share_network_id: '4f2b9c3e-1d5a-4e8b-9c7d-2a6f8e0b1c3d' },
+    labels: { kube_tag: 'v1.36.1', octavia_provider: 'ovn', container_infra_prefix: 'mirror.example.org/k8s', calico_ipv4pool: '172.20.0.0/16', ingress_controller: 'octavia', external_dns_zone: 'apps.example.org', manila_csi_enabled: 'true', manila_csi_share_network_id: '4f2b9c3e-1d5a-4e8b-9c7d-2a6f8e0b1c3d', keystone_auth_policy: 'project-roles' },
     template: { apiserver_port: 8443, http_proxy: 'http://proxy.example.org:3128', no_proxy: 'internal.example.org' },
   },
 };

@@ -52,15 +52,20 @@ export interface TestAppOptions {
   cloudSeed?: CloudSeed;
   /** Where the portal's built files are (a test's own). */
   portal?: PortalOptions;
+  /** Hooks added to the Keystone emulator's app before it listens (a test watching what it issues). */
+  keystoneHooks?: (app: FastifyInstance) => void;
+  /** The API logs (pino, at config.logLevel) to this stream instead of not at all. */
+  logStream?: NodeJS.WritableStream;
 }
 
-export async function startKeystone(opts: Partial<KeystoneSimOptions> = {}): Promise<KeystoneSim> {
+export async function startKeystone(opts: Partial<KeystoneSimOptions> = {}, hooks?: (app: FastifyInstance) => void): Promise<KeystoneSim> {
   const passwords = Object.fromEntries(Object.entries(BUILTIN_USERS).map(([u, v]) => [u, v.password]));
   const ks = await createKeystoneSim({
     publicUrl: 'http://127.0.0.1',
     passwords: { ...passwords, magnum: SERVICE_USER.password },
     ...opts,
   });
+  hooks?.(ks.app);
   ks.setPublicUrl(await ks.app.listen({ host: '127.0.0.1', port: 0 }));
   return ks;
 }
@@ -95,7 +100,7 @@ export async function passwordToken(keystone: KeystoneSim, user: string, passwor
 }
 
 export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
-  const keystone = await startKeystone(opts.keystone);
+  const keystone = await startKeystone(opts.keystone, opts.keystoneHooks);
   const authUrl = `http://127.0.0.1:${(keystone.app.server.address() as AddressInfo).port}/v3`;
   const sims = opts.cloud
     ? await startSims(keystone, opts.timeScale, { ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.cloudSeed ? { seed: opts.cloudSeed } : {}) })
@@ -114,7 +119,8 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
   if (sims) config.cloudResourceChecks = true;
   opts.config?.(config);
   const services = await createServices(config);
-  const app = await buildApp(config, { services, logger: false, ...(opts.portal ? { portal: opts.portal } : {}) });
+  const portal = opts.portal ? { portal: opts.portal } : {};
+  const app = await buildApp(config, opts.logStream ? { services, logStream: opts.logStream, ...portal } : { services, logger: false, ...portal });
   await app.ready();
   let apiUrl: string | undefined;
   if (opts.listen) {

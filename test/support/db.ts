@@ -3,7 +3,7 @@
 // serialises the template's creation).
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createDataSource } from '../../src/db/data-source.js';
+import { createDataSource, MIGRATION_TIMEOUTS } from '../../src/db/data-source.js';
 import { migrate } from '../../src/db/migrate.js';
 import { migrations } from '../../migrations/index.js';
 
@@ -27,7 +27,7 @@ async function ensureTemplate(admin: pg.Client): Promise<string> {
     const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (exists.rowCount === 0) {
       await admin.query(`CREATE DATABASE ${name}`);
-      const ds = createDataSource(withDb(adminUrl(), name), 2);
+      const ds = createDataSource(withDb(adminUrl(), name), 2, MIGRATION_TIMEOUTS);
       await ds.initialize();
       try {
         await migrate(ds, withDb(adminUrl(), name));

@@ -19,7 +19,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(opts: { roomy?: boolean; timeScale?: number; listen?: boolean } & Pick<TestAppOptions, 'clock' | 'cloudSeed'> = {}): Promise<Harness> {
+export async function harness(opts: { roomy?: boolean; timeScale?: number; listen?: boolean } & Pick<TestAppOptions, 'clock' | 'cloudSeed' | 'config' | 'keystoneHooks' | 'logStream'> = {}): Promise<Harness> {
   const { roomy: _roomy, ...app } = opts;
   const t = await testApp({ cloud: true, ...app, listen: opts.listen ?? false });
   const connections: Redis[] = [];

@@ -1,7 +1,9 @@
 // Keystone authentication of every request but the public ones (version documents, health,
-// metrics, the OpenAPI document and its UI). The caller becomes request.auth.
+// metrics, the OpenAPI document and its UI). The caller becomes request.auth. A token of an
+// application credential with access rules passes only requests one of its rules allows (403).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../../domain/errors.js';
+import { accessRuleRefusal, requestPaths } from '../../keystone/access-rules.js';
 import type { AuthContext } from '../../keystone/context.js';
 import { InvalidTokenError, KeystoneUnavailableError, type TokenValidator } from '../../keystone/token-validator.js';
 
@@ -48,6 +50,12 @@ export function registerAuth(app: FastifyInstance, validator: TokenValidator, au
         throw errors.keystoneUnavailable();
       }
       throw e;
+    }
+    const paths = requestPaths(request.originalUrl, request.url);
+    const refusal = accessRuleRefusal(request.auth, { method: request.method, paths });
+    if (refusal) {
+      request.log.info({ reason: refusal, credential: request.auth.applicationCredential?.id }, 'access rules refused the request');
+      throw errors.accessRuleDenied(request.method, paths[0] ?? '');
     }
     request.authToken = token;
     const log = request.log.child({ project: request.auth.projectId, user: request.auth.userId });

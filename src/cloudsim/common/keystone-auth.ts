@@ -1,6 +1,8 @@
 // keystonemiddleware as the simulated services run it (spec openstack-apis §1.3): every incoming
 // X-Auth-Token is validated by Keystone's GET /v3/auth/tokens with the service's own token.
-// Unlike the real middleware nothing is cached, so a revocation takes effect on the next call.
+// Unlike the real middleware nothing is cached, so a revocation takes effect on the next call, and
+// no OpenStack-Identity-Access-Rules header is sent: Keystone refuses tokens of application
+// credentials with access rules to such a service (stricter than a real one, which enforces them).
 
 export interface ServiceCredentials {
   username: string;

@@ -10,6 +10,25 @@ export interface AccessRule {
   path: string;
 }
 
+/**
+ * Whether an access rule lets a token of its credential make this request of the `service` (Keystone's
+ * own API is `identity`): same service and method, and the path matches the rule's template (`*` and
+ * `{name}`: one segment; `**`: anything), as keystonemiddleware matches them.
+ */
+export function accessRuleAllows(rules: readonly AccessRule[], service: string, method: string, path: string): boolean {
+  return rules.some((r) => r.service === service && r.method === method && templateRegExp(r.path).test(path));
+}
+
+function templateRegExp(template: string): RegExp {
+  let body = '';
+  for (const [tok] of template.matchAll(/\{[^}]*\}|\*\*|\*|[^{*]+|\{/g)) {
+    if (tok === '**') body += '.*';
+    else if (tok === '*' || (tok.startsWith('{') && tok.endsWith('}'))) body += '[^/]+';
+    else body += tok.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${body}$`, 's');
+}
+
 export interface AppCred {
   id: string;
   userId: string;

@@ -1,5 +1,6 @@
 // What every route module gets: state, token service, URLs, and the caller/policy helpers.
 import type { FastifyRequest } from 'fastify';
+import { accessRuleAllows } from './appcreds.js';
 import type { Authenticator } from './authenticate.js';
 import { ksErrors } from './errors.js';
 import type { KeystoneState } from './state.js';
@@ -51,11 +52,22 @@ export function subjectTokenHeader(request: FastifyRequest): string | undefined 
   return header(request, 'x-subject-token');
 }
 
+/** OpenStack-Identity-Access-Rules: the version of access rules the caller enforces, if any. */
+export function accessRulesHeader(request: FastifyRequest): string | undefined {
+  return header(request, 'openstack-identity-access-rules');
+}
+
 /** The caller's token from X-Auth-Token, fully validated; 401 when missing or invalid. */
 export async function callerToken(ctx: SimContext, request: FastifyRequest): Promise<ValidatedToken> {
   const id = header(request, 'x-auth-token');
-  const token = id === undefined ? undefined : await ctx.tokens.validate(id);
+  const rules = accessRulesHeader(request);
+  const token = id === undefined ? undefined : await ctx.tokens.validate(id, rules === undefined ? {} : { accessRules: rules });
   if (!token) throw ksErrors.unauthorized();
+  // A caller that enforces access rules gets a credential's token checked against its identity rules too.
+  const own = token.appCred?.accessRules ?? [];
+  const path = request.url.split('?')[0] ?? '';
+  const validation = request.method === 'GET' && path.endsWith('/v3/auth/tokens');
+  if (own.length > 0 && !validation && !accessRuleAllows(own, 'identity', request.method, path)) throw ksErrors.unauthorized();
   return token;
 }
 

@@ -1,6 +1,7 @@
 // /v3/auth/*: issue, validate (GET/HEAD), revoke tokens; the token's catalog, projects and domains.
 import type { FastifyInstance } from 'fastify';
 import {
+  accessRulesHeader,
   callerToken,
   forbidAction,
   hasRole,
@@ -38,7 +39,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: SimContext): void 
     const caller = await callerToken(ctx, request);
     const subjectId = subjectTokenHeader(request);
     const allowExpired = queryFlag(request.query.allow_expired);
-    const subject = subjectId === undefined ? undefined : await ctx.tokens.validate(subjectId, { allowExpired });
+    const rules = accessRulesHeader(request);
+    const subject = subjectId === undefined ? undefined : await ctx.tokens.validate(subjectId, { allowExpired, ...(rules === undefined ? {} : { accessRules: rules }) });
     if (!subject) throw ksErrors.tokenNotFound();
     if (!mayInspect(ctx, caller, subject)) forbidAction('identity:validate_token');
     reply.header('x-subject-token', subject.id);
@@ -48,7 +50,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: SimContext): void 
   app.delete('/v3/auth/tokens', async (request, reply) => {
     const caller = await callerToken(ctx, request);
     const subjectId = subjectTokenHeader(request);
-    const subject = subjectId === undefined ? undefined : await ctx.tokens.validate(subjectId);
+    const rules = accessRulesHeader(request);
+    const subject = subjectId === undefined ? undefined : await ctx.tokens.validate(subjectId, rules === undefined ? {} : { accessRules: rules });
     if (!subject) throw ksErrors.tokenNotFound();
     if (!mayInspect(ctx, caller, subject)) forbidAction('identity:revoke_token');
     const auditId = subject.payload.auditIds[0];

@@ -91,7 +91,8 @@ export const AppCredCreate = Type.Object({
         Type.Object({
           service: Str,
           method: Type.Union(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => Type.Literal(m))),
-          path: Str,
+          // Keystone: a string starting with '/', at most 225 characters
+          path: Type.String({ pattern: '^/', maxLength: 225 }),
         }),
       ),
     ),

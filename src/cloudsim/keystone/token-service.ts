@@ -67,8 +67,13 @@ export class TokenService {
     return { ...draft, id: await this.codec.encode(payload) };
   }
 
-  /** Full validation as Keystone does it; undefined for any invalid token (unknown, expired, revoked, ...). */
-  async validate(tokenId: string, opts: { allowExpired?: boolean } = {}): Promise<ValidatedToken | undefined> {
+  /**
+   * Full validation as Keystone does it; undefined for any invalid token (unknown, expired, revoked, ...).
+   * `accessRules` is the caller's OpenStack-Identity-Access-Rules header: a token of an application
+   * credential with access rules is valid only for a caller that says it enforces them (version 1.0 or
+   * later), as Keystone's token provider checks (_validate_token_access_rules).
+   */
+  async validate(tokenId: string, opts: { allowExpired?: boolean; accessRules?: string } = {}): Promise<ValidatedToken | undefined> {
     if (tokenId === '') return undefined;
     const payload = await this.codec.decode(tokenId);
     if (!payload) return undefined;
@@ -76,7 +81,9 @@ export class TokenService {
     if (now >= payload.expiresAt) {
       if (!opts.allowExpired || now >= payload.expiresAt + this.opts.allowExpiredWindowMs) return undefined;
     }
-    return this.rebuild(tokenId, payload);
+    const token = this.rebuild(tokenId, payload);
+    if (token?.appCred && token.appCred.accessRules.length > 0 && !(Number(opts.accessRules) >= 1.0)) return undefined;
+    return token;
   }
 
   private rebuild(id: string, payload: TokenPayload): ValidatedToken | undefined {

@@ -199,3 +199,32 @@ test('an app credential expiry caps its tokens and then refuses them', async () 
   assertKeystoneError(await validate(ks, service, token, { query: '?allow_expired=1' }), 404);
   assertKeystoneError(await api(ks, demo, 'POST', `/v3/users/${demoId}/application_credentials`, { application_credential: { name: 'bad', expires_at: 'soon' } }), 400);
 });
+
+test('access rules: tokens of such a credential validate only for a caller that enforces them (OpenStack-Identity-Access-Rules), which sees the rules', async () => {
+  const ks = await sim();
+  const demoId = ks.state.userId('demo');
+  const demo = await tokenFor(ks, 'demo');
+  const service = await tokenFor(ks, 'magnum');
+  const rules = [{ service: 'container-infra', method: 'GET', path: '/v1/clusters' }];
+  const ruled = await createCred(ks, demo, demoId, { name: 'ruled', access_rules: rules });
+  assert.deepEqual(ruled.body.access_rules.map((r: Record<string, string>) => ({ service: r.service, method: r.method, path: r.path })), rules);
+  const { token } = await credToken(ks, ruled.id, ruled.secret);
+
+  assertKeystoneError(await validate(ks, service, token), 404);
+  const enforced = await ks.app.inject({ method: 'GET', url: '/v3/auth/tokens', headers: { 'x-auth-token': service, 'x-subject-token': token, 'openstack-identity-access-rules': '1.0' } });
+  assert.equal(enforced.statusCode, 200, enforced.body);
+  assert.deepEqual(enforced.json().token.application_credential.access_rules.map((r: Record<string, string>) => r.path), ['/v1/clusters']);
+  const old = await ks.app.inject({ method: 'GET', url: '/v3/auth/tokens', headers: { 'x-auth-token': service, 'x-subject-token': token, 'openstack-identity-access-rules': '0.9' } });
+  assert.equal(old.statusCode, 404, 'a version before 1.0 does not count');
+  // Keystone's own API: refused without the header; with it, only what an identity rule allows.
+  assertKeystoneError(await api(ks, token, 'GET', `/v3/users/${demoId}/application_credentials`), 401);
+
+  // A credential without rules (or with an empty list) validates for everyone, and its token shows none.
+  const plain = await createCred(ks, demo, demoId, { name: 'plain', access_rules: [] });
+  const plainToken = (await credToken(ks, plain.id, plain.secret)).token;
+  const shown = await validate(ks, service, plainToken);
+  assert.equal(shown.statusCode, 200, shown.body);
+  assert.equal('access_rules' in shown.json().token.application_credential, false);
+
+  assertKeystoneError(await api(ks, demo, 'POST', `/v3/users/${demoId}/application_credentials`, { application_credential: { name: 'bad', access_rules: [{ service: 'compute', method: 'GET', path: 'servers' }] } }), 400);
+});

@@ -7,11 +7,11 @@
 
 import { stringify } from 'yaml';
 import { CLOUD_CONFIG_DIR } from '../../cloudconf.js';
-import { bool, imageTag, label } from '../../labels/types.js';
+import { bool, imageTag, label, oneOf } from '../../labels/types.js';
 import { CLOUD_CONFIG_SECRET } from '../cloud-config/index.js';
 import { defineAddon, ORDER, settingsOf, type ApiServerExtension, type K8sObject } from '../framework.js';
 import { CONTROL_PLANE, hostPath, KUBE_SYSTEM, meta, mount, READ, requests, role, roleBinding, rule, sa, serviceAccount, workload } from '../k8s.js';
-import { defaultPolicy } from './policy.js';
+import { POLICY_PRESETS, policyFor, type PolicyPreset } from './policy.js';
 
 const NAME = 'k8s-keystone-auth';
 const LABELS = { 'k8s-app': NAME };
@@ -23,8 +23,10 @@ const PKI = '/etc/kubernetes/pki';
 export interface KeystoneAuthSettings {
   enabled: boolean;
   image: string;
-  /** Project the default policy grants access to (the cluster's owner). */
+  /** Project the policy grants access to (the cluster's owner). */
   projectId: string;
+  /** Which authorization policy (./policy.ts); Magnum's by default. */
+  policy: PolicyPreset;
 }
 
 export const keystoneAuthAddon = defineAddon({
@@ -35,7 +37,11 @@ export const keystoneAuthAddon = defineAddon({
   labels: {
     keystone_auth_enabled: label(
       bool,
-      'Authenticate Keystone tokens and authorise them by Keystone role in the cluster project (k8s-keystone-auth webhook; admin → everything, member → all but kube-system and cluster RBAC, reader → read all but Secrets). Default true, as in Magnum.',
+      'Authenticate Keystone tokens and authorise them by Keystone role in the cluster project (k8s-keystone-auth webhook; what each role may do: keystone_auth_policy). Default true, as in Magnum.',
+    ),
+    keystone_auth_policy: label(
+      oneOf(POLICY_PRESETS),
+      "Not a Magnum label. The k8s-keystone-auth authorization policy (ConfigMap kube-system/k8s-keystone-auth-policy, re-applied with the add-ons): magnum (default; Magnum's own default: a member of the cluster's project may list pods, services and deployments in namespace default, nothing more), project-roles (wider: admin → everything, member → every namespaced resource outside kube-system but cluster RBAC, which reaches cluster-admin through RoleBindings and privileged pods; reader → read all but Secrets), none (no grants; RBAC bindings on the project's group only). Set on a template to widen access for its clusters.",
     ),
     k8s_keystone_auth_tag: label(imageTag, 'k8s-keystone-auth image tag override; must match the Kubernetes minor.'),
   },
@@ -50,7 +56,7 @@ export const keystoneAuthAddon = defineAddon({
     if (enabled && !/^[A-Za-z0-9_-]{1,64}$/.test(projectId)) {
       throw new Error('keystone-auth: the cluster input has no usable project_id (the policy is scoped to it)');
     }
-    return { enabled, image: `${k.imageRepository || 'registry.k8s.io/provider-os'}/${NAME}:${tag}`, projectId };
+    return { enabled, image: `${k.imageRepository || 'registry.k8s.io/provider-os'}/${NAME}:${tag}`, projectId, policy: l.keystone_auth_policy ?? 'magnum' };
   },
   enabled: (spec) => settingsOf<KeystoneAuthSettings>(spec, 'keystoneAuth').enabled,
   apiServer(): ApiServerExtension {
@@ -75,7 +81,7 @@ export const keystoneAuthAddon = defineAddon({
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: meta(POLICY_CONFIGMAP, KUBE_SYSTEM, LABELS),
-        data: { policies: `${JSON.stringify(defaultPolicy(s.projectId), null, 2)}\n` },
+        data: { policies: `${JSON.stringify(policyFor(s.policy, s.projectId), null, 2)}\n` },
       },
       daemonSet(s.image, ctx.cloud.credential.authUrl, withCa),
     ];

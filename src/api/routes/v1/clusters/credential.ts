@@ -1,7 +1,10 @@
-// The cluster's own Keystone application credential (name = cluster UUID, the caller's roles in
-// the project), made at create while the caller's token is at hand. Workers act only through it.
+// The cluster's own Keystone application credential (name = cluster UUID, of the caller's roles in
+// the project only those its consumers need: src/keystone/cluster-credential.ts), made at create
+// while the caller's token is at hand. Workers act only through it.
 import { errors } from '../../../../domain/errors.js';
 import type { CallerClouds, CloudCaller } from '../../../../openstack/caller.js';
+import { CLUSTER_CREDENTIAL_ROLES, clusterCredentialRoles } from '../../../../keystone/cluster-credential.js';
+import type { AuthContext } from '../../../../keystone/context.js';
 import { OpenStackError } from '../../../../openstack/errors.js';
 
 export interface ClusterCredential {
@@ -15,11 +18,13 @@ export interface ClusterCredential {
  */
 export async function createClusterCredential(clouds: CallerClouds, who: CloudCaller, clusterUuid: string, suffix = ''): Promise<ClusterCredential> {
   if (who.ctx.applicationCredential?.restricted) throw errors.restrictedApplicationCredential();
+  const roles = clusterCredentialRoles(who.ctx.roles);
+  if (roles.length === 0) throw errors.clusterCredentialRole(CLUSTER_CREDENTIAL_ROLES);
   try {
     const made = await clouds.for(who).keystone().createApplicationCredential({
       name: `${clusterUuid}${suffix}`,
       description: `Credential of cluster ${clusterUuid}: its workers act through it; deleted with the cluster.`,
-      roles: who.ctx.roles.map((name) => ({ name })),
+      roles: roles.map((name) => ({ name })),
     });
     return { id: made.id, secret: made.secret };
   } catch (e) {

@@ -1,0 +1,117 @@
+// A Redis outage must not hang shutdown (issue 15 hole 7): the API's services and a worker close within
+// their bound when their Redis is frozen (connected, silent: SIGSTOP) or gone (killed), then disconnect.
+// A Redis of the test's own (test/support/private-redis.ts); the shared one is not touched.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { createServices } from '../../src/api/services.js';
+import { SERVICE_USER } from '../../src/cloudsim/embedded.js';
+import { loadConfig } from '../../src/config.js';
+import { newOperation, OperationRepo } from '../../src/db/repos/operations.js';
+import { startWorker } from '../../workers/main.js';
+import { TEST_SECRET_KEY } from '../support/app.js';
+import { insertCluster } from '../support/cluster-fixture.js';
+import { freshDatabase, type TestDatabase } from '../support/db.js';
+import { closedPort } from '../support/net.js';
+import { privateRedis, type PrivateRedis } from '../support/private-redis.js';
+
+const BOUND_MS = 1000;
+
+/** How long `close` took; fails the test (instead of hanging it) past `limitMs`. */
+async function timed(close: () => Promise<void>, limitMs: number): Promise<number> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`close() still waiting after ${limitMs} ms`)), limitMs);
+  });
+  try {
+    await Promise.race([close(), hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+  return Date.now() - started;
+}
+
+describe('shutdown during a Redis outage', () => {
+  let redis: PrivateRedis;
+  let db: TestDatabase;
+
+  before(async () => {
+    redis = await privateRedis();
+    db = await freshDatabase();
+  });
+  after(async () => {
+    redis?.thaw();
+    await redis?.close();
+    await db?.drop();
+  });
+
+  const config = async () => {
+    const c = loadConfig({
+      DATABASE_URL: db.url,
+      REDIS_URL: redis.url,
+      KEYSTONE_URL: `http://127.0.0.1:${await closedPort()}/v3`,
+      SERVICE_PASSWORD: SERVICE_USER.password,
+      SECRET_KEYS: TEST_SECRET_KEY,
+      QUEUE_PREFIX: `test-${randomBytes(4).toString('hex')}`,
+      SHUTDOWN_TIMEOUT_MS: String(BOUND_MS),
+      LOG_LEVEL: 'silent',
+    });
+    return c;
+  };
+
+  for (const outage of ['frozen', 'killed'] as const) {
+    test(`API services close within SHUTDOWN_TIMEOUT_MS when Redis is ${outage}`, async () => {
+      if (!(await ping(redis))) await redis.start();
+      const services = await createServices(await config());
+      const { cluster } = await insertCluster({ services } as never, { user: 'u', project: 'p', pki: false });
+      outage === 'frozen' ? redis.freeze() : await redis.stop();
+      try {
+        // The relay is busy: a pending operation is being added to the queue (its row locked) when Redis is gone.
+        await services.db.transaction((em) => new OperationRepo(services.db).insert(em, newOperation(cluster.uuid, 'delete')));
+        void services.relay.kick();
+        await new Promise((r) => setTimeout(r, 100));
+        const took = await timed(() => services.close(), 8000);
+        assert.ok(took < BOUND_MS + 1500, `closed in ${took} ms`);
+      } finally {
+        redis.thaw();
+      }
+    });
+
+    test(`a worker closes within its bound when Redis is ${outage}`, async () => {
+      if (!(await ping(redis))) await redis.start();
+      const c = await config();
+      const worker = await startWorker({ redisUrl: c.redisUrl, concurrency: 1, prefix: c.queuePrefix, heartbeatMs: 100, closeTimeoutMs: BOUND_MS });
+      outage === 'frozen' ? redis.freeze() : await redis.stop();
+      try {
+        const took = await timed(() => worker.close(), 8000);
+        assert.ok(took < BOUND_MS + 1500, `closed in ${took} ms`);
+      } finally {
+        redis.thaw();
+      }
+    });
+  }
+
+  test('with Redis up, both close at once (the bound is not waited out)', async () => {
+    if (!(await ping(redis))) await redis.start();
+    const c = await config();
+    const services = await createServices(c);
+    const worker = await startWorker({ redisUrl: c.redisUrl, concurrency: 1, prefix: c.queuePrefix, heartbeatMs: 100, closeTimeoutMs: 5000 });
+    assert.ok((await timed(() => worker.close(), 8000)) < 2000);
+    assert.ok((await timed(() => services.close(), 8000)) < 2000);
+  });
+});
+
+async function ping(r: PrivateRedis): Promise<boolean> {
+  const { Redis } = await import('ioredis');
+  const c = new Redis(r.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  c.on('error', () => undefined);
+  try {
+    await c.connect();
+    return (await c.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    c.disconnect();
+  }
+}
