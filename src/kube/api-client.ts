@@ -50,6 +50,9 @@ export interface ObjectMeta {
   uid?: string;
   resourceVersion?: string;
   creationTimestamp?: string;
+  /** Set when a graceful deletion (or finalizers) keeps the object a while. */
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   ownerReferences?: OwnerReference[];

@@ -1,10 +1,13 @@
 // The Kubernetes REST API of one simulated cluster, transport aside: health and version, then
 // x509-authenticated, system:masters-authorised CRUD on any group/version/resource (namespaced
-// or not by the shape of the URL), list selectors, merge and server-side apply patches, and the
-// Eviction subresource of pods. Errors are Status objects; every write that changes something is followed by `changed()`.
+// or not by the shape of the URL), list selectors, merge and server-side apply patches, graceful
+// deletion (termination.ts), and the Eviction subresource of pods checked against their
+// PodDisruptionBudgets (disruption.ts). Errors are Status objects; every write that changes something is followed by `changed()`.
 import { parse as parseYaml } from 'yaml';
+import { evictionRefusal } from './disruption.js';
 import { fieldSelectorMatches, parseLabelSelector, selectorMatches } from './selectors.js';
 import { KubeStatus, notFound, type Obj, type ObjKey, type ObjectStore } from './store.js';
+import { deleteGracefully, finishDeletion } from './termination.js';
 
 export interface KubeUser {
   name: string;
@@ -30,6 +33,7 @@ export interface ApiAnswer {
 /** What the REST layer needs from its cluster. */
 export interface ClusterApi {
   store: ObjectStore;
+  now(): number;
   version(): Record<string, string>;
   /** After a write that changed something: the controllers catch up (nodes, pods, workload status). */
   changed(what: { group: string; resource: string }): void;
@@ -141,7 +145,7 @@ export class RestApi {
       case 'GET':
         return t.name === undefined ? this.list(t, q) : { status: 200, body: this.get(t) };
       case 'POST':
-        if (t.name !== undefined && t.resource === 'pods' && t.sub === 'eviction') return this.evict(t);
+        if (t.name !== undefined && t.resource === 'pods' && t.sub === 'eviction') return this.evict(t, req);
         if (t.name !== undefined) throw new KubeStatus(405, 'the server does not allow this method on the requested resource');
         return this.create(t, body(req, /yaml/.test(req.contentType ?? '')));
       case 'PUT':
@@ -149,7 +153,7 @@ export class RestApi {
       case 'PATCH':
         return this.patch(t, req, q);
       case 'DELETE':
-        return this.remove(t);
+        return this.remove(t, req, q);
       default:
         throw new KubeStatus(405, 'the server does not allow this method on the requested resource');
     }
@@ -220,9 +224,11 @@ export class RestApi {
       throw new KubeStatus(409, `Operation cannot be fulfilled on ${t.resource} "${t.name}": the object has been modified; please apply your changes to the latest version and try again`, 'Conflict');
     }
     const next = t.sub === 'status' ? { ...old, status: o.status } : { ...this.checked(t, o, t.name), ...(old.status !== undefined ? { status: old.status } : {}) };
-    this.api.store.write(key, next);
+    this.api.store.write(key, keepDeletion(old, next));
     this.written = t;
-    return { status: 200, body: this.api.store.get(key) };
+    const answer = this.api.store.get(key);
+    finishDeletion(this.api.store, key);
+    return { status: 200, body: answer };
   }
 
   private patch(t: Target, req: ApiRequest, q: URLSearchParams): ApiAnswer {
@@ -234,9 +240,11 @@ export class RestApi {
       if (!q.get('fieldManager')) throw new KubeStatus(422, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', 'Invalid');
       const applied = this.checked(t, body(req, true), t.name);
       if (!old) this.namespaceExists(t);
-      this.api.store.write(key, old?.status !== undefined ? { ...applied, status: old.status } : applied);
+      this.api.store.write(key, keepDeletion(old, old?.status !== undefined ? { ...applied, status: old.status } : applied));
       this.written = t;
-      return { status: old ? 200 : 201, body: this.api.store.get(key) };
+      const answer = this.api.store.get(key);
+      finishDeletion(this.api.store, key);
+      return { status: old ? 200 : 201, body: answer };
     }
     if (type !== 'application/merge-patch+json' && type !== 'application/strategic-merge-patch+json') {
       throw new KubeStatus(415, `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
@@ -245,29 +253,61 @@ export class RestApi {
     const p = body(req);
     const merged = mergePatch(old, t.sub === 'status' ? { status: p.status } : p) as Obj;
     merged.metadata = { ...merged.metadata, name: old.metadata.name, ...(old.metadata.namespace ? { namespace: old.metadata.namespace } : {}) };
-    this.api.store.write(key, admit(t, merged));
+    this.api.store.write(key, keepDeletion(old, admit(t, merged)));
     this.written = t;
-    return { status: 200, body: this.api.store.get(key) };
+    const answer = this.api.store.get(key);
+    finishDeletion(this.api.store, key);
+    return { status: 200, body: answer };
   }
 
-  private remove(t: Target): ApiAnswer {
+  private remove(t: Target, req: ApiRequest, q: URLSearchParams): ApiAnswer {
     if (t.name === undefined) throw new KubeStatus(405, 'deleting a collection is not supported by the simulated apiserver');
     const key = keyOf(t, t.name);
     if (t.group === '' && t.resource === 'namespaces' && SYSTEM_NAMESPACES.has(t.name)) {
       throw new KubeStatus(403, `namespaces "${t.name}" is forbidden: this namespace may not be deleted`, 'Forbidden', { name: t.name, kind: 'namespaces' });
     }
-    const gone = this.api.store.delete(key);
-    if (!gone) throw notFound(key);
-    if (t.group === '' && t.resource === 'namespaces') for (const k of this.api.store.keysIn(t.name)) this.api.store.delete(k);
+    if (t.group === '' && t.resource === 'namespaces') {
+      const gone = this.api.store.delete(key);
+      if (!gone) throw notFound(key);
+      for (const k of this.api.store.keysIn(t.name)) this.api.store.delete(k);
+      this.written = t;
+      return { status: 200, body: success(t, t.name, 200, gone.metadata.uid) };
+    }
+    const before = this.api.store.get(key);
+    if (!before) throw notFound(key);
+    const left = deleteGracefully(this.api.store, key, this.api.now(), gracePeriod(req, q));
     this.written = t;
-    return { status: 200, body: success(t, t.name, 200, gone.metadata.uid) };
+    // Still there (terminating, or held by finalizers): the apiserver answers with the object.
+    const still = this.api.store.get(key);
+    return still ? { status: 200, body: still } : { status: 200, body: success(t, t.name, 200, (left ?? before).metadata.uid) };
   }
 
-  /** The Eviction API: the pod goes (its controller, if any, makes another). */
-  private evict(t: Target): ApiAnswer {
+  /** The Eviction API: the pod goes gracefully unless a PodDisruptionBudget forbids it (429). */
+  private evict(t: Target, req: ApiRequest): ApiAnswer {
     const key = { ...keyOf(t, t.name!), resource: 'pods' };
-    if (!this.api.store.delete(key)) throw notFound(key);
+    const pod = this.api.store.get(key);
+    if (!pod) throw notFound(key);
+    const refusal = evictionRefusal(this.api.store, pod);
+    if (refusal) throw refusal;
+    const options = (req.body ? body(req) : {}) as { deleteOptions?: { gracePeriodSeconds?: number } };
+    deleteGracefully(this.api.store, key, this.api.now(), options.deleteOptions?.gracePeriodSeconds);
     this.written = { group: '', resource: 'pods' };
     return { status: 201, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } };
   }
+}
+
+/** DeleteOptions.gracePeriodSeconds from the query or the body. */
+function gracePeriod(req: ApiRequest, q: URLSearchParams): number | undefined {
+  const fromQuery = q.get('gracePeriodSeconds');
+  if (fromQuery !== null && /^\d+$/.test(fromQuery)) return Number(fromQuery);
+  if (!req.body) return undefined;
+  const b = body(req) as { gracePeriodSeconds?: unknown };
+  return typeof b.gracePeriodSeconds === 'number' ? b.gracePeriodSeconds : undefined;
+}
+
+/** A write cannot take back a deletion in progress: deletionTimestamp and its grace period stay. */
+function keepDeletion(old: Obj | undefined, next: Obj): Obj {
+  const ts = old?.metadata.deletionTimestamp;
+  if (ts === undefined) return next;
+  return { ...next, metadata: { ...next.metadata, deletionTimestamp: ts, deletionGracePeriodSeconds: old!.metadata.deletionGracePeriodSeconds } };
 }
