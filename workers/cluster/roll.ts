@@ -14,7 +14,8 @@ import { applyAddons, grantJoinTurn, nodeUsable } from './bootstrap.js';
 import { completeNodeGroups } from './complete.js';
 import { clusterSpec, effectiveLabels, nodeGroups, template } from './context.js';
 import { isControlPlane, observedServers, type ObservedServer } from './ports.js';
-import { drainAndForget, dropOrphanPorts, ensureJoinToken, removeServer } from './scale.js';
+import { drainAndForget } from './drain.js';
+import { dropOrphanPorts, ensureJoinToken, removeServer } from './scale.js';
 import { ensureServer, ensureServerGroups, failIfBroken } from './servers.js';
 
 const param = <T>(ctx: RunContext, k: string): T | undefined => (ctx.op.params as Record<string, unknown>)[k] as T | undefined;
@@ -71,7 +72,7 @@ export const roll: Step = {
     if (inGroup.length > g.node_count) {
       // The surge node is Ready: the oldest outdated one goes (its load balancer member first).
       if (isControlPlane(first.role)) await syncMembers(ctx, (port) => port !== first.name);
-      await drainAndForget(kube, first.name);
+      await drainAndForget(ctx, kube, [first.name], condition);
       await ctx.setCondition(condition, 'Unknown', 'Replacing', `Removing ${first.name}.`);
       await removeServer(ctx, first);
       return;

@@ -1,7 +1,7 @@
 // Node changes after the create (k8s-bootstrap §5): resize and update (a node group's count, with
 // named nodes_to_remove or else the newest), node group create/update/delete. New nodes join with
 // a bootstrap token the worker registers in the cluster for the operation; removed nodes are
-// cordoned, drained through the Eviction API, their Node deleted, then their server and port.
+// cordoned, drained through the Eviction API (drain.ts), their Node deleted, then their server and port.
 import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
 import type { KubeClient } from '../../src/kube/api-client.js';
 import { isNotFound, OpenStackError } from '../../src/openstack/errors.js';
@@ -15,6 +15,7 @@ import { isControlPlane, observedServers, plannedNodes, RETIRING, retiringOf, ty
 import { ensurePorts } from './ports.js';
 import { bootstrapToken, ensureServer, ensureServerGroups, failIfBroken } from './servers.js';
 import { unready } from './bootstrap.js';
+import { drainAndForget } from './drain.js';
 
 const param = (ctx: RunContext, k: string): unknown => (ctx.op.params as Record<string, unknown>)[k];
 const created = (s: ObservedServer): number => new Date((s.server as { created?: string }).created ?? 0).getTime();
@@ -63,19 +64,6 @@ export async function dropJoinToken(ctx: RunContext, kube: KubeClient): Promise<
   await kube.delete('v1', 'Secret', 'kube-system', `bootstrap-token-${id}`).catch(() => undefined);
 }
 
-/** Cordon, evict what is not a DaemonSet's or a mirror pod, delete the Node (gone: done). */
-export async function drainAndForget(kube: KubeClient, name: string): Promise<void> {
-  if (!(await kube.getNode(name))) return;
-  await kube.cordon(name);
-  for (const p of await kube.podsOn(name)) {
-    const owners = p.metadata.ownerReferences ?? [];
-    if (owners.some((o) => o.kind === 'DaemonSet')) continue;
-    if (p.metadata.annotations?.['kubernetes.io/config.mirror']) continue;
-    await kube.evict(p.metadata.namespace ?? 'default', p.metadata.name);
-  }
-  await kube.deleteNode(name);
-}
-
 /** Deletes a server and then its port; Wait until the server is gone. */
 export async function removeServer(ctx: RunContext, s: ObservedServer): Promise<void> {
   const nova = await ctx.cloud().servers();
@@ -117,9 +105,7 @@ export const scaleDown: Step = {
       await ctx.setCondition('workers', 'Unknown', 'Removing', `Removing ${leaving.map((s) => s.name).join(', ')}.`);
       const kube = await kubeFor(ctx);
       if (leaving.some((s) => isControlPlane(s.role))) await syncMembers(ctx, (port) => !leaving.some((s) => s.name === port));
-      for (const s of leaving) {
-        if (await kube.readyz()) await drainAndForget(kube, s.name);
-      }
+      if (await kube.readyz()) await drainAndForget(ctx, kube, leaving.map((s) => s.name));
       for (const s of leaving) {
         try {
           await removeServer(ctx, s);
