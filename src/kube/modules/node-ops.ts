@@ -16,7 +16,7 @@ export const nodeOpsModule = defineModule({
   labels: {
     drain_timeout: label(
       int(0, 86_400),
-      `Not a Magnum label (neither Magnum nor magnum-cluster-api has one). Seconds a node's drain waits for its evicted pods to be gone (evictions a PodDisruptionBudget refuses are retried) before the node is removed anyway, as Cluster API's nodeDrainTimeout; 0 = no limit. Default ${DEFAULT_DRAIN_TIMEOUT_SECONDS}.`,
+      `Not a Magnum label. magnum-cluster-api has none either. Seconds a node's drain waits for its evicted pods to be gone (evictions a PodDisruptionBudget refuses are retried) before the node is removed anyway, as Cluster API's nodeDrainTimeout; 0 = no limit. Default ${DEFAULT_DRAIN_TIMEOUT_SECONDS}.`,
     ),
   },
   resolve(l, ctx): NodeOpsSpec {
