@@ -94,6 +94,12 @@ export interface OperationSpec {
   steps: readonly Step[];
   /** After the last step; default: the operation succeeded. Returns the job's result. */
   finish?(ctx: RunContext): Promise<unknown>;
+  /**
+   * A terminal failure: the operation may turn back instead of ending (a resize asked with
+   * rollback=true returns its group to the previous size). True: it goes on, its steps run again
+   * from the first (they now undo), and its finish ends it with rolledBack().
+   */
+  rollback?(ctx: RunContext, failure: StepFailure): Promise<boolean>;
 }
 
 const DEFAULT_BACKOFF = { baseMs: 1000, maxMs: 60_000, maxRetries: 15 };
@@ -172,6 +178,14 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
         const failure = failureOf(e);
         ctx.log('operation failed', { step: current?.name, reason: failure.reason, message: failure.message });
         try {
+          if (spec.rollback && (await spec.rollback(ctx, failure))) {
+            ctx.log('rolling back', { reason: failure.reason });
+            // What earlier runs completed was the way forward; the way back walks every step again.
+            cache.steps.clear();
+            cache.values.clear();
+            requeued = true;
+            return await delay(job, token, 0);
+          }
           await fail(ctx, failure, failure.condition ?? current?.condition);
         } catch (e2) {
           if (e2 instanceof Stop) return { stopped: e2.why };
@@ -360,6 +374,20 @@ export function succeed(ctx: RunContext, change?: (em: EntityManager, row: Clust
   return end(ctx, 'succeeded', null, change).then(() => ({ state: 'succeeded' }));
 }
 
+/**
+ * The operation failed and undid what it had changed (its rollback hook turned it back, its steps
+ * ran again): it ends failed with the original failure as its error; the cluster shows
+ * ROLLBACK_COMPLETE (deriveStatus), and `change` writes what the operation observed.
+ */
+export async function rolledBack(ctx: RunContext, change?: (em: EntityManager, row: ClusterRow) => Promise<void>): Promise<unknown> {
+  const back = ctx.op.params.rolling_back as { reason: string; message: string };
+  const params = { ...ctx.op.params, rolled_back: true };
+  await ctx.ds.getRepository(OperationEntity).update({ id: ctx.op.id }, { params });
+  ctx.op = { ...ctx.op, params };
+  await end(ctx, 'failed', `${back.reason}: ${back.message}`, change);
+  return { failed: back.reason, rolledBack: true };
+}
+
 /** The operation failed: the condition (if any) turns False with the reason, node groups of a create fail too. */
 async function fail(ctx: RunContext, f: StepFailure, condition: ConditionType | undefined): Promise<void> {
   if (condition) await ctx.setCondition(condition, 'False', f.reason, f.message);
@@ -370,8 +398,8 @@ async function fail(ctx: RunContext, f: StepFailure, condition: ConditionType | 
       await repo.update({ cluster_id: ctx.cluster.uuid }, { status: 'CREATE_FAILED', status_reason: reason, updated_at: new Date() });
       return;
     }
-    // The node groups the operation was changing (those it marked *_IN_PROGRESS) fail with it.
-    const verb = ctx.op.kind === 'nodegroup_create' ? 'CREATE' : ctx.op.kind === 'nodegroup_delete' ? 'DELETE' : 'UPDATE';
+    // The node groups the operation was changing (those it marked *_IN_PROGRESS) fail with it (its rollback, if it had begun one).
+    const verb = ctx.op.params.rolling_back ? 'ROLLBACK' : ctx.op.kind === 'nodegroup_create' ? 'CREATE' : ctx.op.kind === 'nodegroup_delete' ? 'DELETE' : 'UPDATE';
     await em.query(
       `UPDATE nodegroup SET status = $2, status_reason = $3, updated_at = now() WHERE cluster_id = $1 AND status LIKE '%\_IN\_PROGRESS'`,
       [ctx.cluster.uuid, `${verb}_FAILED`, reason],

@@ -16,14 +16,16 @@ import { ensurePorts } from './ports.js';
 import { bootstrapToken, ensureServer, ensureServerGroups, failIfBroken } from './servers.js';
 import { unready } from './bootstrap.js';
 import { drainAndForget } from './drain.js';
+import { finishResize, rollBackResize, rollingBack } from './rollback.js';
 
 const param = (ctx: RunContext, k: string): unknown => (ctx.op.params as Record<string, unknown>)[k];
 const created = (s: ObservedServer): number => new Date((s.server as { created?: string }).created ?? 0).getTime();
 
-/** Resize/update: the named nodes, then the newest of the group beyond its node_count. */
+/** Resize/update: the named nodes, then the newest of the group beyond its node_count; rolling back, those the operation booted. */
 async function resizeRetiring(ctx: RunContext): Promise<Retiring> {
   const groupId = param(ctx, 'nodegroup') as string;
-  const named = new Set(((param(ctx, 'nodes_to_remove') as string[] | undefined) ?? []).map((x) => x.toLowerCase()));
+  const back = rollingBack(ctx);
+  const named = new Set((back ? back.booted : ((param(ctx, 'nodes_to_remove') as string[] | undefined) ?? [])).map((x) => x.toLowerCase()));
   const g = (await nodeGroups(ctx)).find((x) => x.uuid === groupId);
   const mine = (await observedServers(ctx)).filter((s) => s.nodegroup === groupId);
   const out = new Set(mine.filter((s) => named.has(s.server.id.toLowerCase()) || named.has(s.name.toLowerCase())).map((s) => s.server.id));
@@ -169,7 +171,8 @@ function nodeOperation(kind: 'resize' | 'update' | 'nodegroup_create', status: '
     kind,
     parallel: true,
     steps: NODE_STEPS,
-    finish: (ctx) => completeNodeGroups(ctx, status, param(ctx, 'nodegroup') as string),
+    finish: (ctx) => finishResize(ctx, status, param(ctx, 'nodegroup') as string),
+    ...(kind === 'nodegroup_create' ? {} : { rollback: rollBackResize }),
   };
 }
 
