@@ -16,6 +16,7 @@ import { ensurePorts } from './ports.js';
 import { bootstrapToken, ensureServer, ensureServerGroups, failIfBroken } from './servers.js';
 import { unready } from './bootstrap.js';
 import { drainAndForget } from './drain.js';
+import { dropNodeFloatingIp } from './floating-ips.js';
 import { finishResize, rollBackResize, rollingBack } from './rollback.js';
 
 const param = (ctx: RunContext, k: string): unknown => (ctx.op.params as Record<string, unknown>)[k];
@@ -66,8 +67,9 @@ export async function dropJoinToken(ctx: RunContext, kube: KubeClient): Promise<
   await kube.delete('v1', 'Secret', 'kube-system', `bootstrap-token-${id}`).catch(() => undefined);
 }
 
-/** Deletes a server and then its port; Wait until the server is gone. */
+/** Deletes a server (its floating IP first, as Heat did); its port goes once it is gone (dropOrphanPorts). Wait until then. */
 export async function removeServer(ctx: RunContext, s: ObservedServer): Promise<void> {
+  await dropNodeFloatingIp(ctx, s.name);
   const nova = await ctx.cloud().servers();
   try {
     await nova.delete(s.server.id);
@@ -84,6 +86,7 @@ export async function dropOrphanPorts(ctx: RunContext): Promise<void> {
   const n = await ctx.cloud().neutron();
   for (const row of await ctx.ledger.live('port')) {
     if (!row.name || live.has(row.name) || planned.has(row.name)) continue;
+    await dropNodeFloatingIp(ctx, row.name);
     await n.ports.delete(row.cloud_id).catch((e) => {
       if (!isNotFound(e)) throw e;
     });
