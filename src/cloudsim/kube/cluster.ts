@@ -9,6 +9,7 @@ import { ApiListener } from './listener.js';
 import { NODES, reconcileNodes, registerNode, type NodeMember } from './nodes.js';
 import { RestApi } from './rest.js';
 import { ObjectStore, type Obj, type StoreSnapshot } from './store.js';
+import { CloudControllers } from './cloud-controllers.js';
 import { reconcileDisruptionBudgets } from './disruption.js';
 import { Kubelets } from './termination.js';
 import { caCertHash, issueServingCert } from './tls.js';
@@ -60,6 +61,7 @@ export class SimCluster {
   private readonly rest: RestApi;
   private readonly workloads: Workloads;
   private readonly kubelets: Kubelets;
+  private readonly controllers: CloudControllers;
   private listener: ApiListener | undefined;
   /** What the listener serves now: the signing CA, the names and the trust set. */
   private identity = '';
@@ -78,7 +80,16 @@ export class SimCluster {
     this.store = new ObjectStore(() => clock.now());
     this.workloads = new Workloads(this.store, clock.random);
     this.kubelets = new Kubelets(this.store, clock, () => this.reconcile());
-    this.rest = new RestApi({ store: this.store, now: () => clock.now(), version: () => this.version(), changed: (w) => CONTROLLED.has(`${w.group}/${w.resource}`) && this.reconcile() });
+    this.controllers = new CloudControllers({ store: this.store, clock, occm: () => this.occmDaemonSet(), csi: () => this.csiController() });
+    this.rest = new RestApi({
+      store: this.store,
+      now: () => clock.now(),
+      version: () => this.version(),
+      changed: (w) => {
+        if (CONTROLLED.has(`${w.group}/${w.resource}`)) this.reconcile();
+        else this.controllers.kick();
+      },
+    });
   }
 
   /** The objects kubeadm init creates (the init member's facts). */
@@ -195,10 +206,22 @@ export class SimCluster {
 
   /** OCCM runs: its DaemonSet exists and has a pod on a live node. */
   private occmRunning(): boolean {
+    return this.occmDaemonSet() !== undefined;
+  }
+
+  /** OCCM's DaemonSet while one of its pods runs on a live node. */
+  private occmDaemonSet(): Obj | undefined {
     const ds = this.store.get({ group: 'apps', resource: 'daemonsets', namespace: 'kube-system', name: 'openstack-cloud-controller-manager' });
-    if (!ds) return false;
+    if (!ds) return undefined;
     const alive = new Set([...this.members.values()].filter((m) => this.view.alive(m.serverId)).map((m) => m.nodeName));
-    return this.store.list('', 'pods', 'kube-system').some((p) => p.metadata.ownerReferences?.some((o) => o.uid === ds.metadata.uid) && alive.has((p.spec as { nodeName?: string }).nodeName ?? ''));
+    const runs = this.store.list('', 'pods', 'kube-system').some((p) => p.metadata.ownerReferences?.some((o) => o.uid === ds.metadata.uid) && alive.has((p.spec as { nodeName?: string }).nodeName ?? ''));
+    return runs ? ds : undefined;
+  }
+
+  /** Cinder CSI's controller Deployment while a replica is ready. */
+  private csiController(): Obj | undefined {
+    const d = this.store.get({ group: 'apps', resource: 'deployments', namespace: 'kube-system', name: 'csi-cinder-controllerplugin' });
+    return ((d?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0) > 0 ? d : undefined;
   }
 
   /** The controllers, until nothing moves (a few passes: pods depend on nodes and OCCM on pods). */
@@ -213,8 +236,9 @@ export class SimCluster {
       reconcileDisruptionBudgets(this.store, this.clock.now());
       const alive = new Set(nodes.filter((n) => n.alive).map((n) => n.name));
       this.kubelets.sync((name) => alive.has(name));
-      if (this.store.resourceVersion === before) return;
+      if (this.store.resourceVersion === before) break;
     }
+    this.controllers.kick();
   }
 
   version(): Record<string, string> {
@@ -291,6 +315,7 @@ export class SimCluster {
   async close(): Promise<void> {
     this.closed = true;
     this.kubelets.close();
+    this.controllers.close();
     this.identity = '';
     await this.work;
     await this.listener?.close();

@@ -4,6 +4,7 @@
 // deletion (termination.ts), and the Eviction subresource of pods checked against their
 // PodDisruptionBudgets (disruption.ts). Errors are Status objects; every write that changes something is followed by `changed()`.
 import { parse as parseYaml } from 'yaml';
+import { admitWithStore } from './admission.js';
 import { evictionRefusal } from './disruption.js';
 import { fieldSelectorMatches, parseLabelSelector, selectorMatches } from './selectors.js';
 import { KubeStatus, notFound, type Obj, type ObjKey, type ObjectStore } from './store.js';
@@ -208,7 +209,7 @@ export class RestApi {
   }
 
   private create(t: Target, o: Obj): ApiAnswer {
-    const obj = this.checked(t, o, undefined);
+    const obj = admitWithStore(this.api.store, t, this.checked(t, o, undefined), undefined);
     this.namespaceExists(t);
     const created = this.api.store.create(keyOf(t, obj.metadata.name), obj);
     this.written = t;
@@ -223,7 +224,7 @@ export class RestApi {
     if (rv && rv !== old.metadata.resourceVersion) {
       throw new KubeStatus(409, `Operation cannot be fulfilled on ${t.resource} "${t.name}": the object has been modified; please apply your changes to the latest version and try again`, 'Conflict');
     }
-    const next = t.sub === 'status' ? { ...old, status: o.status } : { ...this.checked(t, o, t.name), ...(old.status !== undefined ? { status: old.status } : {}) };
+    const next = t.sub === 'status' ? { ...old, status: o.status } : { ...admitWithStore(this.api.store, t, this.checked(t, o, t.name), old), ...(old.status !== undefined ? { status: old.status } : {}) };
     this.api.store.write(key, keepDeletion(old, next));
     this.written = t;
     const answer = this.api.store.get(key);
@@ -238,7 +239,7 @@ export class RestApi {
     const old = this.api.store.get(key);
     if (type === 'application/apply-patch+yaml') {
       if (!q.get('fieldManager')) throw new KubeStatus(422, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', 'Invalid');
-      const applied = this.checked(t, body(req, true), t.name);
+      const applied = admitWithStore(this.api.store, t, this.checked(t, body(req, true), t.name), old);
       if (!old) this.namespaceExists(t);
       this.api.store.write(key, keepDeletion(old, old?.status !== undefined ? { ...applied, status: old.status } : applied));
       this.written = t;
@@ -253,7 +254,7 @@ export class RestApi {
     const p = body(req);
     const merged = mergePatch(old, t.sub === 'status' ? { status: p.status } : p) as Obj;
     merged.metadata = { ...merged.metadata, name: old.metadata.name, ...(old.metadata.namespace ? { namespace: old.metadata.namespace } : {}) };
-    this.api.store.write(key, keepDeletion(old, admit(t, merged)));
+    this.api.store.write(key, keepDeletion(old, t.sub === 'status' ? admit(t, merged) : admitWithStore(this.api.store, t, admit(t, merged), old)));
     this.written = t;
     const answer = this.api.store.get(key);
     finishDeletion(this.api.store, key);
