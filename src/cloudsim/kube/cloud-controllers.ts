@@ -23,6 +23,20 @@ export interface ControllerHost {
   csi(): Obj | undefined;
 }
 
+/** OCCM's DaemonSet while one of its pods runs on a node of `alive`. */
+export function occmDaemonSet(store: ObjectStore, alive: ReadonlySet<string>): Obj | undefined {
+  const ds = store.get({ group: 'apps', resource: 'daemonsets', namespace: 'kube-system', name: 'openstack-cloud-controller-manager' });
+  if (!ds) return undefined;
+  const runs = store.list('', 'pods', 'kube-system').some((p) => p.metadata.ownerReferences?.some((o) => o.uid === ds.metadata.uid) && alive.has((p.spec as { nodeName?: string }).nodeName ?? ''));
+  return runs ? ds : undefined;
+}
+
+/** Cinder CSI's controller Deployment while a replica is ready. */
+export function csiController(store: ObjectStore): Obj | undefined {
+  const d = store.get({ group: 'apps', resource: 'deployments', namespace: 'kube-system', name: 'csi-cinder-controllerplugin' });
+  return ((d?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0) > 0 ? d : undefined;
+}
+
 export class CloudControllers {
   private readonly services: ServiceController;
   private readonly volumes: CsiController;
@@ -61,6 +75,9 @@ export class CloudControllers {
         pending = pass.pending;
         failed = pass.failed;
       } while (this.again && !this.closed);
+    } catch {
+      // A controller's own bug must not take the simulator down: it backs off like a failed call.
+      failed = true;
     } finally {
       this.running = false;
     }

@@ -9,7 +9,7 @@ import { ApiListener } from './listener.js';
 import { NODES, reconcileNodes, registerNode, type NodeMember } from './nodes.js';
 import { RestApi } from './rest.js';
 import { ObjectStore, type Obj, type StoreSnapshot } from './store.js';
-import { CloudControllers } from './cloud-controllers.js';
+import { CloudControllers, csiController, occmDaemonSet } from './cloud-controllers.js';
 import { reconcileDisruptionBudgets } from './disruption.js';
 import { Kubelets } from './termination.js';
 import { caCertHash, issueServingCert } from './tls.js';
@@ -80,7 +80,7 @@ export class SimCluster {
     this.store = new ObjectStore(() => clock.now());
     this.workloads = new Workloads(this.store, clock.random);
     this.kubelets = new Kubelets(this.store, clock, () => this.reconcile());
-    this.controllers = new CloudControllers({ store: this.store, clock, occm: () => this.occmDaemonSet(), csi: () => this.csiController() });
+    this.controllers = new CloudControllers({ store: this.store, clock, occm: () => this.occmDaemonSet(), csi: () => csiController(this.store) });
     this.rest = new RestApi({
       store: this.store,
       now: () => clock.now(),
@@ -204,24 +204,9 @@ export class SimCluster {
     }
   }
 
-  /** OCCM runs: its DaemonSet exists and has a pod on a live node. */
-  private occmRunning(): boolean {
-    return this.occmDaemonSet() !== undefined;
-  }
-
-  /** OCCM's DaemonSet while one of its pods runs on a live node. */
+  /** OCCM's DaemonSet while it runs (a pod on a live node). */
   private occmDaemonSet(): Obj | undefined {
-    const ds = this.store.get({ group: 'apps', resource: 'daemonsets', namespace: 'kube-system', name: 'openstack-cloud-controller-manager' });
-    if (!ds) return undefined;
-    const alive = new Set([...this.members.values()].filter((m) => this.view.alive(m.serverId)).map((m) => m.nodeName));
-    const runs = this.store.list('', 'pods', 'kube-system').some((p) => p.metadata.ownerReferences?.some((o) => o.uid === ds.metadata.uid) && alive.has((p.spec as { nodeName?: string }).nodeName ?? ''));
-    return runs ? ds : undefined;
-  }
-
-  /** Cinder CSI's controller Deployment while a replica is ready. */
-  private csiController(): Obj | undefined {
-    const d = this.store.get({ group: 'apps', resource: 'deployments', namespace: 'kube-system', name: 'csi-cinder-controllerplugin' });
-    return ((d?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0) > 0 ? d : undefined;
+    return occmDaemonSet(this.store, new Set([...this.members.values()].filter((m) => this.view.alive(m.serverId)).map((m) => m.nodeName)));
   }
 
   /** The controllers, until nothing moves (a few passes: pods depend on nodes and OCCM on pods). */
@@ -230,7 +215,7 @@ export class SimCluster {
     for (let pass = 0; pass < 4; pass++) {
       const before = this.store.resourceVersion;
       const cni = this.cniApplied();
-      const nodes = reconcileNodes(this.store, { view: this.view, projectId: this.info.projectId, members: this.byNodeName(), cni, occm: this.occmRunning(), now: this.clock.now() });
+      const nodes = reconcileNodes(this.store, { view: this.view, projectId: this.info.projectId, members: this.byNodeName(), cni, occm: this.occmDaemonSet() !== undefined, now: this.clock.now() });
       this.workloads.reconcile(nodes, cni);
       this.operatorCrds();
       reconcileDisruptionBudgets(this.store, this.clock.now());

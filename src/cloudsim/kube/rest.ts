@@ -8,7 +8,7 @@ import { admitWithStore } from './admission.js';
 import { evictionRefusal } from './disruption.js';
 import { fieldSelectorMatches, parseLabelSelector, selectorMatches } from './selectors.js';
 import { KubeStatus, notFound, type Obj, type ObjKey, type ObjectStore } from './store.js';
-import { deleteGracefully, finishDeletion } from './termination.js';
+import { deleteGracefully, finishDeletion, gracePeriod, keepDeletion } from './termination.js';
 
 export interface KubeUser {
   name: string;
@@ -276,7 +276,7 @@ export class RestApi {
     }
     const before = this.api.store.get(key);
     if (!before) throw notFound(key);
-    const left = deleteGracefully(this.api.store, key, this.api.now(), gracePeriod(req, q));
+    const left = deleteGracefully(this.api.store, key, this.api.now(), gracePeriod(q, req.body ? body(req) : undefined));
     this.written = t;
     // Still there (terminating, or held by finalizers): the apiserver answers with the object.
     const still = this.api.store.get(key);
@@ -295,20 +295,4 @@ export class RestApi {
     this.written = { group: '', resource: 'pods' };
     return { status: 201, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } };
   }
-}
-
-/** DeleteOptions.gracePeriodSeconds from the query or the body. */
-function gracePeriod(req: ApiRequest, q: URLSearchParams): number | undefined {
-  const fromQuery = q.get('gracePeriodSeconds');
-  if (fromQuery !== null && /^\d+$/.test(fromQuery)) return Number(fromQuery);
-  if (!req.body) return undefined;
-  const b = body(req) as { gracePeriodSeconds?: unknown };
-  return typeof b.gracePeriodSeconds === 'number' ? b.gracePeriodSeconds : undefined;
-}
-
-/** A write cannot take back a deletion in progress: deletionTimestamp and its grace period stay. */
-function keepDeletion(old: Obj | undefined, next: Obj): Obj {
-  const ts = old?.metadata.deletionTimestamp;
-  if (ts === undefined) return next;
-  return { ...next, metadata: { ...next.metadata, deletionTimestamp: ts, deletionGracePeriodSeconds: old!.metadata.deletionGracePeriodSeconds } };
 }

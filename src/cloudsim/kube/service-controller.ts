@@ -11,7 +11,8 @@
 // real controller, it ensures a Service again only when the Service changes: a load balancer
 // deleted behind its back (a cluster delete) is not made again. A Service that stops being a
 // LoadBalancer, or is deleted, loses its floating IP (unless keep-floatingip) and load balancer
-// (cascade), then its finalizer.
+// (cascade), then its finalizer. Not simulated: ports changed after the load balancer was made
+// (the real controller updates its listeners), shared load balancers, and the many annotations.
 import type { LoadBalancer, OctaviaClient } from '../../openstack/octavia.js';
 import { isNotFound } from '../../openstack/errors.js';
 import { argOf, type CloudClients, type CloudConf } from './cloud-conf.js';

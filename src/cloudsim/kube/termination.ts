@@ -41,6 +41,21 @@ export function finishDeletion(store: ObjectStore, key: ObjKey): void {
   store.delete(key);
 }
 
+/** A write cannot take back a deletion in progress: deletionTimestamp and its grace period stay. */
+export function keepDeletion(old: Obj | undefined, next: Obj): Obj {
+  const ts = old?.metadata.deletionTimestamp;
+  if (ts === undefined) return next;
+  return { ...next, metadata: { ...next.metadata, deletionTimestamp: ts, deletionGracePeriodSeconds: old!.metadata.deletionGracePeriodSeconds } };
+}
+
+/** DeleteOptions.gracePeriodSeconds from the query, else from the (parsed) body. */
+export function gracePeriod(query: URLSearchParams, options: unknown): number | undefined {
+  const fromQuery = query.get('gracePeriodSeconds');
+  if (fromQuery !== null && /^\d+$/.test(fromQuery)) return Number(fromQuery);
+  const b = options as { gracePeriodSeconds?: unknown } | undefined;
+  return typeof b?.gracePeriodSeconds === 'number' ? b.gracePeriodSeconds : undefined;
+}
+
 /** The kubelets' side: a terminating pod on a live node is removed when its grace period ends. */
 export class Kubelets {
   private readonly timers = new Map<string, { timer: SimTimer; grace: number }>();
