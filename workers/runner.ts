@@ -97,6 +97,12 @@ export interface OperationSpec {
   steps: readonly Step[];
   /** After the last step; default: the operation succeeded. Returns the job's result. */
   finish?(ctx: RunContext): Promise<unknown>;
+  /**
+   * A terminal failure: the operation may turn back instead of ending (a resize asked with
+   * rollback=true returns its group to the previous size). True: it goes on, its steps run again
+   * from the first (they now undo), and its finish ends it with rolledBack().
+   */
+  rollback?(ctx: RunContext, failure: StepFailure): Promise<boolean>;
 }
 
 const DEFAULT_BACKOFF = { baseMs: 1000, maxMs: 60_000, maxRetries: 15 };
@@ -175,6 +181,14 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
         const failure = failureOf(e);
         ctx.log('operation failed', { step: current?.name, reason: failure.reason, message: failure.message });
         try {
+          if (spec.rollback && (await spec.rollback(ctx, failure))) {
+            ctx.log('rolling back', { reason: failure.reason });
+            // What earlier runs completed was the way forward; the way back walks every step again.
+            cache.steps.clear();
+            cache.values.clear();
+            requeued = true;
+            return await delay(job, token, 0);
+          }
           await fail(ctx, failure, failure.condition ?? current?.condition);
         } catch (e2) {
           if (e2 instanceof Stop) return { stopped: e2.why };
@@ -316,6 +330,20 @@ function ended(result: OperationRow | Lost, ctx: RunContext): void {
 export async function succeed(ctx: RunContext, change?: EndChange): Promise<unknown> {
   ended(await new OperationStore(ctx.ds).succeed(ctx.op, change), ctx);
   return { state: 'succeeded' };
+}
+
+/**
+ * The operation failed and undid what it had changed (its rollback hook turned it back, its steps
+ * ran again): it ends failed with the original failure as its error; the cluster shows
+ * ROLLBACK_COMPLETE (deriveStatus), and `change` writes what the operation observed.
+ */
+export async function rolledBack(ctx: RunContext, change?: EndChange): Promise<unknown> {
+  const back = ctx.op.params.rolling_back as { reason: string; message: string };
+  const params = { ...ctx.op.params, rolled_back: true };
+  await ctx.ds.transaction((em) => ctx.repos.operations.setParams(em, ctx.op.id, params));
+  ctx.op = { ...ctx.op, params };
+  ended(await new OperationStore(ctx.ds).rolledBack(ctx.op, `${back.reason}: ${back.message}`, change), ctx);
+  return { failed: back.reason, rolledBack: true };
 }
 
 /** The operation failed: the condition (if any) turns False with the reason, node groups of a create fail too. */

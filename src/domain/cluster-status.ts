@@ -88,7 +88,9 @@ export function deriveStatus(op: OperationView, conditions: Conditions): { statu
     case 'failed': {
       const failed = CONDITION_TYPES.map((t) => [t, conditions[t]] as const).find(([t, c]) => t !== 'health' && c?.status === 'False');
       const reason = op.error ?? (failed ? `${failed[0]}: ${failed[1]!.message}` : 'The operation failed.');
-      return { status: rollback && v === 'UPDATE' ? 'ROLLBACK_COMPLETE' : `${v}_FAILED`, status_reason: reason };
+      // Asked to roll back: ROLLBACK_COMPLETE once the change was undone (Magnum's status after Heat's rollback), else ROLLBACK_FAILED.
+      if (rollback && v === 'UPDATE') return { status: op.params?.rolled_back === true ? 'ROLLBACK_COMPLETE' : 'ROLLBACK_FAILED', status_reason: reason };
+      return { status: `${v}_FAILED`, status_reason: reason };
     }
     case 'cancelled':
       return { status: `${v}_FAILED`, status_reason: op.error ?? 'The operation was cancelled.' };

@@ -50,6 +50,8 @@ export class KubeError extends Error {
     readonly status: number,
     readonly reason: string,
     message: string,
+    /** The Status' causes (an eviction's DisruptionBudget, a validation's fields). */
+    readonly causes: { reason?: string; message?: string; field?: string }[] = [],
   ) {
     super(message);
     this.name = 'KubeError';
@@ -79,6 +81,9 @@ export interface ObjectMeta {
   uid?: string;
   resourceVersion?: string;
   creationTimestamp?: string;
+  /** Set when a graceful deletion (or finalizers) keeps the object a while. */
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   ownerReferences?: OwnerReference[];
@@ -210,6 +215,11 @@ export class KubeClient {
     await this.json('PATCH', `/api/v1/nodes/${encodeURIComponent(name)}`, { spec: { unschedulable } }, 'application/strategic-merge-patch+json');
   }
 
+  /** A JSON merge patch of one object; undefined when it is gone. */
+  mergePatch<T extends K8sObject = K8sObject>(apiVersion: string, kind: string, namespace: string | undefined, name: string, patch: Record<string, unknown>): Promise<T | undefined> {
+    return this.orMissing(this.json<T>('PATCH', resourcePath(apiVersion, kind, namespace, name), patch, 'application/merge-patch+json'));
+  }
+
   /** False when the Node was already gone. */
   async deleteNode(name: string): Promise<boolean> {
     return this.delete('v1', 'Node', undefined, name);
@@ -277,8 +287,8 @@ export class KubeClient {
       parsed = undefined;
     }
     if (r.status >= 400) {
-      const s = parsed as { kind?: string; reason?: string; message?: string } | undefined;
-      throw new KubeError(r.status, s?.kind === 'Status' && s.reason ? s.reason : `HTTP${r.status}`, `${method} ${path}: ${s?.message ?? (r.text.slice(0, 200) || `HTTP ${r.status}`)}`);
+      const s = parsed as { kind?: string; reason?: string; message?: string; details?: { causes?: KubeError['causes'] } } | undefined;
+      throw new KubeError(r.status, s?.kind === 'Status' && s.reason ? s.reason : `HTTP${r.status}`, `${method} ${path}: ${s?.message ?? (r.text.slice(0, 200) || `HTTP ${r.status}`)}`, s?.details?.causes ?? []);
     }
     return parsed as T;
   }

@@ -104,10 +104,18 @@ export class OperationStore {
         await this.nodegroups.updateOfCluster(em, op.cluster_id, { status: 'CREATE_FAILED', status_reason: error, updated_at: new Date() });
         return;
       }
-      // The node groups the operation was changing (those it marked *_IN_PROGRESS) fail with it.
-      const verb = op.kind === 'nodegroup_create' ? 'CREATE' : op.kind === 'nodegroup_delete' ? 'DELETE' : 'UPDATE';
+      // The node groups the operation was changing (those it marked *_IN_PROGRESS) fail with it (its rollback, if it had begun one).
+      const verb = op.params.rolling_back ? 'ROLLBACK' : op.kind === 'nodegroup_create' ? 'CREATE' : op.kind === 'nodegroup_delete' ? 'DELETE' : 'UPDATE';
       await this.nodegroups.failInProgress(em, op.cluster_id, `${verb}_FAILED`, error);
     });
+  }
+
+  /**
+   * The operation failed and undid what it had changed (a resize asked with rollback=true): it ends
+   * failed with the original error; deriveStatus shows ROLLBACK_COMPLETE; `change` writes what it observed.
+   */
+  rolledBack(op: OperationRow, error: string, change?: EndChange): Promise<OperationRow | Lost> {
+    return this.end(op, 'failed', error, change);
   }
 
   /** The operation ends; the cluster's status follows through deriveStatus, and an event says how. */

@@ -252,10 +252,54 @@ describe('one cluster: init behind a load balancer, joins, add-ons, drains, CA r
     workers.push({ name: booted[0]!.name, id: booted[0]!.id, ip: '' });
   });
 
+  test('PodDisruptionBudgets: an eviction that would break one is refused with 429, one it allows ends the pod gracefully', async () => {
+    await kube.apply({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api', namespace: 'default' },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'api' } }, template: { metadata: { labels: { app: 'api' } }, spec: { terminationGracePeriodSeconds: 200, containers: [{ name: 'api', image: 'nginx' }] } } },
+    });
+    const pdb = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'api', namespace: 'default' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'api' } } } };
+    await kube.apply(pdb);
+    const ready = await until('2 api pods Ready and the budget observed', async () => {
+      const pods = await kube.list('v1', 'Pod', 'default', 'app=api');
+      const b = await kube.get('policy/v1', 'PodDisruptionBudget', 'default', 'api');
+      return pods.length === 2 && (b?.status as any)?.currentHealthy === 2 && pods;
+    });
+    const budget = (await kube.get('policy/v1', 'PodDisruptionBudget', 'default', 'api'))!.status as any;
+    assert.deepEqual([budget.desiredHealthy, budget.disruptionsAllowed, budget.expectedPods], [2, 0, 2]);
+    assert.equal(budget.conditions[0].reason, 'InsufficientPods');
+    const victim = ready[0]!.metadata.name;
+    const refused = await raw(fip, 'POST', `/api/v1/namespaces/default/pods/${victim}/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: victim, namespace: 'default' } }, id: admin });
+    assert.equal(refused.status, 429);
+    assert.deepEqual([refused.body.reason, refused.body.message], ['TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget."]);
+    assert.deepEqual(refused.body.details.causes, [{ reason: 'DisruptionBudget', message: 'The disruption budget api needs 2 healthy pods and has 2 currently' }]);
+    await assert.rejects(kube.evict('default', victim), (e: unknown) => e instanceof KubeError && e.status === 429);
+    assert.equal((await kube.get<any>('v1', 'Pod', 'default', victim))?.metadata.deletionTimestamp, undefined, 'the refused pod runs on');
+
+    await kube.apply({ ...pdb, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'api' } } } });
+    await kube.evict('default', victim);
+    const ending = (await kube.get<any>('v1', 'Pod', 'default', victim))!;
+    assert.ok(ending.metadata.deletionTimestamp, 'terminating');
+    assert.equal((ending.metadata as any).deletionGracePeriodSeconds, 200);
+    const live = await kube.list<any>('v1', 'Pod', 'default', 'app=api');
+    assert.equal(live.filter((p) => !p.metadata.deletionTimestamp).length, 2, 'its replacement is made while it ends');
+    await kube.evict('default', victim);
+    await until('the evicted pod gone after its grace period', async () => (await kube.get('v1', 'Pod', 'default', victim)) === undefined);
+
+    await kube.apply({ ...pdb, metadata: { name: 'api-2', namespace: 'default' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'api' } } } });
+    const other = (await kube.list('v1', 'Pod', 'default', 'app=api'))[0]!.metadata.name;
+    await assert.rejects(kube.evict('default', other), (e: unknown) => e instanceof KubeError && e.status === 500 && /more than one PodDisruptionBudget/.test(e.message));
+    for (const name of ['api', 'api-2']) await kube.delete('policy/v1', 'PodDisruptionBudget', 'default', name);
+    await kube.delete('apps/v1', 'Deployment', 'default', 'api');
+    const left = await kube.list('v1', 'Pod', 'default', 'app=api');
+    const forced = await raw(fip, 'DELETE', `/api/v1/namespaces/default/pods/${left[0]!.metadata.name}?gracePeriodSeconds=0`, { id: admin });
+    assert.equal(forced.status, 200);
+    assert.equal(await kube.get('v1', 'Pod', 'default', left[0]!.metadata.name), undefined, 'a grace period of 0 deletes at once');
+  });
+
   test('cordon, drain through the Eviction API, delete the Node', async () => {
     await kube.apply({
       apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' },
-      spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+      spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { terminationGracePeriodSeconds: 1000, containers: [{ name: 'web', image: 'nginx' }] } } },
     });
     const target = workers[0]!.name;
     await until('web on the target node', async () => (await kube.podsOn(target)).some((p) => p.metadata.labels?.app === 'web'));
@@ -267,8 +311,9 @@ describe('one cluster: init behind a load balancer, joins, add-ons, drains, CA r
     const isDs = (p: (typeof pods)[number]) => (p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet');
     assert.ok(pods.some(isDs), 'kube-proxy and other DaemonSet pods');
     for (const p of pods.filter((x) => !isDs(x))) await kube.evict(p.metadata.namespace!, p.metadata.name);
-    const left = await kube.podsOn(target);
-    assert.deepEqual(left.filter((p) => !isDs(p)), [], 'only DaemonSet pods stay');
+    const terminating = (await kube.podsOn(target)).filter((p) => !isDs(p));
+    assert.ok(terminating.length > 0 && terminating.every((p) => p.metadata.deletionTimestamp), 'evicted pods end gracefully');
+    await until('only DaemonSet pods left', async () => (await kube.podsOn(target)).every(isDs));
     const web = await kube.list('v1', 'Pod', 'default', 'app=web');
     assert.equal(web.length, 3, 'replaced');
     assert.ok(web.every((p) => (p.spec as any).nodeName !== target), 'not on the cordoned node');

@@ -12,11 +12,12 @@ import { api, deleteCluster, leftovers, settled, withHarness, type Harness } fro
 let h: Harness;
 let zoneTemplate: string;
 let missingZoneTemplate: string;
+let ingressTemplate: string;
 
-async function template(name: string, zone: string): Promise<string> {
+async function template(name: string, zone: string, labels: Record<string, string> = {}): Promise<string> {
   const r = await api(h, 'POST', '/v1/clustertemplates', {
     name, coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
-    master_lb_enabled: true, floating_ip_enabled: true, network_driver: 'calico', labels: { kube_tag: 'v1.35.1', api_dns_zone: zone },
+    master_lb_enabled: true, floating_ip_enabled: true, network_driver: 'calico', labels: { kube_tag: 'v1.35.1', api_dns_zone: zone, ...labels },
   });
   assert.equal(r.status, 201, JSON.stringify(r.body));
   return r.body.uuid as string;
@@ -27,6 +28,7 @@ withHarness(async (x) => {
   h.t.cloud!.sims.designate.state.createZone({ projectId: h.project, name: 'k8s.example.org.', email: 'dns@example.org' });
   zoneTemplate = await template('with-zone', 'K8S.example.org');
   missingZoneTemplate = await template('missing-zone', 'nowhere.example.org.');
+  ingressTemplate = await template('zone-ingress', 'k8s.example.org.', { ingress_controller: 'octavia' });
 });
 
 const recordsets = () => [...h.t.cloud!.sims.designate.state.recordsets.values()].filter((r) => r.type === 'A');
@@ -51,6 +53,7 @@ test('the API gets an A record in the zone and the name in its certificate; the 
   assert.equal(mine.length, 1, `one record named ${name}`);
   assert.deepEqual(mine[0]!.records, [ip]);
   assert.ok(mine[0]!.description?.includes(uuid), 'marked as the cluster\'s');
+  assert.equal(recordsets().filter((rs) => rs.name === `*.${name}`).length, 0, 'no wildcard without the ingress');
 
   // The apiserver's serving certificate holds the DNS name beside the address.
   const target = h.t.cloud!.sims.kube.resolve(ip, 6443)!;
@@ -76,5 +79,31 @@ test('a zone the project does not have fails the create on the API condition, an
   const c = await settled(h, uuid, 'CREATE_FAILED');
   assert.match(c.status_reason, /nowhere\.example\.org\. \(label api_dns_zone\) was not found/);
   await deleteCluster(h, uuid);
+  assert.deepEqual(leftovers(h).map((x) => `${x.service}:${x.type}:${x.id}`).filter((x) => !x.startsWith('designate:zone')), []);
+});
+
+test('with ingress_controller=octavia: *.<API name> points at a floating IP kept for the ingress; both go with the cluster', async () => {
+  const r = await api(h, 'POST', '/v1/clusters', { cluster_template_id: ingressTemplate, name: 'shop', master_count: 1, node_count: 1 });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  const uuid = r.body.uuid as string;
+  const c = await settled(h, uuid, 'CREATE_COMPLETE');
+  const name = `*.${apiHostLabel('shop', uuid)}.k8s.example.org.`;
+  const wild = recordsets().filter((rs) => rs.name === name && rs.action !== 'DELETE');
+  assert.equal(wild.length, 1, `one record ${name}`);
+  assert.ok(wild[0]!.description?.includes(uuid), "marked as the cluster's");
+  const fips = [...h.t.cloud!.neutron.floatingIps.values()].filter((f) => f.description === `Magnum cluster ${uuid} ingress`);
+  assert.equal(fips.length, 1, 'a floating IP kept for the ingress');
+  assert.deepEqual(wild[0]!.records, [fips[0]!.floatingIpAddress]);
+  assert.equal(fips[0]!.portId, null, 'until an Ingress takes it');
+  assert.ok(fips[0]!.tags.includes(`magnum-cluster=${uuid}`));
+  assert.ok(!c.api_address.includes(fips[0]!.floatingIpAddress), "not the API's");
+  const events = (await api(h, 'GET', `/v1/clusters/${uuid}/events`)).body;
+  const said = JSON.stringify(events);
+  assert.match(said, /IngressDnsRecordCreated/);
+  assert.ok(said.includes(`octavia.ingress.kubernetes.io/floatingip: \\"${fips[0]!.floatingIpAddress}\\"`), 'the event says how an Ingress takes the address');
+
+  await deleteCluster(h, uuid);
+  assert.equal(recordsets().filter((rs) => rs.name === name && rs.action !== 'DELETE').length, 0, 'the wildcard is gone');
+  assert.equal(h.t.cloud!.neutron.floatingIps.has(fips[0]!.id), false, 'and its address');
   assert.deepEqual(leftovers(h).map((x) => `${x.service}:${x.type}:${x.id}`).filter((x) => !x.startsWith('designate:zone')), []);
 });

@@ -233,6 +233,15 @@ export async function syncMembers(ctx: RunContext, keep: (portName: string) => b
   await activeLb(ctx, o, ep.loadBalancerId!);
 }
 
+/**
+ * The descriptions cloud-provider-openstack gives the load balancers of a cluster (--cluster-name = our uuid):
+ * OCCM's "Kubernetes external service <ns>/<name> from cluster <c>", octavia-ingress-controller's "Kubernetes
+ * ingress <name> in namespace <ns> from cluster <c>", which it rewrites as "Kubernetes Ingress … from cluster <c>,
+ * version: <resourceVersion>" once the Ingress is served.
+ */
+export const occmLoadBalancer = (uuid: string): RegExp =>
+  new RegExp(`^Kubernetes (external service \\S+/\\S+|[Ii]ngress \\S+ in namespace \\S+) from cluster ${uuid}(, version: \\S+)?$`);
+
 /** Delete: the API load balancer and those OCCM made for the cluster's Services and Ingresses, their children by cascade. */
 export const purgeLoadBalancers: Step = {
   name: 'load_balancers',
@@ -242,8 +251,8 @@ export const purgeLoadBalancers: Step = {
       client: (cloud) => cloud.octavia(),
       async find(o) {
         const uuid = ctx.cluster.uuid;
-        // OCCM's are named by their description (§4.2).
-        const occm = new RegExp(`^Kubernetes .+ from cluster ${uuid}$`);
+        // OCCM's and the ingress controller's are known by their description (§4.2).
+        const occm = occmLoadBalancer(uuid);
         return (await o.listLoadBalancers()).filter((lb) => (lb.tags ?? []).includes(clusterTag(uuid)) || occm.test(lb.description ?? ''));
       },
       async delete(o, id) {

@@ -7,12 +7,13 @@ import { nodeGroups } from './context.js';
 import { observedServers } from './ports.js';
 import { addressesOf } from './servers.js';
 
-export async function completeNodeGroups(ctx: RunContext, status: string, only?: string): Promise<unknown> {
+/** `end` ends the operation with the writes (succeed; rolledBack after a rollback). */
+export async function completeNodeGroups(ctx: RunContext, status: string, only?: string, end: typeof succeed = succeed): Promise<unknown> {
   ctx.forget('servers');
   const servers = await observedServers(ctx);
   const version = (await (await kubeFor(ctx)).version()).gitVersion;
   const groups = await nodeGroups(ctx);
-  const result = await succeed(ctx, async (em) => {
+  const result = await end(ctx, async (em) => {
     for (const g of groups) {
       const mine = servers.filter((s) => s.nodegroup === g.uuid).sort((a, b) => a.name.localeCompare(b.name));
       const versions = [...new Set(mine.map((s) => s.version).filter(Boolean))];

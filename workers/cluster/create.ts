@@ -9,6 +9,7 @@ import { ensureAddons, ensureApiReady, ensureControlPlaneInit, ensureControlPlan
 import { completeNodeGroups } from './complete.js';
 import { ensureApiDnsRecord } from './dns.js';
 import { ensureExternalDnsZone } from './external-dns.js';
+import { ensureIngressDnsRecord } from './ingress-dns.js';
 import { ensureKmsKey } from './kms.js';
 import { ensureManilaService } from './manila.js';
 import { ensureNetwork, ensureSecurityGroups } from './network.js';
@@ -30,6 +31,7 @@ export const createOperation: OperationSpec = {
     ensureApiMembers,
     ensureApiMonitor,
     ensureApiDnsRecord,
+    ensureIngressDnsRecord,
     ensureExternalDnsZone,
     ensureManilaService,
     ensureControlPlaneInit,

@@ -1,6 +1,7 @@
 // The API's DNS name (label api_dns_zone): an A record for the endpoint's address in a Designate zone
 // of the cluster's project, named from the cluster (spec.apiServer.dnsRecord). Ours by the cluster
-// uuid in its description; recorded in the ledger as `<zone id>/<recordset id>`. Removed at delete.
+// uuid in its description; recorded in the ledger as `<zone id>/<recordset id>`. Removed at delete,
+// with the services' wildcard record (ingress-dns.ts).
 import type { DesignateClient, Recordset } from '../../src/openstack/designate.js';
 import { StepFailure } from '../errors.js';
 import { clusterDescription } from '../naming.js';
@@ -10,6 +11,8 @@ import { endpoint } from './api-lb.js';
 import { clusterSpec } from './context.js';
 import { ours, purge, type Named } from './ensure.js';
 import { required } from './services.js';
+import { settingsOf } from '../../src/kube/addons/framework.js';
+import type { IngressSettings } from '../../src/kube/addons/ingress/index.js';
 
 const TTL = 300;
 
@@ -60,15 +63,17 @@ export const ensureApiDnsRecord: Step = {
   },
 };
 
-/** Delete: the recorded records, and the spec's name when it carries the cluster's uuid (a create that crashed before recording). */
+/** Delete: the recorded records, and the spec's names (the API's, the services' wildcard) when they carry the cluster's uuid (a create that crashed before recording). */
 export const purgeDnsRecords: Step = {
   name: 'dns_records',
   async run(ctx) {
-    const want = await clusterSpec(ctx).then((s) => s.apiServer.dnsRecord, () => null);
+    const spec = await clusterSpec(ctx).catch(() => null);
+    const want = spec?.apiServer.dnsRecord ?? null;
+    const wildcard = spec ? settingsOf<IngressSettings>(spec, 'ingress').wildcardDns : null;
     await purge(ctx, {
       service: 'dns', type: 'recordset',
       client: (cloud) => cloud.designate(),
-      find: want ? (d) => apiRecords(d, want) : undefined,
+      find: want ? async (d) => [...(await apiRecords(d, want)), ...(wildcard ? await apiRecords(d, wildcard) : [])] : undefined,
       delete(d, id) {
         const [zoneId, recordsetId] = id.split('/');
         return d.deleteRecordset(zoneId!, recordsetId!);
@@ -82,5 +87,6 @@ async function apiRecords(d: DesignateClient, want: { zone: string; name: string
   const zoneId = (await d.listZones({ name: want.zone })).find((z) => z.name === want.zone)?.id;
   if (!zoneId) return [];
   const found = await d.listRecordsets(zoneId, { name: want.name, type: 'A' });
-  return found.filter((rs) => rs.id).map((rs) => ({ id: recordId(zoneId, rs.id!), description: rs.description ?? null }));
+  // A `*` in the name filter is a glob to Designate: the exact name only.
+  return found.filter((rs) => rs.id && rs.name === want.name).map((rs) => ({ id: recordId(zoneId, rs.id!), description: rs.description ?? null }));
 }

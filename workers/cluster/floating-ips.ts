@@ -1,38 +1,88 @@
-// Floating IPs: the API's, on the endpoint's port when the cluster asks for one (recorded, found again
-// by its port, tagged after the create); at delete, that one and those OCCM and the ingress controller
-// made for the cluster's Services, before the servers.
-import type { FloatingIp } from '../../src/openstack/neutron.js';
+// Floating IPs: the API's, on the endpoint's port when the cluster asks for one; each node's, on its
+// port, when floating_ip_enabled (Magnum's meaning: every master and minion got one from its Heat
+// template), deleted with the node; at delete, those and the ones OCCM and the ingress controller
+// made for the cluster's Services and Ingresses, before the servers. Each is recorded under a name
+// (`kubeapi`, the server's name), found again by its port, tagged after the create.
+import { isNotFound } from '../../src/openstack/errors.js';
+import type { FloatingIp, NeutronClient } from '../../src/openstack/neutron.js';
 import { clusterDescription, clusterTag } from '../naming.js';
 import type { RunContext, Step } from '../runner.js';
 import { clusterNet } from './context.js';
 import { purge } from './ensure.js';
 
-/** The floating IP on `portId` (ledger, then a lookup by port, then a new one). */
-export async function ensureFloatingIp(ctx: RunContext, portId: string): Promise<FloatingIp> {
-  const n = await ctx.cloud().neutron();
+export const API_FIP = 'kubeapi';
+
+/** OCCM's and octavia-ingress-controller's descriptions (cloud-provider-openstack, --cluster-name = our uuid). */
+export const occmFloatingIp = (uuid: string): RegExp => new RegExp(`^Floating IP for Kubernetes (external service|ingress) .+ from cluster ${uuid}$`);
+
+/** The recorded floating IP named `name` that still exists, else undefined (rows of vanished ones marked deleted). */
+async function recorded(ctx: RunContext, n: NeutronClient, name: string): Promise<FloatingIp | undefined> {
   for (const row of await ctx.ledger.live('floatingip')) {
-    const fip = await n.floatingIps.get(row.cloud_id).catch(() => undefined);
-    if (fip) {
-      if (fip.port_id !== portId) return n.associateFloatingIp(fip.id, portId);
-      return fip;
-    }
+    if (row.name !== name) continue;
+    const fip = await n.floatingIps.get(row.cloud_id).catch((e) => {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    });
+    if (fip) return fip;
     await ctx.ledger.markDeleted('network', 'floatingip', row.cloud_id);
   }
-  const onPort = (await n.floatingIps.list({ port_id: portId } as never))[0];
-  if (onPort) {
-    await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: onPort.id, name: 'kubeapi', step: 'api_lb' });
-    return onPort;
-  }
+  return undefined;
+}
+
+/** A new floating IP on `portId`, recorded as `name` and tagged. */
+async function create(ctx: RunContext, n: NeutronClient, name: string, portId: string | null, step: string, what: string): Promise<FloatingIp> {
   await ctx.checkpoint();
   const net = await clusterNet(ctx);
-  const fip = await n.floatingIps.create({ floating_network_id: net.externalNetworkId, port_id: portId, description: `${clusterDescription(ctx.cluster.uuid)} API` } as never);
+  const fip = await n.floatingIps.create({ floating_network_id: net.externalNetworkId, ...(portId ? { port_id: portId } : {}), description: `${clusterDescription(ctx.cluster.uuid)} ${what}` } as never);
   await ctx.hooks.afterCreate?.('floatingip', fip.id);
-  await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: fip.id, name: 'kubeapi', step: 'api_lb' });
+  await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: fip.id, name, step });
   await n.addTag('floatingips' as never, fip.id, clusterTag(ctx.cluster.uuid));
   return fip;
 }
 
-/** Delete: the recorded and tagged ones, and OCCM's for the cluster's Services (named by their description, §4.1). */
+/** The API's floating IP on `portId` (ledger, then a lookup by port, then a new one). */
+export async function ensureFloatingIp(ctx: RunContext, portId: string): Promise<FloatingIp> {
+  const n = await ctx.cloud().neutron();
+  const mine = await recorded(ctx, n, API_FIP);
+  if (mine) return mine.port_id === portId ? mine : n.associateFloatingIp(mine.id, portId);
+  const onPort = (await n.floatingIps.list({ port_id: portId } as never))[0];
+  if (onPort) {
+    await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: onPort.id, name: API_FIP, step: 'api_lb' });
+    return onPort;
+  }
+  return create(ctx, n, API_FIP, portId, 'api_lb', 'API');
+}
+
+/**
+ * The node `name`'s floating IP on its port: the recorded one, else the one the port already has
+ * (a create that never recorded it; or, without an API load balancer, the API's on the single control plane), else a new one.
+ */
+export async function ensureNodeFloatingIp(ctx: RunContext, name: string, portId: string): Promise<FloatingIp> {
+  const n = await ctx.cloud().neutron();
+  const mine = await recorded(ctx, n, name);
+  if (mine) return mine.port_id === portId ? mine : n.associateFloatingIp(mine.id, portId);
+  const onPort = (await n.floatingIps.list({ port_id: portId } as never))[0];
+  if (onPort) {
+    if ((onPort.description ?? '').endsWith(` node ${name}`)) await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: onPort.id, name, step: 'servers' });
+    return onPort;
+  }
+  return create(ctx, n, name, portId, 'servers', `node ${name}`);
+}
+
+/** The floating IPs recorded for the node `name` (its server going or gone): deleted, 404 counting as done. */
+export async function dropNodeFloatingIp(ctx: RunContext, name: string): Promise<void> {
+  const rows = (await ctx.ledger.live('floatingip')).filter((r) => r.name === name);
+  if (rows.length === 0) return;
+  const n = await ctx.cloud().neutron();
+  for (const row of rows) {
+    await n.floatingIps.delete(row.cloud_id).catch((e) => {
+      if (!isNotFound(e)) throw e;
+    });
+    await ctx.ledger.markDeleted('network', 'floatingip', row.cloud_id);
+  }
+}
+
+/** Delete: the recorded and tagged ones, and OCCM's and the ingress controller's for the cluster (named by their description, §4.1). */
 export const purgeFloatingIps: Step = {
   name: 'floating_ips',
   run: (ctx) =>
@@ -41,7 +91,7 @@ export const purgeFloatingIps: Step = {
       client: (cloud) => cloud.neutron(),
       async find(n) {
         const uuid = ctx.cluster.uuid;
-        const occm = new RegExp(`^Floating IP for Kubernetes .+ from cluster ${uuid}$`);
+        const occm = occmFloatingIp(uuid);
         const tagged = await n.floatingIps.list({ tags: clusterTag(uuid) } as never);
         return [...tagged, ...(await n.floatingIps.list()).filter((f) => occm.test(f.description ?? ''))];
       },

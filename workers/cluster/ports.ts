@@ -71,7 +71,7 @@ export function retiringOf(ctx: RunContext): Promise<Retiring> {
   return ctx.memo('retiring', async () => (await RETIRING.get(ctx.op.kind)?.(ctx)) ?? (() => false));
 }
 
-const groupLabel = (g: NodeGroupRow): string => (g.role === 'master' ? 'control-plane' : g.is_default ? 'worker' : g.name);
+export const groupLabel = (g: NodeGroupRow): string => (g.role === 'master' ? 'control-plane' : g.is_default ? 'worker' : g.name);
 export const isControlPlane = (r: NodeRole): boolean => r === 'init' || r === 'control-plane';
 
 /** The nodes to add: per group, node_count minus its live, non-retiring servers. */

@@ -8,7 +8,8 @@ import { kubeFor } from '../kube.js';
 import type { OperationSpec, Step } from '../runner.js';
 import { completeNodeGroups } from './complete.js';
 import { observedServers, RETIRING } from './ports.js';
-import { drainAndForget, NODE_STEPS } from './scale.js';
+import { drainAndForget } from './drain.js';
+import { NODE_STEPS } from './scale.js';
 
 const param = <T>(ctx: { op: { params: Record<string, unknown> } }, k: string): T | undefined => ctx.op.params[k] as T | undefined;
 
@@ -26,7 +27,7 @@ const staleNodes: Step = {
     if (names.length === 0) return;
     const live = new Set((await observedServers(ctx)).map((s) => s.name));
     const kube = await kubeFor(ctx);
-    for (const n of names) if (!live.has(n)) await drainAndForget(kube, n);
+    await drainAndForget(ctx, kube, names.filter((n) => !live.has(n)));
   },
 };
 

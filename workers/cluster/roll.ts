@@ -1,6 +1,7 @@
 // Rolling replacement (k8s-bootstrap §5, §6): upgrade and CA rotation replace nodes, control
-// planes first and one at a time, then the workers of the group, with a surge of one: a new node
-// joins and is Ready before an old one is drained and deleted. A node is outdated when its server
+// planes first and one at a time, then the workers of the group with a surge of the upgrade's
+// max_batch_size (at most the group's outdated nodes): the new nodes join and are Ready before as
+// many old ones are drained and deleted. A node is outdated when its server
 // metadata shows another Kubernetes version (upgrade) or an older CA generation (rotation).
 import { loadCa, loadClusterPki, rotateClusterPki, sealContext } from '../../src/pki/store.js';
 import { StepFailure, Wait } from '../errors.js';
@@ -12,12 +13,16 @@ import { applyAddons, grantJoinTurn, nodeUsable } from './bootstrap.js';
 import { completeNodeGroups } from './complete.js';
 import { clusterSpec, effectiveLabels, nodeGroups, template } from './context.js';
 import { isControlPlane, observedServers, type ObservedServer } from './ports.js';
-import { drainAndForget, dropOrphanPorts, ensureJoinToken, removeServer } from './scale.js';
+import { drainAndForget } from './drain.js';
+import { dropOrphanPorts, ensureJoinToken, removeServer } from './scale.js';
 import { ensureServer, ensureServerGroups, failIfBroken } from './servers.js';
 
 const param = <T>(ctx: RunContext, k: string): T | undefined => (ctx.op.params as Record<string, unknown>)[k] as T | undefined;
 
 type Outdated = (s: ObservedServer) => boolean;
+
+/** Nodes replaced at once per worker group: the upgrade's max_batch_size (1 when absent, and for a CA rotation). */
+const batchSize = (ctx: RunContext): number => Math.max(1, Math.floor(Number(param<number>(ctx, 'max_batch_size') ?? 1)) || 1);
 
 /** Which servers the operation replaces: control planes always, workers of its node group (all groups for a rotation). */
 async function outdatedOf(ctx: RunContext): Promise<Outdated> {
@@ -57,40 +62,51 @@ export const roll: Step = {
     const groups = await nodeGroups(ctx);
     const g = groups.find((x) => x.uuid === first.nodegroup);
     if (!g) throw new StepFailure('NotFound', `Server ${first.name} belongs to no node group.`, condition);
+    const controlPlane = isControlPlane(first.role);
     const kube = await kubeFor(ctx);
     const inGroup = servers.filter((s) => s.nodegroup === g.uuid);
+    const oldInGroup = inGroup.filter(outdated).sort((a, b) => a.name.localeCompare(b.name));
+    // A surge of max_batch_size (control planes one at a time: etcd keeps its quorum), never more than the group's outdated nodes.
+    const batch = Math.min(controlPlane ? 1 : batchSize(ctx), oldInGroup.length);
+    const target = g.node_count + batch;
+    if (inGroup.length < target) {
+      const spec = await clusterSpec(ctx);
+      const taken = new Set(servers.map((s) => s.name));
+      const names: string[] = [];
+      for (let i = 0; names.length < target - inGroup.length; i++) {
+        const name = serverName(spec.cluster.shortName, g.role === 'master' ? 'control-plane' : g.is_default ? 'worker' : g.name, ctx.op.id, g.uuid, i);
+        if (!taken.has(name)) names.push(name);
+      }
+      await ensureJoinToken(ctx, kube);
+      const role = controlPlane ? 'control-plane' : 'worker';
+      for (const name of names) await ensureServer(ctx, { name, group: g, role });
+      if (controlPlane) {
+        await grantJoinTurn(kube, names[0]!);
+        ctx.forget('servers');
+        ctx.forget('cp-ports');
+        await syncMembers(ctx).catch((e) => { if (!(e instanceof Wait)) throw e; });
+      }
+      const replaced = oldInGroup.slice(0, batch).map((s) => s.name).join(', ');
+      await ctx.setCondition(condition, 'Unknown', 'Replacing', `${names.join(', ')} joining to replace ${replaced}.`);
+      throw new Wait(ctx.pollMs, `${names.join(', ')} joining`);
+    }
     const fresh = inGroup.filter((s) => !outdated(s));
     const nodes = new Map((await kube.listNodes()).map((n) => [n.metadata.name, n]));
     const joining = fresh.filter((s) => { const n = nodes.get(s.name); return s.server.status !== 'ACTIVE' || !n || !nodeUsable(n); });
     if (joining.length > 0) {
-      await ctx.setCondition(condition, 'Unknown', 'Replacing', `${joining.map((s) => s.name).join(', ')} joining to replace ${first.name}.`);
+      await ctx.setCondition(condition, 'Unknown', 'Replacing', `${joining.map((s) => s.name).join(', ')} joining to replace ${oldInGroup.slice(0, batch).map((s) => s.name).join(', ')}.`);
       throw new Wait(ctx.pollMs, `${joining[0]!.name} joining`);
     }
-    if (inGroup.length > g.node_count) {
-      // The surge node is Ready: the oldest outdated one goes (its load balancer member first).
-      if (isControlPlane(first.role)) await syncMembers(ctx, (port) => port !== first.name);
-      await drainAndForget(kube, first.name);
-      await ctx.setCondition(condition, 'Unknown', 'Replacing', `Removing ${first.name}.`);
-      await removeServer(ctx, first);
-      return;
+    // The surge is Ready: as many outdated nodes as it added go (their load balancer members first).
+    const retiring = oldInGroup.slice(0, inGroup.length - g.node_count);
+    const names = new Set(retiring.map((s) => s.name));
+    if (controlPlane) await syncMembers(ctx, (port) => !names.has(port));
+    await drainAndForget(ctx, kube, [...names], condition);
+    await ctx.setCondition(condition, 'Unknown', 'Replacing', `Removing ${[...names].join(', ')}.`);
+    for (const s of retiring) {
+      await removeServer(ctx, s).catch((e) => { if (!(e instanceof Wait)) throw e; });
     }
-    const spec = await clusterSpec(ctx);
-    const taken = new Set(servers.map((s) => s.name));
-    let name = '';
-    for (let i = 0; !name || taken.has(name); i++) {
-      name = serverName(spec.cluster.shortName, g.role === 'master' ? 'control-plane' : g.is_default ? 'worker' : g.name, ctx.op.id, g.uuid, i);
-    }
-    await ensureJoinToken(ctx, kube);
-    const role = isControlPlane(first.role) ? 'control-plane' : 'worker';
-    await ensureServer(ctx, { name, group: g, role });
-    if (role === 'control-plane') {
-      await grantJoinTurn(kube, name);
-      ctx.forget('servers');
-      ctx.forget('cp-ports');
-      await syncMembers(ctx).catch((e) => { if (!(e instanceof Wait)) throw e; });
-    }
-    await ctx.setCondition(condition, 'Unknown', 'Replacing', `${name} joining to replace ${first.name}.`);
-    throw new Wait(ctx.pollMs, `${name} joining`);
+    throw new Wait(ctx.pollMs, `${retiring.length} server(s) being removed`);
   },
 };
 

@@ -1,7 +1,7 @@
 // Node changes after the create (k8s-bootstrap §5): resize and update (a node group's count, with
 // named nodes_to_remove or else the newest), node group create/update/delete. New nodes join with
 // a bootstrap token the worker registers in the cluster for the operation; removed nodes are
-// cordoned, drained through the Eviction API, their Node deleted, then their server and port.
+// cordoned, drained through the Eviction API (drain.ts), their Node deleted, then their server and port.
 import type { KubeClient } from '../../src/kube/api-client.js';
 import { isNotFound, OpenStackError } from '../../src/openstack/errors.js';
 import { Wait } from '../errors.js';
@@ -14,14 +14,18 @@ import { isControlPlane, observedServers, plannedNodes, RETIRING, retiringOf, ty
 import { ensurePorts } from './ports.js';
 import { bootstrapToken, ensureServer, ensureServerGroups, failIfBroken } from './servers.js';
 import { unready } from './bootstrap.js';
+import { drainAndForget } from './drain.js';
+import { dropNodeFloatingIp } from './floating-ips.js';
+import { finishResize, rollBackResize, rollingBack } from './rollback.js';
 
 const param = (ctx: RunContext, k: string): unknown => (ctx.op.params as Record<string, unknown>)[k];
 const created = (s: ObservedServer): number => new Date((s.server as { created?: string }).created ?? 0).getTime();
 
-/** Resize/update: the named nodes, then the newest of the group beyond its node_count. */
+/** Resize/update: the named nodes, then the newest of the group beyond its node_count; rolling back, those the operation booted. */
 async function resizeRetiring(ctx: RunContext): Promise<Retiring> {
   const groupId = param(ctx, 'nodegroup') as string;
-  const named = new Set(((param(ctx, 'nodes_to_remove') as string[] | undefined) ?? []).map((x) => x.toLowerCase()));
+  const back = rollingBack(ctx);
+  const named = new Set((back ? back.booted : ((param(ctx, 'nodes_to_remove') as string[] | undefined) ?? [])).map((x) => x.toLowerCase()));
   const g = (await nodeGroups(ctx)).find((x) => x.uuid === groupId);
   const mine = (await observedServers(ctx)).filter((s) => s.nodegroup === groupId);
   const out = new Set(mine.filter((s) => named.has(s.server.id.toLowerCase()) || named.has(s.name.toLowerCase())).map((s) => s.server.id));
@@ -62,21 +66,9 @@ export async function dropJoinToken(ctx: RunContext, kube: KubeClient): Promise<
   await kube.delete('v1', 'Secret', 'kube-system', `bootstrap-token-${id}`).catch(() => undefined);
 }
 
-/** Cordon, evict what is not a DaemonSet's or a mirror pod, delete the Node (gone: done). */
-export async function drainAndForget(kube: KubeClient, name: string): Promise<void> {
-  if (!(await kube.getNode(name))) return;
-  await kube.cordon(name);
-  for (const p of await kube.podsOn(name)) {
-    const owners = p.metadata.ownerReferences ?? [];
-    if (owners.some((o) => o.kind === 'DaemonSet')) continue;
-    if (p.metadata.annotations?.['kubernetes.io/config.mirror']) continue;
-    await kube.evict(p.metadata.namespace ?? 'default', p.metadata.name);
-  }
-  await kube.deleteNode(name);
-}
-
-/** Deletes a server and then its port; Wait until the server is gone. */
+/** Deletes a server (its floating IP first, as Heat did); its port goes once it is gone (dropOrphanPorts). Wait until then. */
 export async function removeServer(ctx: RunContext, s: ObservedServer): Promise<void> {
+  await dropNodeFloatingIp(ctx, s.name);
   const nova = await ctx.cloud().servers();
   try {
     await nova.delete(s.server.id);
@@ -93,6 +85,7 @@ export async function dropOrphanPorts(ctx: RunContext): Promise<void> {
   const n = await ctx.cloud().neutron();
   for (const row of await ctx.ledger.live('port')) {
     if (!row.name || live.has(row.name) || planned.has(row.name)) continue;
+    await dropNodeFloatingIp(ctx, row.name);
     await n.ports.delete(row.cloud_id).catch((e) => {
       if (!isNotFound(e)) throw e;
     });
@@ -116,9 +109,7 @@ export const scaleDown: Step = {
       await ctx.setCondition('workers', 'Unknown', 'Removing', `Removing ${leaving.map((s) => s.name).join(', ')}.`);
       const kube = await kubeFor(ctx);
       if (leaving.some((s) => isControlPlane(s.role))) await syncMembers(ctx, (port) => !leaving.some((s) => s.name === port));
-      for (const s of leaving) {
-        if (await kube.readyz()) await drainAndForget(kube, s.name);
-      }
+      if (await kube.readyz()) await drainAndForget(ctx, kube, leaving.map((s) => s.name));
       for (const s of leaving) {
         try {
           await removeServer(ctx, s);
@@ -182,7 +173,8 @@ function nodeOperation(kind: 'resize' | 'update' | 'nodegroup_create', status: '
     kind,
     parallel: true,
     steps: NODE_STEPS,
-    finish: (ctx) => completeNodeGroups(ctx, status, param(ctx, 'nodegroup') as string),
+    finish: (ctx) => finishResize(ctx, status, param(ctx, 'nodegroup') as string),
+    ...(kind === 'nodegroup_create' ? {} : { rollback: rollBackResize }),
   };
 }
 

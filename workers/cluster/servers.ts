@@ -18,6 +18,7 @@ import { endpoint } from './api-lb.js';
 import { kmsInput } from './kms.js';
 import { clusterSpec, nodeGroups, template } from './context.js';
 import { ensure, purge } from './ensure.js';
+import { ensureNodeFloatingIp } from './floating-ips.js';
 import { ensurePort, isControlPlane, META, observedServers, type ObservedServer, type PlannedNode } from './ports.js';
 
 /** One server group per node group (k8s-bootstrap §1.1 step 7). */
@@ -126,6 +127,7 @@ export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Ser
   const spec = await clusterSpec(ctx);
   const t = await template(ctx);
   const port = await ensurePort(ctx, p.name, p.role);
+  if (spec.nodeOps.floatingIp) await ensureNodeFloatingIp(ctx, p.name, port.id);
   const group = await serverGroup(ctx, p.group);
   const cp = isControlPlane(p.role);
   const c = ctx.cluster;
@@ -214,13 +216,17 @@ export function failIfBroken(s: ObservedServer, condition: ConditionType): void 
   throw new StepFailure(reason, `Server ${s.name} (${s.server.id}) is in ERROR: ${fault}`, condition);
 }
 
-/** The fixed IPv4 addresses of a server. */
+/**
+ * A server's IPv4 addresses as Magnum shows them (node_addresses, master_addresses): its floating
+ * ones when it has some (Heat's kube_minion_external_ip), else its fixed ones.
+ */
 export function addressesOf(s: Server): string[] {
-  const out: string[] = [];
-  for (const list of Object.values((s.addresses ?? {}) as Record<string, { addr: string; version: number }[]>)) {
-    for (const a of list) if (a.version === 4) out.push(a.addr);
+  const fixed: string[] = [];
+  const floating: string[] = [];
+  for (const list of Object.values((s.addresses ?? {}) as Record<string, { addr: string; version: number; 'OS-EXT-IPS:type'?: string }[]>)) {
+    for (const a of list) if (a.version === 4) (a['OS-EXT-IPS:type'] === 'floating' ? floating : fixed).push(a.addr);
   }
-  return out;
+  return floating.length > 0 ? floating : fixed;
 }
 
 export { observedServers };

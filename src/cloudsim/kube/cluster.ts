@@ -9,6 +9,9 @@ import { ApiListener } from './listener.js';
 import { NODES, reconcileNodes, registerNode, type NodeMember } from './nodes.js';
 import { RestApi } from './rest.js';
 import { ObjectStore, type Obj, type StoreSnapshot } from './store.js';
+import { CloudControllers, csiController, occmDaemonSet } from './cloud-controllers.js';
+import { reconcileDisruptionBudgets } from './disruption.js';
+import { Kubelets } from './termination.js';
 import { caCertHash, issueServingCert } from './tls.js';
 import type { KeyPair, KubeRole } from './userdata.js';
 import { Workloads } from './workloads.js';
@@ -49,7 +52,7 @@ const RESOURCES: Record<string, { group: string; resource: string }> = {
   Deployment: { group: 'apps', resource: 'deployments' }, DaemonSet: { group: 'apps', resource: 'daemonsets' },
 };
 /** Resources the simulated controllers read: a write to one of them makes them catch up. */
-const CONTROLLED = new Set(['/nodes', '/pods', '/namespaces', 'apps/daemonsets', 'apps/deployments', 'apps/statefulsets', 'operator.tigera.io/installations']);
+const CONTROLLED = new Set(['/nodes', '/pods', '/namespaces', 'apps/daemonsets', 'apps/deployments', 'apps/statefulsets', 'operator.tigera.io/installations', 'policy/poddisruptionbudgets']);
 const exists = (store: ObjectStore, group: string, resource: string, namespace: string, name: string) => store.has({ group, resource, namespace, name });
 
 export class SimCluster {
@@ -57,6 +60,8 @@ export class SimCluster {
   readonly members = new Map<string, Member>();
   private readonly rest: RestApi;
   private readonly workloads: Workloads;
+  private readonly kubelets: Kubelets;
+  private readonly controllers: CloudControllers;
   private listener: ApiListener | undefined;
   /** What the listener serves now: the signing CA, the names and the trust set. */
   private identity = '';
@@ -74,7 +79,17 @@ export class SimCluster {
   ) {
     this.store = new ObjectStore(() => clock.now());
     this.workloads = new Workloads(this.store, clock.random);
-    this.rest = new RestApi({ store: this.store, version: () => this.version(), changed: (w) => CONTROLLED.has(`${w.group}/${w.resource}`) && this.reconcile() });
+    this.kubelets = new Kubelets(this.store, clock, () => this.reconcile());
+    this.controllers = new CloudControllers({ store: this.store, clock, occm: () => this.occmDaemonSet(), csi: () => csiController(this.store) });
+    this.rest = new RestApi({
+      store: this.store,
+      now: () => clock.now(),
+      version: () => this.version(),
+      changed: (w) => {
+        if (CONTROLLED.has(`${w.group}/${w.resource}`)) this.reconcile();
+        else this.controllers.kick();
+      },
+    });
   }
 
   /** The objects kubeadm init creates (the init member's facts). */
@@ -189,24 +204,26 @@ export class SimCluster {
     }
   }
 
-  /** OCCM runs: its DaemonSet exists and has a pod on a live node. */
-  private occmRunning(): boolean {
-    const ds = this.store.get({ group: 'apps', resource: 'daemonsets', namespace: 'kube-system', name: 'openstack-cloud-controller-manager' });
-    if (!ds) return false;
-    const alive = new Set([...this.members.values()].filter((m) => this.view.alive(m.serverId)).map((m) => m.nodeName));
-    return this.store.list('', 'pods', 'kube-system').some((p) => p.metadata.ownerReferences?.some((o) => o.uid === ds.metadata.uid) && alive.has((p.spec as { nodeName?: string }).nodeName ?? ''));
+  /** OCCM's DaemonSet while it runs (a pod on a live node). */
+  private occmDaemonSet(): Obj | undefined {
+    return occmDaemonSet(this.store, new Set([...this.members.values()].filter((m) => this.view.alive(m.serverId)).map((m) => m.nodeName)));
   }
 
   /** The controllers, until nothing moves (a few passes: pods depend on nodes and OCCM on pods). */
   reconcile(): void {
+    if (this.closed) return;
     for (let pass = 0; pass < 4; pass++) {
       const before = this.store.resourceVersion;
       const cni = this.cniApplied();
-      const nodes = reconcileNodes(this.store, { view: this.view, projectId: this.info.projectId, members: this.byNodeName(), cni, occm: this.occmRunning(), now: this.clock.now() });
+      const nodes = reconcileNodes(this.store, { view: this.view, projectId: this.info.projectId, members: this.byNodeName(), cni, occm: this.occmDaemonSet() !== undefined, now: this.clock.now() });
       this.workloads.reconcile(nodes, cni);
       this.operatorCrds();
-      if (this.store.resourceVersion === before) return;
+      reconcileDisruptionBudgets(this.store, this.clock.now());
+      const alive = new Set(nodes.filter((n) => n.alive).map((n) => n.name));
+      this.kubelets.sync((name) => alive.has(name));
+      if (this.store.resourceVersion === before) break;
     }
+    this.controllers.kick();
   }
 
   version(): Record<string, string> {
@@ -282,6 +299,8 @@ export class SimCluster {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.kubelets.close();
+    this.controllers.close();
     this.identity = '';
     await this.work;
     await this.listener?.close();

@@ -1,10 +1,14 @@
 // The Kubernetes REST API of one simulated cluster, transport aside: health and version, then
 // x509-authenticated, system:masters-authorised CRUD on any group/version/resource (namespaced
-// or not by the shape of the URL), list selectors, merge and server-side apply patches, and the
-// Eviction subresource of pods. Errors are Status objects; every write that changes something is followed by `changed()`.
+// or not by the shape of the URL), list selectors, merge and server-side apply patches, graceful
+// deletion (termination.ts), and the Eviction subresource of pods checked against their
+// PodDisruptionBudgets (disruption.ts). Errors are Status objects; every write that changes something is followed by `changed()`.
 import { parse as parseYaml } from 'yaml';
+import { admitWithStore } from './admission.js';
+import { evictionRefusal } from './disruption.js';
 import { fieldSelectorMatches, parseLabelSelector, selectorMatches } from './selectors.js';
 import { KubeStatus, notFound, type Obj, type ObjKey, type ObjectStore } from './store.js';
+import { deleteGracefully, finishDeletion, gracePeriod, keepDeletion } from './termination.js';
 
 export interface KubeUser {
   name: string;
@@ -30,6 +34,7 @@ export interface ApiAnswer {
 /** What the REST layer needs from its cluster. */
 export interface ClusterApi {
   store: ObjectStore;
+  now(): number;
   version(): Record<string, string>;
   /** After a write that changed something: the controllers catch up (nodes, pods, workload status). */
   changed(what: { group: string; resource: string }): void;
@@ -141,7 +146,7 @@ export class RestApi {
       case 'GET':
         return t.name === undefined ? this.list(t, q) : { status: 200, body: this.get(t) };
       case 'POST':
-        if (t.name !== undefined && t.resource === 'pods' && t.sub === 'eviction') return this.evict(t);
+        if (t.name !== undefined && t.resource === 'pods' && t.sub === 'eviction') return this.evict(t, req);
         if (t.name !== undefined) throw new KubeStatus(405, 'the server does not allow this method on the requested resource');
         return this.create(t, body(req, /yaml/.test(req.contentType ?? '')));
       case 'PUT':
@@ -149,7 +154,7 @@ export class RestApi {
       case 'PATCH':
         return this.patch(t, req, q);
       case 'DELETE':
-        return this.remove(t);
+        return this.remove(t, req, q);
       default:
         throw new KubeStatus(405, 'the server does not allow this method on the requested resource');
     }
@@ -204,7 +209,7 @@ export class RestApi {
   }
 
   private create(t: Target, o: Obj): ApiAnswer {
-    const obj = this.checked(t, o, undefined);
+    const obj = admitWithStore(this.api.store, t, this.checked(t, o, undefined), undefined);
     this.namespaceExists(t);
     const created = this.api.store.create(keyOf(t, obj.metadata.name), obj);
     this.written = t;
@@ -219,10 +224,12 @@ export class RestApi {
     if (rv && rv !== old.metadata.resourceVersion) {
       throw new KubeStatus(409, `Operation cannot be fulfilled on ${t.resource} "${t.name}": the object has been modified; please apply your changes to the latest version and try again`, 'Conflict');
     }
-    const next = t.sub === 'status' ? { ...old, status: o.status } : { ...this.checked(t, o, t.name), ...(old.status !== undefined ? { status: old.status } : {}) };
-    this.api.store.write(key, next);
+    const next = t.sub === 'status' ? { ...old, status: o.status } : { ...admitWithStore(this.api.store, t, this.checked(t, o, t.name), old), ...(old.status !== undefined ? { status: old.status } : {}) };
+    this.api.store.write(key, keepDeletion(old, next));
     this.written = t;
-    return { status: 200, body: this.api.store.get(key) };
+    const answer = this.api.store.get(key);
+    finishDeletion(this.api.store, key);
+    return { status: 200, body: answer };
   }
 
   private patch(t: Target, req: ApiRequest, q: URLSearchParams): ApiAnswer {
@@ -232,11 +239,13 @@ export class RestApi {
     const old = this.api.store.get(key);
     if (type === 'application/apply-patch+yaml') {
       if (!q.get('fieldManager')) throw new KubeStatus(422, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', 'Invalid');
-      const applied = this.checked(t, body(req, true), t.name);
+      const applied = admitWithStore(this.api.store, t, this.checked(t, body(req, true), t.name), old);
       if (!old) this.namespaceExists(t);
-      this.api.store.write(key, old?.status !== undefined ? { ...applied, status: old.status } : applied);
+      this.api.store.write(key, keepDeletion(old, old?.status !== undefined ? { ...applied, status: old.status } : applied));
       this.written = t;
-      return { status: old ? 200 : 201, body: this.api.store.get(key) };
+      const answer = this.api.store.get(key);
+      finishDeletion(this.api.store, key);
+      return { status: old ? 200 : 201, body: answer };
     }
     if (type !== 'application/merge-patch+json' && type !== 'application/strategic-merge-patch+json') {
       throw new KubeStatus(415, `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
@@ -245,28 +254,44 @@ export class RestApi {
     const p = body(req);
     const merged = mergePatch(old, t.sub === 'status' ? { status: p.status } : p) as Obj;
     merged.metadata = { ...merged.metadata, name: old.metadata.name, ...(old.metadata.namespace ? { namespace: old.metadata.namespace } : {}) };
-    this.api.store.write(key, admit(t, merged));
+    this.api.store.write(key, keepDeletion(old, t.sub === 'status' ? admit(t, merged) : admitWithStore(this.api.store, t, admit(t, merged), old)));
     this.written = t;
-    return { status: 200, body: this.api.store.get(key) };
+    const answer = this.api.store.get(key);
+    finishDeletion(this.api.store, key);
+    return { status: 200, body: answer };
   }
 
-  private remove(t: Target): ApiAnswer {
+  private remove(t: Target, req: ApiRequest, q: URLSearchParams): ApiAnswer {
     if (t.name === undefined) throw new KubeStatus(405, 'deleting a collection is not supported by the simulated apiserver');
     const key = keyOf(t, t.name);
     if (t.group === '' && t.resource === 'namespaces' && SYSTEM_NAMESPACES.has(t.name)) {
       throw new KubeStatus(403, `namespaces "${t.name}" is forbidden: this namespace may not be deleted`, 'Forbidden', { name: t.name, kind: 'namespaces' });
     }
-    const gone = this.api.store.delete(key);
-    if (!gone) throw notFound(key);
-    if (t.group === '' && t.resource === 'namespaces') for (const k of this.api.store.keysIn(t.name)) this.api.store.delete(k);
+    if (t.group === '' && t.resource === 'namespaces') {
+      const gone = this.api.store.delete(key);
+      if (!gone) throw notFound(key);
+      for (const k of this.api.store.keysIn(t.name)) this.api.store.delete(k);
+      this.written = t;
+      return { status: 200, body: success(t, t.name, 200, gone.metadata.uid) };
+    }
+    const before = this.api.store.get(key);
+    if (!before) throw notFound(key);
+    const left = deleteGracefully(this.api.store, key, this.api.now(), gracePeriod(q, req.body ? body(req) : undefined));
     this.written = t;
-    return { status: 200, body: success(t, t.name, 200, gone.metadata.uid) };
+    // Still there (terminating, or held by finalizers): the apiserver answers with the object.
+    const still = this.api.store.get(key);
+    return still ? { status: 200, body: still } : { status: 200, body: success(t, t.name, 200, (left ?? before).metadata.uid) };
   }
 
-  /** The Eviction API: the pod goes (its controller, if any, makes another). */
-  private evict(t: Target): ApiAnswer {
+  /** The Eviction API: the pod goes gracefully unless a PodDisruptionBudget forbids it (429). */
+  private evict(t: Target, req: ApiRequest): ApiAnswer {
     const key = { ...keyOf(t, t.name!), resource: 'pods' };
-    if (!this.api.store.delete(key)) throw notFound(key);
+    const pod = this.api.store.get(key);
+    if (!pod) throw notFound(key);
+    const refusal = evictionRefusal(this.api.store, pod);
+    if (refusal) throw refusal;
+    const options = (req.body ? body(req) : {}) as { deleteOptions?: { gracePeriodSeconds?: number } };
+    deleteGracefully(this.api.store, key, this.api.now(), options.deleteOptions?.gracePeriodSeconds);
     this.written = { group: '', resource: 'pods' };
     return { status: 201, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } };
   }

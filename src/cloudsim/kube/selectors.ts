@@ -109,3 +109,15 @@ export function nodeSelected(podSpec: Record<string, unknown>, labels: Labels): 
   };
   return terms.some((t) => (t.matchExpressions ?? []).every(holds));
 }
+
+/** A LabelSelector object (matchLabels, matchExpressions); `undefined` or `{}` matches every object. */
+export interface LabelSelector {
+  matchLabels?: Labels;
+  matchExpressions?: { key: string; operator: Requirement['op']; values?: string[] }[];
+}
+
+export function labelSelectorMatches(selector: LabelSelector | undefined, labels: Labels | undefined): boolean {
+  const l = labels ?? {};
+  if (!Object.entries(selector?.matchLabels ?? {}).every(([k, v]) => l[k] === v)) return false;
+  return (selector?.matchExpressions ?? []).every((e) => matches(l, { key: e.key, op: e.operator, values: e.values ?? [] }));
+}

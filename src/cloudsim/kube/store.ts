@@ -57,7 +57,7 @@ export class KubeStatus extends Error {
     readonly code: number,
     message: string,
     reason?: string,
-    readonly details?: { name?: string; group?: string; kind?: string },
+    readonly details?: { name?: string; group?: string; kind?: string; causes?: { reason: string; message: string; field?: string }[] },
   ) {
     super(message);
     this.reason = reason ?? REASONS[code] ?? 'Unknown';

@@ -4,6 +4,7 @@
 // nodes collected, and the workloads' status counts derived from their pods.
 import { createHash } from 'node:crypto';
 import type { SeededRandom } from '../common/clock.js';
+import { terminating } from './disruption.js';
 import { nodeSelected, tolerates, type Taint, type Toleration } from './selectors.js';
 import type { Obj, ObjectStore } from './store.js';
 
@@ -101,14 +102,17 @@ export class Workloads {
       const nodeName = (p.spec as PodSpec | undefined)?.nodeName as string | undefined;
       if (nodeName && !byName.has(nodeName)) this.store.delete({ ...POD, namespace: p.metadata.namespace ?? 'default', name: p.metadata.name });
     }
-    const live = this.store.list(POD.group, POD.resource);
+    // A terminating pod is no longer its controller's: a replacement is made while it ends.
+    const live = this.store.list(POD.group, POD.resource).filter((p) => !terminating(p));
     const owned = (kind: string, uid: string) => live.filter((p) => ownerOf(p)?.kind === kind && ownerOf(p)?.uid === uid);
-    this.daemonSets(nodes, byName, owned, cni);
+    // The DaemonSet controller waits for a terminating pod to go before it places another on that node.
+    const ending = new Set(this.store.list(POD.group, POD.resource).filter(terminating).map((p) => `${ownerOf(p)?.uid}/${(p.spec as PodSpec | undefined)?.nodeName}`));
+    this.daemonSets(nodes, byName, owned, cni, ending);
     this.replicated(nodes, byName, owned, cni);
     this.staticPods(nodes);
   }
 
-  private daemonSets(nodes: SchedNode[], byName: Map<string, SchedNode>, owned: (kind: string, uid: string) => Obj[], cni: boolean): void {
+  private daemonSets(nodes: SchedNode[], byName: Map<string, SchedNode>, owned: (kind: string, uid: string) => Obj[], cni: boolean, ending: Set<string>): void {
     for (const ds of this.store.list(DS.group, DS.resource)) {
       const spec = podSpecOf(ds);
       const extra = spec.hostNetwork ? [...DS_TOLERATIONS, { key: 'node.kubernetes.io/network-unavailable', operator: 'Exists', effect: 'NoSchedule' }] : DS_TOLERATIONS;
@@ -123,6 +127,7 @@ export class Workloads {
       const placed = new Map(mine.map((p) => [(p.spec as PodSpec).nodeName as string, p]));
       for (const n of wanted) {
         const existing = placed.get(n.name);
+        if (!existing && ending.has(`${ds.metadata.uid}/${n.name}`)) continue;
         this.put(this.pod(ds, existing?.metadata.name ?? `${ds.metadata.name}-${hash(`${ds.metadata.uid}/${n.name}`, 5)}`, owner, n, cni));
       }
       const now = owned('DaemonSet', ds.metadata.uid!).filter((p) => byName.has((p.spec as PodSpec).nodeName as string));
@@ -162,10 +167,16 @@ export class Workloads {
       const schedulable = nodes.filter((n) => n.alive && !n.unschedulable && fits(spec, n));
       const pick = () => schedulable.sort((a, b) => load(a) - load(b) || a.name.localeCompare(b.name))[0];
       const taken = new Set(mine.map((p) => p.metadata.name));
+      // A StatefulSet's pod keeps its identity: its successor waits until the terminating one is gone.
+      const ending = new Set(kind === 'StatefulSet' ? this.store.list(POD.group, POD.resource, w.metadata.namespace ?? 'default').filter(terminating).map((p) => p.metadata.name) : []);
       const nameFor = (i: number) => (kind === 'StatefulSet' ? `${owner}-${i}` : `${owner}-${this.suffix(5)}`);
-      for (let i = 0; mine.length < replicas; i++) {
+      for (let i = 0; mine.length < replicas && i < replicas + taken.size + ending.size + 100; i++) {
         const name = nameFor(i);
         if (taken.has(name)) continue;
+        if (ending.has(name)) {
+          if (kind === 'StatefulSet') break;
+          continue;
+        }
         const p = this.pod(w, name, ownerRef, undefined, cni, kind === 'StatefulSet' ? { hostname: name } : {});
         this.put(p);
         taken.add(name);

@@ -40,7 +40,7 @@ export const apiServerModule = defineModule({
     master_lb_allowed_cidrs: label(cidrList, 'Listener allowed_cidrs and API security-group sources; the subnet CIDR is appended.'),
     api_dns_zone: label(
       dnsZone,
-      "Not a Magnum label. A Designate zone of the cluster's project: the API endpoint gets the A record <cluster name>-<first 8 characters of the uuid>.<zone>, also in the apiserver certificate; removed with the cluster.",
+      "Not a Magnum label. A Designate zone of the cluster's project: the API endpoint gets the A record <cluster name>-<first 8 characters of the uuid>.<zone>, also in the apiserver certificate; with ingress_controller=octavia also *.<that name> to a floating IP kept for the ingress; removed with the cluster.",
     ),
   },
   resolve(l, ctx): ApiServerSpec {

@@ -74,6 +74,7 @@ export function parseClusterSpec(
     autoHealing: partial.autoHealing!,
     autoScaling: partial.autoScaling!,
     kms: partial.kms!,
+    nodeOps: partial.nodeOps!,
     features: partial.features,
     labels: { known, ignored },
   };

@@ -9,6 +9,7 @@ import { cloudProviderModule, nodesModule } from '../modules/cloud-provider.js';
 import { kmsModule } from '../modules/kms.js';
 import { kubernetesModule } from '../modules/kubernetes.js';
 import { networkModule } from '../modules/network.js';
+import { nodeOpsModule } from '../modules/node-ops.js';
 import type { FeatureModule } from './module.js';
 
 export const CORE_MODULES: readonly FeatureModule[] = [
@@ -21,6 +22,7 @@ export const CORE_MODULES: readonly FeatureModule[] = [
   autoHealingModule,
   autoScalingModule,
   kmsModule,
+  nodeOpsModule,
 ] as unknown as readonly FeatureModule[];
 
 /** Add-on feature modules (src/kube/addons): they run after the core modules and may read their sections. */

@@ -120,6 +120,14 @@ export interface NodesSpec {
   etcdVolume: NodeVolume | null;
 }
 
+/** How the service treats each node: its floating IP, and how long its drain may wait. */
+export interface NodeOpsSpec {
+  /** Every node gets a floating IP on the external network (Magnum's floating_ip_enabled). */
+  floatingIp: boolean;
+  /** How long a drain waits for the evicted pods before the node goes anyway (label drain_timeout); 0 = no limit. */
+  drainTimeoutSeconds: number;
+}
+
 /** Service-side replacement of unhealthy worker nodes (labels auto_healing_*). */
 export interface AutoHealingSpec {
   enabled: boolean;
@@ -155,6 +163,7 @@ export interface ClusterSpec {
   autoHealing: AutoHealingSpec;
   autoScaling: AutoScalingSpec;
   kms: KmsSpec;
+  nodeOps: NodeOpsSpec;
   /** Add-on feature modules' resolved values, keyed by module key. */
   features: Record<string, unknown>;
   labels: {

@@ -27,6 +27,12 @@ const RETIRED: Record<string, string> = {
 export interface IngressSettings {
   controller: 'octavia' | null;
   image: string;
+  /**
+   * With the API's DNS zone (label api_dns_zone): the wildcard record `*.<API name>` for the cluster's services
+   * (OpenStack's Kubernetes starter kit: "a wildcard DNS record for any services running in the cluster"),
+   * pointing at the floating IP the service reserves for the ingress.
+   */
+  wildcardDns: { zone: string; name: string } | null;
 }
 
 export const ingressAddon = defineAddon({
@@ -53,7 +59,12 @@ export const ingressAddon = defineAddon({
     if (choice !== 'octavia' && l.octavia_ingress_controller_tag !== undefined) {
       ctx.warn('Label octavia_ingress_controller_tag is ignored without ingress_controller=octavia.');
     }
-    return { controller: choice === 'octavia' ? 'octavia' : null, image: `${k.imageRepository || 'registry.k8s.io/provider-os'}/${NAME}:${tag}` };
+    const api = ctx.spec.apiServer?.dnsRecord;
+    return {
+      controller: choice === 'octavia' ? 'octavia' : null,
+      image: `${k.imageRepository || 'registry.k8s.io/provider-os'}/${NAME}:${tag}`,
+      wildcardDns: choice === 'octavia' && api ? { zone: api.zone, name: `*.${api.name}` } : null,
+    };
   },
   enabled: (spec) => settingsOf<IngressSettings>(spec, 'ingress').controller !== null,
   render(spec, ctx): K8sObject[] {

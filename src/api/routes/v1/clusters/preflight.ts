@@ -70,7 +70,8 @@ function createBill(input: PreflightInput, masterFlavor: FlavorSize, workerFlavo
     workerFlavor,
     volumeSize: input.cluster.docker_volume_size,
     bootVolumeSize: Number.isFinite(boot) && boot > 0 ? boot : null,
-    floatingIpPerNode: input.cluster.floating_ip_enabled && !input.cluster.master_lb_enabled,
+    // Every node's own floating IP (Magnum's floating_ip_enabled, with or without an API load balancer).
+    floatingIpPerNode: input.spec.nodeOps.floatingIp,
     apiLoadBalancer: plan.loadBalancer !== null,
     apiFloatingIp: plan.loadBalancer?.floatingIp ?? false,
     ownNetwork: !input.cluster.fixed_network,
@@ -89,7 +90,8 @@ function resizeBill(input: PreflightInput, workerFlavor: FlavorSize): Bill {
     workerFlavor,
     volumeSize: input.cluster.docker_volume_size,
     bootVolumeSize: null,
-    floatingIpPerNode: input.cluster.floating_ip_enabled && !input.cluster.master_lb_enabled,
+    // Every node's own floating IP (Magnum's floating_ip_enabled, with or without an API load balancer).
+    floatingIpPerNode: input.spec.nodeOps.floatingIp,
     apiLoadBalancer: false,
     apiFloatingIp: false,
     ownNetwork: false,
