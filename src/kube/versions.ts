@@ -8,8 +8,14 @@ export const DEFAULT_MINOR: KubeMinor = '1.35';
 export interface VersionRow {
   /** Patch release used when `kube_tag` is not given. */
   kubernetes: string;
-  /** containerd the node image must provide (major 2 is checked on boot). */
+  /** containerd 2.x: what a node without it installs at boot (github.com/containerd/containerd releases; major 2 is checked on boot). */
   containerd: string;
+  /** runc installed beside containerd at boot (github.com/opencontainers/runc releases). */
+  runc: string;
+  /** CNI reference plugins (containernetworking/plugins) a node without a package manager installs into /opt/cni/bin. */
+  cniPlugins: string;
+  /** crictl (kubernetes-sigs/cri-tools), released per Kubernetes minor. */
+  crictl: string;
   pause: string;
   /** registry.k8s.io/provider-os/* tag: same release train as the Kubernetes minor. */
   cloudProvider: string;
@@ -48,6 +54,9 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
   '1.34': {
     kubernetes: 'v1.34.8',
     containerd: 'v2.2.1',
+    runc: 'v1.3.4',
+    cniPlugins: 'v1.7.1',
+    crictl: 'v1.34.0',
     pause: '3.10.1',
     cloudProvider: 'v1.34.1',
     cinderCsi: 'v1.34.1',
@@ -75,6 +84,9 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
   '1.35': {
     kubernetes: 'v1.35.5',
     containerd: 'v2.2.1',
+    runc: 'v1.3.4',
+    cniPlugins: 'v1.7.1',
+    crictl: 'v1.35.0',
     pause: '3.10.1',
     cloudProvider: 'v1.35.0',
     cinderCsi: 'v1.35.0',
@@ -102,6 +114,9 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
   '1.36': {
     kubernetes: 'v1.36.1',
     containerd: 'v2.2.1',
+    runc: 'v1.3.4',
+    cniPlugins: 'v1.7.1',
+    crictl: 'v1.36.0',
     pause: '3.10.1',
     cloudProvider: 'v1.36.0',
     cinderCsi: 'v1.36.0',
