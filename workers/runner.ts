@@ -11,6 +11,7 @@ import { ClusterEventEntity } from '../src/db/entities/cluster-event.js';
 import { NodeGroupEntity } from '../src/db/entities/nodegroup.js';
 import { OperationEntity, type OperationKind, type OperationRow } from '../src/db/entities/operation.js';
 import { blockingCondition, deriveStatus, type ConditionType } from '../src/domain/cluster-status.js';
+import { isBootFailureReason } from '../src/kube/console.js';
 import type { OperationJob } from '../src/operations/outbox.js';
 import type { Cloud, CloudFactory } from './cloud.js';
 import { failureOf, isRetryable, Stop, StepFailure, Wait } from './errors.js';
@@ -333,8 +334,10 @@ function checkDeadline(ctx: RunContext): void {
   const minutes = ctx.cluster.create_timeout;
   if (minutes <= 0) return;
   if (Date.now() - new Date(ctx.op.created_at).getTime() <= minutes * 60_000) return;
-  const waiting = blockingCondition(ctx.cluster.conditions)?.[0] ?? 'control_plane';
-  throw new StepFailure('Timeout', `The create did not complete within ${minutes} minutes.`, waiting);
+  const [waiting, c] = blockingCondition(ctx.cluster.conditions) ?? ['control_plane', undefined];
+  // A cause the waiting step found (a node's console) stays the reason, and the message says it.
+  const cause = c && isBootFailureReason(c.reason) ? c : undefined;
+  throw new StepFailure(cause?.reason ?? 'Timeout', `The create did not complete within ${minutes} minutes${cause ? `: ${cause.message}` : '.'}`, waiting);
 }
 
 /** The operation ends; the cluster's status follows through deriveStatus. */

@@ -9,6 +9,7 @@ import { networkPlan } from '../../../../kube/network-plan.js';
 import type { ClusterSpec } from '../../../../kube/spec/types.js';
 import { isNotFound, OpenStackError, requestJson, sessionFor, type Session } from '../../../../openstack/http.js';
 import { NovaClient, type NovaFlavor } from '../../../../openstack/nova.js';
+import { checkNodeImage } from '../../../../openstack/template-checks.js';
 import type { Services } from '../../../services.js';
 import { clusterBill, shortfalls, type Bill, type FlavorSize, type Headroom } from './bill.js';
 
@@ -51,7 +52,8 @@ export async function preflight(s: Services, who: Caller, input: PreflightInput)
   const nova = new NovaClient(compute);
   try {
     if (!input.addedWorkers) {
-      await cloud?.imageDistro(who, t.image_id);
+      // The node image contract, and the image's own Kubernetes version against kube_tag.
+      if (cloud) await checkNodeImage(cloud, who, t.image_id, t.server_type, input.spec.kubernetes.version);
       if (t.external_network_id) await cloud?.checkExternalNetwork(who, t.external_network_id);
       if (c.keypair) await checkKeypair(compute, c.keypair);
       const network = session('network');
