@@ -48,6 +48,8 @@ export interface VersionRow {
   nodeExporter: string;
   kubeStateMetrics: string;
   grafana: string;
+  /** ghcr.io/headlamp-k8s/headlamp: SIG UI's web UI, the successor of the archived Kubernetes dashboard (not tied to the minor). */
+  headlamp: string;
 }
 
 export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> = {
@@ -80,6 +82,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     nodeExporter: 'v1.9.1',
     kubeStateMetrics: 'v2.16.0',
     grafana: '12.1.0',
+    headlamp: 'v0.43.0',
   },
   '1.35': {
     kubernetes: 'v1.35.5',
@@ -110,6 +113,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     nodeExporter: 'v1.9.1',
     kubeStateMetrics: 'v2.16.0',
     grafana: '12.1.0',
+    headlamp: 'v0.43.0',
   },
   '1.36': {
     kubernetes: 'v1.36.1',
@@ -140,6 +144,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     nodeExporter: 'v1.9.1',
     kubeStateMetrics: 'v2.16.0',
     grafana: '12.1.0',
+    headlamp: 'v0.43.0',
   },
 };
 

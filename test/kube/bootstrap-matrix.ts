@@ -26,7 +26,7 @@ export interface Rendering {
 }
 
 const ALL_ON = {
-  barbican_kms_enabled: 'true', monitoring_enabled: 'true', ingress_controller: 'octavia', external_dns_zone: 'apps.example.org',
+  barbican_kms_enabled: 'true', monitoring_enabled: 'true', ingress_controller: 'octavia', external_dns_zone: 'apps.example.org', kube_dashboard_enabled: 'true',
   manila_csi_enabled: 'true', container_infra_prefix: 'mirror.example.org:5000/k8s', etcd_volume_size: '10', boot_volume_size: '40', docker_volume_type: 'fast',
 };
 const KMS = { cloudConf: kmsCloudConf({ authUrl: 'https://keystone.example.org:5000/v3', region: 'RegionOne', applicationCredentialId: 'id', applicationCredentialSecret: 's' }, '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0') };

@@ -29,7 +29,7 @@ const CASES: Record<string, Case> = {
     image: { distro: 'fedora-coreos', kubeVersion: null },
     network_driver: 'flannel',
     cluster: { name: 'coreos', docker_volume_size: 50 },
-    labels: { etcd_volume_size: '10', docker_volume_type: 'ssd' },
+    labels: { etcd_volume_size: '10', docker_volume_type: 'ssd', kube_dashboard_enabled: 'true' },
   },
 };
 
