@@ -80,3 +80,35 @@ test('an image that turned into Fedora CoreOS after its nodes\' cloud-config was
     glance.images.delete(image.id);
   }
 });
+
+test('prebuilt images: a cluster of ubuntu-2404-kube-v1.35.5 upgraded to a template of ubuntu-2404-kube-v1.36.1 replaces its nodes from the new image, which its groups then name', async () => {
+  const worker = await startWorker(h.workerOptions());
+  try {
+    const mk = async (name: string, image: string, tag: string) => {
+      const r = await api(h, 'POST', '/v1/clustertemplates', { name, coe: 'kubernetes', image_id: image, external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium', master_lb_enabled: true, network_driver: 'calico', labels: { kube_tag: tag } });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      return r.body.uuid as string;
+    };
+    const from = await mk('prebuilt-135', 'ubuntu-2404-kube-v1.35.5', 'v1.35.5');
+    const to = await mk('prebuilt-136', 'ubuntu-2404-kube-v1.36.1', 'v1.36.1');
+    const r = await api(h, 'POST', '/v1/clusters', { cluster_template_id: from, name: 'prebuilt', master_count: 1, node_count: 1 });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const uuid = r.body.uuid as string;
+    await settled(h, uuid, 'CREATE_COMPLETE');
+    const glance = h.t.cloud!.glance;
+    const imageOf = () => [...h.t.cloud!.nova.servers.values()].filter((s) => s.vmState !== 'deleted' && s.tags.includes(`magnum-cluster=${uuid}`)).map((s) => glance.images.get(s.imageId)?.name);
+    assert.deepEqual(imageOf(), ['ubuntu-2404-kube-v1.35.5', 'ubuntu-2404-kube-v1.35.5']);
+    const up = await api(h, 'POST', `/v1/clusters/${uuid}/actions/upgrade`, { cluster_template: to });
+    assert.equal(up.status, 202, JSON.stringify(up.body));
+    const done = await settled(h, uuid, 'UPDATE_COMPLETE');
+    assert.equal(done.coe_version, 'v1.36.1');
+    assert.deepEqual(imageOf(), ['ubuntu-2404-kube-v1.36.1', 'ubuntu-2404-kube-v1.36.1']);
+    // Node groups name their image as the template does (here by name).
+    const ngs = (await api(h, 'GET', `/v1/clusters/${uuid}/nodegroups`)).body.nodegroups as { uuid: string }[];
+    for (const g of ngs) assert.equal((await api(h, 'GET', `/v1/clusters/${uuid}/nodegroups/${g.uuid}`)).body.image_id, 'ubuntu-2404-kube-v1.36.1');
+    await deleteCluster(h, uuid);
+    assert.deepEqual(leftovers(h), []);
+  } finally {
+    await worker.close();
+  }
+});

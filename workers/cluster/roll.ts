@@ -2,7 +2,9 @@
 // planes first and one at a time, then the workers of the group, with a surge of one: a new node
 // joins and is Ready before an old one is drained and deleted. A node is outdated when its server
 // metadata shows another Kubernetes version (upgrade) or an older CA generation (rotation).
+import { In } from 'typeorm';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
+import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
 import { OperationEntity } from '../../src/db/entities/operation.js';
 import { loadCa, loadClusterPki, rotateClusterPki, sealContext } from '../../src/pki/store.js';
 import { StepFailure, Wait } from '../errors.js';
@@ -116,6 +118,12 @@ export const upgradeOperation: OperationSpec = {
     const g = (await nodeGroups(ctx)).find((x) => x.uuid === param<string>(ctx, 'nodegroup'));
     if (target && g?.is_default) {
       await ctx.ds.getRepository(ClusterEntity).update({ uuid: ctx.cluster.uuid }, { cluster_template_id: target, labels: effectiveLabels(ctx, await template(ctx)) });
+    }
+    // The groups rolled (the control planes' and the one named) now run the new template's image.
+    const t = await template(ctx);
+    if (target && g) {
+      const rolled = (await nodeGroups(ctx)).filter((x) => x.role === 'master' || x.uuid === g.uuid).map((x) => x.uuid);
+      await ctx.ds.getRepository(NodeGroupEntity).update({ uuid: In(rolled) }, { image_id: t.image_id });
     }
     return completeNodeGroups(ctx, 'UPDATE_COMPLETE');
   },

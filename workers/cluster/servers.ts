@@ -90,10 +90,13 @@ async function lookupImage(ctx: RunContext, ref: string): Promise<{ id: string; 
   return { id: found.id, image: nodeImage(found) };
 }
 
-/** The image a node group's servers boot, its Kubernetes version checked against the cluster's. */
+/**
+ * The image a node group's servers boot, its Kubernetes version checked against the cluster's. An upgrade
+ * boots its new nodes from the image of the template it moves to (as magnum-cluster-api does).
+ */
 export async function groupImage(ctx: RunContext, group: NodeGroupRow, spec: ClusterSpec): Promise<{ id: string; image: NodeImage }> {
   const t = await template(ctx);
-  const ref = group.image_id ?? t.image_id;
+  const ref = ctx.op.kind === 'upgrade' ? t.image_id : group.image_id ?? t.image_id;
   if (!ref) throw new StepFailure('InvalidRequest', 'The cluster template names no image.');
   const found = await resolveImage(ctx, ref);
   const mismatch = imageVersionProblem(found.image, spec.kubernetes.version);
