@@ -1,6 +1,7 @@
 // Why servers that run do not become Nodes, read from their console logs (src/kube/console.ts):
-// looked at while a step waits for them — once a server has run for thirty polls (a minute by
-// default: a healthy node is usually joining by then), at most every ten polls per operation — and
+// looked at while a step waits for them — once a server has run for ninety polls (three minutes by
+// default: a healthy node, even one installing Kubernetes, has joined by then), at most every ten polls
+// per operation — and
 // shown in the waited-on condition, so status_reason names the cause while the create still runs and
 // the create's deadline failure keeps it. Best effort: a cloud whose policy hides console logs, or a
 // server still building, just gives no finding.
@@ -26,7 +27,7 @@ function launchedAt(s: ObservedServer): number {
 }
 
 export async function diagnose(ctx: RunContext, servers: ObservedServer[]): Promise<Diagnosis | undefined> {
-  const settled = Date.now() - ctx.pollMs * 30;
+  const settled = Date.now() - ctx.pollMs * 90;
   const running = servers.filter((s) => s.server.status === 'ACTIVE' && launchedAt(s) <= settled);
   if (running.length === 0) return undefined;
   const state = await ctx.memoRuns('boot-diagnosis', async () => ({ at: 0, found: new Map<string, BootFinding>() }));
