@@ -78,8 +78,9 @@ async function workerProcess(h: Harness, pollMs: number, concurrency: number): P
 
 async function template(h: Harness, name: string): Promise<string> {
   const r = await api(h, 'POST', '/v1/clustertemplates', {
-    name, coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
-    master_lb_enabled: true, floating_ip_enabled: true, network_driver: 'calico', labels: { kube_tag: 'v1.35.1' },
+    // A prebuilt image (image-builder's, property kube_version): nodes install nothing at boot.
+    name, coe: 'kubernetes', image_id: 'ubuntu-2404-kube-v1.35.5', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
+    master_lb_enabled: true, floating_ip_enabled: true, network_driver: 'calico', labels: { kube_tag: 'v1.35.5' },
   });
   if (r.status !== 201) throw new Error(JSON.stringify(r.body));
   return r.body.uuid as string;

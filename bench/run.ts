@@ -313,7 +313,7 @@ function templateBody(i: number) {
   return {
     name: `k8s-${K8S_TAGS[i % K8S_TAGS.length]}-${String(i).padStart(3, '0')}`,
     coe: 'kubernetes',
-    image_id: 'fedora-coreos-40',
+    image_id: 'ubuntu-24.04',
     external_network_id: 'public',
     flavor_id: 'm1.medium',
     master_flavor_id: 'm1.large',

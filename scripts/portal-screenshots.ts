@@ -67,7 +67,7 @@ try {
   await go(`/ui/p/${demo}/templates`);
   await shoot('templates', () => page.getByRole('rowheader', { name: 'k8s-136' }).waitFor(), false);
   await go(`/ui/p/${demo}/templates/new`);
-  await shoot('template-form', () => page.locator('#t-image_id option[value="fedora-coreos-40"]').waitFor({ state: 'attached' }));
+  await shoot('template-form', () => page.locator('#t-image_id option[value="ubuntu-24.04"]').waitFor({ state: 'attached' }));
   await go(`/ui/p/${demo}/quotas`);
   await shoot('quotas', () => page.getByRole('heading', { name: 'Quotas and usage' }).waitFor(), false);
 

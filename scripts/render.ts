@@ -1,5 +1,6 @@
 // Operator tool: render everything for one template + cluster into a folder for inspection.
 //   tsx scripts/render.ts --template ct.json --cluster cluster.json [--labels '{"kube_tag":"v1.36.1"}'] [--out dir]
+//     [--image '{"os_distro":"fedora-coreos"}'] (the image's Glance properties: the node image contract; default Ubuntu)
 // --template/--cluster/--labels take a file path or inline JSON. PKI and token are generated freshly
 // (throwaway, for inspection only) unless --pki-dir holds ca.crt/ca.key/etcd-ca.*/front-proxy-ca.*/sa.key/sa.pub.
 
@@ -10,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../src/domain/errors.js';
+import { nodeImage } from '../src/kube/image.js';
 import { renderCluster } from '../src/kube/render-all.js';
 import { parseClusterSpec } from '../src/kube/spec/parse.js';
 import type { ControlPlanePki } from '../src/kube/pki.js';
@@ -23,6 +25,7 @@ const { values } = parseArgs({
     endpoint: { type: 'string', default: '10.0.0.10' },
     san: { type: 'string', multiple: true, default: [] },
     'pki-dir': { type: 'string' },
+    image: { type: 'string' },
     out: { type: 'string', default: 'render-out' },
   },
 });
@@ -67,6 +70,7 @@ try {
     endpoint: { address: values.endpoint!, extraSans: values.san! },
     credential: { authUrl: 'https://keystone.example.invalid:5000/v3', region: 'RegionOne', applicationCredentialId: 'APP_CRED_ID', applicationCredentialSecret: 'APP_CRED_SECRET' },
     network: { subnetId: 'SUBNET_ID', ...(typeof template.external_network_id === 'string' ? { floatingNetworkId: template.external_network_id } : {}) },
+    ...(values.image ? { image: nodeImage(json(values.image, 'image')) } : {}),
   });
   for (const [name, content] of Object.entries(files)) {
     const path = join(values.out!, name);

@@ -11,6 +11,7 @@ import type { OperationRow } from '../src/db/entities/operation.js';
 import { repositories, type Repos } from '../src/db/repos/index.js';
 import { blockingCondition, type Condition, type ConditionType } from '../src/domain/cluster-status.js';
 import type { OperationKind } from '../src/domain/operations.js';
+import { isBootFailureReason } from '../src/kube/console.js';
 import type { OperationJob } from '../src/operations/queue.js';
 import { OperationStore, type EndChange, type Lost } from '../src/operations/store.js';
 import type { Cloud, CloudFactory } from './cloud.js';
@@ -315,8 +316,10 @@ function checkDeadline(ctx: RunContext): void {
   const minutes = ctx.cluster.create_timeout;
   if (minutes <= 0) return;
   if (Date.now() - new Date(ctx.op.created_at).getTime() <= minutes * 60_000) return;
-  const waiting = blockingCondition(ctx.cluster.conditions)?.[0] ?? 'control_plane';
-  throw new StepFailure('Timeout', `The create did not complete within ${minutes} minutes.`, waiting);
+  const [waiting, c] = blockingCondition(ctx.cluster.conditions) ?? ['control_plane', undefined];
+  // A cause the waiting step found (a node's console) stays the reason, and the message says it.
+  const cause = c && isBootFailureReason(c.reason) ? c : undefined;
+  throw new StepFailure(cause?.reason ?? 'Timeout', `The create did not complete within ${minutes} minutes${cause ? `: ${cause.message}` : '.'}`, waiting);
 }
 
 /** A write that found the cluster gone or the operation cancelled stops the run. */

@@ -52,6 +52,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/servers/{server_id}/action": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The last `length` lines of the server's console log (action os-getConsoleOutput; 409 while it builds). */
+        post: operations["getServerConsoleOutput"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/servers/{server_id}/tags": {
         parameters: {
             query?: never;
@@ -257,6 +276,12 @@ export interface components {
             block_device_mapping_v2?: components["schemas"]["BlockDeviceMapping"][];
             config_drive?: boolean;
             description?: string | null;
+        };
+        ConsoleOutputRequest: {
+            "os-getConsoleOutput": {
+                /** @description Lines from the end (Nova takes a numeric string too); null or -1: the whole log. */
+                length?: number | string | null;
+            };
         };
         SchedulerHints: {
             /** @description Server group id. */
@@ -539,6 +564,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+        };
+    };
+    getServerConsoleOutput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsoleOutputRequest"];
+            };
+        };
+        responses: {
+            /** @description The console log. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        output: string;
+                    };
+                };
             };
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];

@@ -145,7 +145,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
   const barbican = createBarbicanSim({ keystone });
   const nova = createNovaSim({ keystone, clock: clock.fork('nova'), glance: glance.state, neutron: neutron.state, cinder: cinder.state });
   const kube = new KubeSim({
-    states: { nova: nova.state, neutron: neutron.state, octavia: octavia.state },
+    states: { glance: glance.state, nova: nova.state, neutron: neutron.state, octavia: octavia.state },
     clock: clock.fork('kube'),
     listen: { host: opts.host, advertised: opts.publicHost ?? opts.host },
   });

@@ -88,6 +88,15 @@ export const errors = {
     new ApiError('invalid_dns', 400, `Invalid input for field/attribute dns_nameserver. Value: '${value}'. Expected a single IPv4 address.`),
   clusterTypeUnsupported: (serverType: string, distro: string, coe: string) =>
     new ApiError('cluster_type_unsupported', 400, `Cluster type (${serverType}, ${distro}, ${coe}) not supported.`),
+  /** Magnum's first sentence, then why the image cannot boot nodes (the node image contract) and which images can. */
+  unsupportedNodeImage: (serverType: string, distro: string, coe: string, image: string, reason: string) =>
+    new ApiError('cluster_type_unsupported', 400, `Cluster type (${serverType}, ${distro}, ${coe}) not supported. Image ${image} cannot boot Kubernetes nodes: ${reason}.`),
+  imageKubeVersionMismatch: (image: string, imageVersion: string, kubeTag: string) =>
+    new ApiError(
+      'image_version_mismatch',
+      400,
+      `Image ${image} carries Kubernetes ${imageVersion} (property kube_version) but the cluster's kube_tag is ${kubeTag}: set the label kube_tag=${imageVersion} or choose an image of ${kubeTag}.`,
+    ),
   imageNotFound: (id: string) => new ApiError('image_not_found', 400, `Image ${id} could not be found.`),
   imageNoDistro: (id: string) => new ApiError('image_no_distro', 400, `Image ${id} doesn't contain os_distro field.`),
   flavorNotFound: (id: string) => new ApiError('flavor_not_found', 400, `Unable to find flavor ${id}.`),

@@ -6,6 +6,8 @@ import { ADDONS } from './addons/index.js';
 import { renderCloudConfig, type CloudCredential, type CloudNetwork } from './cloudconf.js';
 import type { ApiEndpoint } from './cloudinit/inputs.js';
 import { base64Size, renderUserData } from './cloudinit/userdata.js';
+import { userDataFormat, type NodeImage } from './image.js';
+import { groupNodeLabels } from './node-labels.js';
 import { kmsCloudConf } from './kms.js';
 import { networkPlan } from './network-plan.js';
 import type { ControlPlanePki } from './pki.js';
@@ -19,6 +21,8 @@ export interface ClusterMaterial {
   network: CloudNetwork;
   /** The Barbican secret holding the cluster's KMS key (barbican_kms_enabled); a placeholder when rendering offline. */
   kmsKeyId?: string;
+  /** The image the nodes boot (the node image contract); default: Ubuntu that says no kube_version. */
+  image?: NodeImage;
 }
 
 /** Node names as the worker chooses them: `<shortName>-<role>-<suffix>`. */
@@ -27,14 +31,17 @@ export function nodeName(spec: ClusterSpec, group: 'control-plane' | 'worker', s
 }
 
 export function renderCluster(spec: ClusterSpec, warnings: string[], m: ClusterMaterial): Record<string, string> {
-  const common = { endpoint: m.endpoint, bootstrapToken: m.bootstrapToken };
+  const common = { endpoint: m.endpoint, bootstrapToken: m.bootstrapToken, ...(m.image ? { image: m.image } : {}) };
+  const master = { nodeLabels: groupNodeLabels({ name: 'default-master', role: 'master' }, null) };
+  const worker = { nodeLabels: groupNodeLabels({ name: 'default-worker', role: 'worker' }, null) };
+  const ext = m.image && userDataFormat(m.image) === 'ignition' ? 'ign' : 'yaml';
   const kms = spec.kms.enabled
     ? { kms: { cloudConf: kmsCloudConf(m.credential, m.kmsKeyId ?? '00000000-0000-0000-0000-000000000000'), ...(m.credential.caCertPem ? { caCert: m.credential.caCertPem } : {}) } }
     : {};
   const userData = {
-    'user-data/control-plane-init.yaml': renderUserData(spec, { ...common, role: 'init', nodeName: nodeName(spec, 'control-plane', 'a0000'), pki: m.pki, ...kms }),
-    'user-data/control-plane-join.yaml': renderUserData(spec, { ...common, role: 'control-plane', nodeName: nodeName(spec, 'control-plane', 'a0001'), pki: m.pki, ...kms }),
-    'user-data/worker.yaml': renderUserData(spec, { ...common, role: 'worker', nodeName: nodeName(spec, 'worker', 'b0000'), caCert: m.pki.ca.cert }),
+    [`user-data/control-plane-init.${ext}`]: renderUserData(spec, { ...common, ...master, role: 'init', nodeName: nodeName(spec, 'control-plane', 'a0000'), pki: m.pki, ...kms }),
+    [`user-data/control-plane-join.${ext}`]: renderUserData(spec, { ...common, ...master, role: 'control-plane', nodeName: nodeName(spec, 'control-plane', 'a0001'), pki: m.pki, ...kms }),
+    [`user-data/worker.${ext}`]: renderUserData(spec, { ...common, ...worker, role: 'worker', nodeName: nodeName(spec, 'worker', 'b0000'), caCert: m.pki.ca.cert }),
   };
   const cloud = renderCloudConfig(spec, m.credential, m.network);
   const sizes = Object.fromEntries(Object.entries(userData).map(([k, v]) => [k, base64Size(v)]));

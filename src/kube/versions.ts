@@ -8,8 +8,14 @@ export const DEFAULT_MINOR: KubeMinor = '1.35';
 export interface VersionRow {
   /** Patch release used when `kube_tag` is not given. */
   kubernetes: string;
-  /** containerd the node image must provide (major 2 is checked on boot). */
+  /** containerd 2.x: what a node without it installs at boot (github.com/containerd/containerd releases; major 2 is checked on boot). */
   containerd: string;
+  /** runc installed beside containerd at boot (github.com/opencontainers/runc releases). */
+  runc: string;
+  /** CNI reference plugins (containernetworking/plugins) a node without a package manager installs into /opt/cni/bin. */
+  cniPlugins: string;
+  /** crictl (kubernetes-sigs/cri-tools), released per Kubernetes minor. */
+  crictl: string;
   pause: string;
   /** registry.k8s.io/provider-os/* tag: same release train as the Kubernetes minor. */
   cloudProvider: string;
@@ -42,12 +48,17 @@ export interface VersionRow {
   nodeExporter: string;
   kubeStateMetrics: string;
   grafana: string;
+  /** ghcr.io/headlamp-k8s/headlamp: SIG UI's web UI, the successor of the archived Kubernetes dashboard (not tied to the minor). */
+  headlamp: string;
 }
 
 export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> = {
   '1.34': {
     kubernetes: 'v1.34.8',
     containerd: 'v2.2.1',
+    runc: 'v1.3.4',
+    cniPlugins: 'v1.7.1',
+    crictl: 'v1.34.0',
     pause: '3.10.1',
     cloudProvider: 'v1.34.1',
     cinderCsi: 'v1.34.1',
@@ -71,10 +82,14 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     nodeExporter: 'v1.9.1',
     kubeStateMetrics: 'v2.16.0',
     grafana: '12.1.0',
+    headlamp: 'v0.43.0',
   },
   '1.35': {
     kubernetes: 'v1.35.5',
     containerd: 'v2.2.1',
+    runc: 'v1.3.4',
+    cniPlugins: 'v1.7.1',
+    crictl: 'v1.35.0',
     pause: '3.10.1',
     cloudProvider: 'v1.35.0',
     cinderCsi: 'v1.35.0',
@@ -98,10 +113,14 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     nodeExporter: 'v1.9.1',
     kubeStateMetrics: 'v2.16.0',
     grafana: '12.1.0',
+    headlamp: 'v0.43.0',
   },
   '1.36': {
     kubernetes: 'v1.36.1',
     containerd: 'v2.2.1',
+    runc: 'v1.3.4',
+    cniPlugins: 'v1.7.1',
+    crictl: 'v1.36.0',
     pause: '3.10.1',
     cloudProvider: 'v1.36.0',
     cinderCsi: 'v1.36.0',
@@ -125,6 +144,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     nodeExporter: 'v1.9.1',
     kubeStateMetrics: 'v2.16.0',
     grafana: '12.1.0',
+    headlamp: 'v0.43.0',
   },
 };
 

@@ -72,6 +72,13 @@ export class NovaServersClient {
     return filters.name === undefined ? servers : servers.filter((s) => s.name === filters.name);
   }
 
+  /** The last `lines` lines of the server's console log (os-getConsoleOutput; 409 while it builds). */
+  async consoleOutput(id: string, lines: number): Promise<string> {
+    const body: S['ConsoleOutputRequest'] = { 'os-getConsoleOutput': { length: lines } };
+    const res = await requestJson<{ output: string }>(this.session, { method: 'POST', path: `/servers/${encodeURIComponent(id)}/action`, body, operation: 'servers.consoleOutput' });
+    return res.body.output;
+  }
+
   /** DELETE /servers/{id} (204, asynchronous: get() answers 404 once gone); false when already gone. */
   delete(id: string): Promise<boolean> {
     return deleted(() => requestJson(this.session, { method: 'DELETE', path: `/servers/${encodeURIComponent(id)}`, operation: 'servers.delete' }));

@@ -1,7 +1,9 @@
 // What the template API asks of Glance, Nova and Neutron (spec §3.1): the image's os_distro,
 // that flavors exist, that the external network is one. Failures are the API's 400/403/409;
-// a service that is down or missing from the catalog is a 503, never a 500.
+// a service that is down or missing from the catalog is a 503, never a 500. The node image
+// contract (src/kube/image.ts) is checked here for templates and clusters alike.
 import { errors, type ApiError } from '../domain/errors.js';
+import { IMAGE_PROPERTIES, imageProblem, imageVersionProblem, nodeImage, type ImageProperties, type NodeImage } from '../kube/image.js';
 import type { CallerClouds, CloudCaller } from './caller.js';
 import type { GlanceImage } from './glance.js';
 import { isNotFound, OpenStackError } from './http.js';
@@ -9,6 +11,8 @@ import { isNotFound, OpenStackError } from './http.js';
 export interface TemplateCloud {
   /** The image's os_distro; 400 when missing or without os_distro, 403 when not visible. */
   imageDistro(who: CloudCaller, image: string): Promise<string>;
+  /** The image's properties (os_distro among them), with imageDistro's errors. */
+  imageProperties(who: CloudCaller, image: string): Promise<ImageProperties>;
   /** 400 "Unable to find flavor X." when Nova knows no such flavor (by id or name). */
   checkFlavor(who: CloudCaller, flavor: string): Promise<void>;
   /** 400 when no external network matches (id or name), 409 when several do. */
@@ -56,32 +60,35 @@ export function openstackTemplateCloud(clouds: CallerClouds, opts: OpenStackTemp
     }
   }
 
-  return {
-    imageDistro: (who, image) =>
-      guarded(
-        'image',
-        async () => {
-          const glance = clouds.for(who).glance();
-          let found: GlanceImage;
-          if (isUuidLike(image)) {
-            try {
-              found = await glance.getImage(image);
-            } catch (e) {
-              if (isNotFound(e)) throw errors.imageNotFound(image);
-              throw e;
-            }
-          } else {
-            const matches = await glance.listImages({ name: image });
-            if (matches.length === 0) throw errors.imageNotFound(image);
-            if (matches.length > 1) throw errors.multipleImages(image);
-            found = matches[0]!;
+  const imageProperties = (who: CloudCaller, image: string): Promise<ImageProperties> =>
+    guarded(
+      'image',
+      async () => {
+        const glance = clouds.for(who).glance();
+        let found: GlanceImage;
+        if (isUuidLike(image)) {
+          try {
+            found = await glance.getImage(image);
+          } catch (e) {
+            if (isNotFound(e)) throw errors.imageNotFound(image);
+            throw e;
           }
-          const distro = found.os_distro;
-          if (typeof distro !== 'string' || distro === '') throw errors.imageNoDistro(image);
-          return distro;
-        },
-        () => errors.notAuthorizedImage(image),
-      ),
+        } else {
+          const matches = await glance.listImages({ name: image });
+          if (matches.length === 0) throw errors.imageNotFound(image);
+          if (matches.length > 1) throw errors.multipleImages(image);
+          found = matches[0]!;
+        }
+        const distro = found.os_distro;
+        if (typeof distro !== 'string' || distro === '') throw errors.imageNoDistro(image);
+        return found as ImageProperties;
+      },
+      () => errors.notAuthorizedImage(image),
+    );
+
+  return {
+    imageProperties,
+    imageDistro: async (who, image) => (await imageProperties(who, image))[IMAGE_PROPERTIES.distro] as string,
 
     checkFlavor: (who, flavor) =>
       guarded('compute', async () => {
@@ -109,4 +116,24 @@ export function openstackTemplateCloud(clouds: CallerClouds, opts: OpenStackTemp
         if (byName.length > 1) throw errors.multipleExternalNetworks(network);
       }),
   };
+}
+
+/**
+ * The node image contract for a Kubernetes template or cluster, on the image's properties: a supported
+ * os_distro (a 400 in Magnum's words naming the images that work otherwise) and, when `kubeVersion` is
+ * given (a cluster create), the image's own Kubernetes version (property kube_version), if it says one,
+ * equal to it.
+ */
+export function nodeImageOf(props: ImageProperties, image: string, serverType: string, kubeVersion?: string): NodeImage {
+  const distro = String(props[IMAGE_PROPERTIES.distro] ?? 'None');
+  const problem = serverType === 'vm' ? imageProblem(props) : 'Kubernetes nodes are virtual machines (server_type vm)';
+  if (problem) throw errors.unsupportedNodeImage(serverType, distro, 'kubernetes', image, problem);
+  const found = nodeImage(props);
+  if (kubeVersion !== undefined && imageVersionProblem(found, kubeVersion)) throw errors.imageKubeVersionMismatch(image, found.kubeVersion!, kubeVersion);
+  return found;
+}
+
+/** nodeImageOf on the image Glance shows the caller. */
+export async function checkNodeImage(cloud: TemplateCloud, who: CloudCaller, image: string, serverType: string, kubeVersion?: string): Promise<NodeImage> {
+  return nodeImageOf(await cloud.imageProperties(who, image), image, serverType, kubeVersion);
 }

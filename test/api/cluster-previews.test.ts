@@ -61,7 +61,7 @@ test('the delete preview lists the ledger, the CSI volumes (kept unless the labe
 test('upgrade targets: one minor up at most, never down, never the same; refused ones say why; the roll goes control planes first', async () => {
   const { cluster } = await insertCluster(t.app, { user: demoUser, project: demoProject, name: 'upgradable', nodegroups: true, pki: false, template: { labels: { kube_tag: 'v1.35.2' } } });
   for (const [name, tag] of [['t-1.34', 'v1.34.4'], ['t-1.35.3', 'v1.35.3'], ['t-1.36', 'v1.36.0'], ['t-same', 'v1.35.2']]) {
-    const r = await t.as('demo', { method: 'POST', url: '/v1/clustertemplates', payload: { name, image_id: 'fedora-coreos-40', external_network_id: 'public', coe: 'kubernetes', labels: { kube_tag: tag } } });
+    const r = await t.as('demo', { method: 'POST', url: '/v1/clustertemplates', payload: { name, image_id: 'ubuntu-24.04', external_network_id: 'public', coe: 'kubernetes', labels: { kube_tag: tag } } });
     assert.equal(r.statusCode, 201, r.body);
   }
   const r = await t.as('demo-reader', { method: 'GET', url: `/v1/clusters/${cluster.uuid}/upgrades` });
@@ -96,7 +96,7 @@ test('cloud choices: the project’s flavors with their sizes, keypairs, active 
   assert.deepEqual(body.unreachable, []);
   const small = body.flavors.find((f: { name: string }) => f.name === 'm1.small');
   assert.deepEqual({ vcpus: small.vcpus, ram: small.ram, disk: small.disk }, { vcpus: 1, ram: 2048, disk: 20 });
-  assert.ok(body.images.some((i: { name: string; os_distro: string }) => i.name === 'fedora-coreos-40' && i.os_distro === 'fedora-coreos'));
+  assert.ok(body.images.some((i: { name: string; os_distro: string }) => i.name === 'ubuntu-24.04' && i.os_distro === 'fedora-coreos'));
   assert.ok(body.images.some((i: { name: string }) => i.name === 'demo-private-coreos'), 'the project’s private image');
   assert.deepEqual(body.external_networks.map((n: { name: string }) => n.name), ['public']);
   const other = (await t.as('other', { method: 'GET', url: '/v1/cloud-choices' })).json();

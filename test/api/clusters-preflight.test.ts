@@ -17,7 +17,7 @@ before(async () => {
   const res = await t.as('demo', {
     method: 'POST',
     url: '/v1/clustertemplates',
-    payload: { name: 'k8s', coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium', labels: { kube_tag: 'v1.35.1' } },
+    payload: { name: 'k8s', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium', labels: { kube_tag: 'v1.35.1' } },
   });
   assert.equal(res.statusCode, 201, res.body);
   template = res.json().uuid;
@@ -113,4 +113,36 @@ test('Cinder and Octavia quotas count too; load balancers are counted in the cal
   } finally {
     sims.octavia.state.quotas.delete(adminProject);
   }
+});
+
+test('the node image contract at create: a prebuilt image must carry kube_tag\'s version; an image that stopped meeting the contract is refused', async () => {
+  const mk = async (name: string, image: string, labels: Record<string, string>) => {
+    const r = await t.as('demo', { method: 'POST', url: '/v1/clustertemplates', payload: { name, coe: 'kubernetes', image_id: image, external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium', labels } });
+    assert.equal(r.statusCode, 201, r.body);
+    return r.json().uuid as string;
+  };
+  const prebuilt = await mk('prebuilt', 'ubuntu-2404-kube-v1.35.5', { kube_tag: 'v1.35.5' });
+  const before = [await clusters(), appCreds()];
+  const other = await t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: prebuilt, labels: { kube_tag: 'v1.36.1' } } });
+  assert.equal(other.statusCode, 400, other.body);
+  assert.equal(other.json().errors[0].detail,
+    "Image ubuntu-2404-kube-v1.35.5 carries Kubernetes v1.35.5 (property kube_version) but the cluster's kube_tag is v1.36.1: set the label kube_tag=v1.35.5 or choose an image of v1.36.1.");
+  // Without kube_tag the default version applies, which this image does not carry either.
+  const silent = await mk('prebuilt-no-tag', 'ubuntu-2404-kube-v1.36.1', {});
+  const dflt = await t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: silent } });
+  assert.equal(dflt.statusCode, 400, dflt.body);
+  assert.match(dflt.json().errors[0].detail, /carries Kubernetes v1\.36\.1 .* kube_tag is v1\.35\.5/);
+  assert.deepEqual([await clusters(), appCreds()], before, 'nothing written');
+  // The image changed after the template was made: the create checks it again.
+  const image = t.cloud!.glance.byName('ubuntu-24.04')!;
+  image.properties.os_distro = 'debian';
+  try {
+    const r = await create();
+    assert.equal(r.statusCode, 400, r.body);
+    assert.match(r.json().errors[0].detail, /^Cluster type \(vm, debian, kubernetes\) not supported\. Image ubuntu-24\.04 cannot boot Kubernetes nodes: its os_distro is 'debian'; nodes boot from images with os_distro ubuntu \(cloud-init\) or fedora-coreos \(Ignition\)\.$/);
+  } finally {
+    image.properties.os_distro = 'ubuntu';
+  }
+  const same = await t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: prebuilt } });
+  assert.equal(same.statusCode, 202, same.body);
 });

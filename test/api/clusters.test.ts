@@ -24,7 +24,7 @@ before(async () => {
   const res = await t.as('demo', {
     method: 'POST',
     url: '/v1/clustertemplates',
-    payload: { name: 'k8s', coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', master_lb_enabled: true, labels: { kube_tag: 'v1.34.2', foo: 'bar' } },
+    payload: { name: 'k8s', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', master_lb_enabled: true, labels: { kube_tag: 'v1.34.2', foo: 'bar' } },
   });
   assert.equal(res.statusCode, 201, res.body);
   template = res.json().uuid;
@@ -276,7 +276,7 @@ describe('actions', () => {
         await t.as('demo', {
           method: 'POST',
           url: '/v1/clustertemplates',
-          payload: { name, coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', master_lb_enabled: true, labels: { kube_tag: kube } },
+          payload: { name, coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', master_lb_enabled: true, labels: { kube_tag: kube } },
         })
       ).json().uuid as string;
     const to35 = await mk('k35', 'v1.35.1');

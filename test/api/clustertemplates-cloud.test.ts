@@ -12,7 +12,7 @@ before(async () => {
 after(() => t.close());
 
 const cloud = () => t.cloud!;
-const base = { coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public' };
+const base = { coe: 'kubernetes', image_id: 'fedora-coreos-43', external_network_id: 'public' };
 
 async function create(user: User, body: Record<string, unknown>, headers: Record<string, string> = {}) {
   const r = await t.as(user, { method: 'POST', url: '/v1/clustertemplates', payload: { ...base, ...body }, headers });
@@ -46,7 +46,7 @@ describe('create', () => {
     const shown = await t.as('demo', { method: 'GET', url: `/v1/clustertemplates/${r.body.uuid}` });
     assert.equal(shown.json().cluster_distro, 'fedora-coreos');
 
-    const image = cloud().glance.byName('fedora-coreos-40')!;
+    const image = cloud().glance.byName('fedora-coreos-43')!;
     const network = [...cloud().neutron.networks.values()].find((n) => n.name === 'public')!;
     const byId = await create('demo', { name: 'by-id', image_id: image.id, flavor_id: '2', master_flavor_id: '5', external_network_id: network.id });
     assert.equal(byId.status, 201, JSON.stringify(byId.body));
@@ -72,8 +72,27 @@ describe('create', () => {
     assert.equal(mine.status, 201, JSON.stringify(mine.body));
   });
 
-  test('an image whose os_distro has no driver', async () => {
-    await refused('demo', { image_id: 'ubuntu-24.04' }, 400, 'Cluster type (vm, ubuntu, kubernetes) not supported.');
+  test('the node image contract: an os_distro no agent of ours reads is refused, naming the images that work', async () => {
+    const centos = cloud().glance.addImage({ name: 'centos-stream-9', properties: { os_distro: 'centos', os_version: '9' } });
+    const focal = cloud().glance.addImage({ name: 'ubuntu-20.04', properties: { os_distro: 'ubuntu', os_version: '20.04' } });
+    const odd = cloud().glance.addImage({ name: 'odd-version', properties: { os_distro: 'ubuntu', kube_version: 'latest' } });
+    try {
+      await refused('demo', { image_id: 'centos-stream-9' }, 400,
+        "Cluster type (vm, centos, kubernetes) not supported. Image centos-stream-9 cannot boot Kubernetes nodes: its os_distro is 'centos'; nodes boot from images with os_distro ubuntu (cloud-init) or fedora-coreos (Ignition).");
+      await refused('demo', { image_id: 'ubuntu-20.04' }, 400,
+        'Cluster type (vm, ubuntu, kubernetes) not supported. Image ubuntu-20.04 cannot boot Kubernetes nodes: it is Ubuntu 20.04, which boots with cgroup v1; kubelet needs cgroup v2 (Ubuntu 22.04 or later).');
+      await refused('demo', { image_id: 'odd-version' }, 400,
+        "Cluster type (vm, ubuntu, kubernetes) not supported. Image odd-version cannot boot Kubernetes nodes: its kube_version 'latest' is not a Kubernetes release such as v1.35.5.");
+      // Bare metal is not a node image's contract.
+      await refused('demo', { image_id: 'ubuntu-24.04', server_type: 'bm' }, 400,
+        'Cluster type (bm, ubuntu, kubernetes) not supported. Image ubuntu-24.04 cannot boot Kubernetes nodes: Kubernetes nodes are virtual machines (server_type vm).');
+      for (const image of ['ubuntu-24.04', 'ubuntu-2404-kube-v1.35.5', 'fedora-coreos-43']) {
+        const ok = await create('demo', { image_id: image });
+        assert.equal(ok.status, 201, `${image}: ${JSON.stringify(ok.body)}`);
+      }
+    } finally {
+      for (const i of [centos, focal, odd]) cloud().glance.images.delete(i.id);
+    }
   });
 
   test('two images with the same name: 409, the id still works', async () => {
@@ -153,7 +172,7 @@ describe('a cloud that fails', () => {
   test('Glance refusing the image (403): Not authorized for image', async () => {
     const clear = cloud().glance.faults.inject({ status: 403, path: '/v2/images' });
     try {
-      await refused('demo', {}, 403, 'Not authorized for image fedora-coreos-40.');
+      await refused('demo', {}, 403, 'Not authorized for image fedora-coreos-43.');
     } finally {
       clear();
     }
@@ -183,6 +202,10 @@ describe('PATCH re-validates what changed', () => {
 
     await expectDetail(op('/image_id', 'missing'), 400, 'Image missing could not be found.');
     await expectDetail(op('/image_id', 'cirros'), 400, "Image cirros doesn't contain os_distro field.");
+    const centos = cloud().glance.addImage({ name: 'centos-for-patch', properties: { os_distro: 'centos' } });
+    await expectDetail(op('/image_id', 'centos-for-patch'), 400,
+      "Cluster type (vm, centos, kubernetes) not supported. Image centos-for-patch cannot boot Kubernetes nodes: its os_distro is 'centos'; nodes boot from images with os_distro ubuntu (cloud-init) or fedora-coreos (Ignition).");
+    cloud().glance.images.delete(centos.id);
     await expectDetail(op('/flavor_id', 'm9.huge'), 400, 'Unable to find flavor m9.huge.');
     await expectDetail(op('/master_flavor_id', 'm9.huge'), 400, 'Unable to find flavor m9.huge.');
     await expectDetail(op('/external_network_id', 'nowhere'), 400, 'Unable to find external network nowhere.');
@@ -200,7 +223,7 @@ describe('PATCH re-validates what changed', () => {
     try {
       const renamed = await patch('demo', ct.uuid, op('/name', 'renamed'));
       assert.equal(renamed.statusCode, 200, renamed.body);
-      await expectDetail(op('/image_id', 'fedora-coreos-40'), 503, 'The Glance service is temporarily unavailable.');
+      await expectDetail(op('/image_id', 'fedora-coreos-43'), 503, 'The Glance service is temporarily unavailable.');
     } finally {
       for (const clear of clears) clear();
     }

@@ -11,7 +11,7 @@ before(async () => {
 });
 after(() => t.close());
 
-const base = { coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public' };
+const base = { coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public' };
 
 async function create(user: User, body: Record<string, unknown>) {
   const r = await t.as(user, { method: 'POST', url: '/v1/clustertemplates', payload: { ...base, ...body } });

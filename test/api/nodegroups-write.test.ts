@@ -48,7 +48,7 @@ describe('create', () => {
         { href: `http://localhost:80/clusters/${fx.cluster.uuid}/nodegroups/${ng.uuid}`, rel: 'bookmark' },
       ],
       flavor_id: 'm1.small',
-      image_id: 'fedora-coreos-40',
+      image_id: 'ubuntu-24.04',
       node_count: 1,
       role: 'worker',
       min_node_count: 0,
@@ -161,6 +161,10 @@ describe('create', () => {
     ['label prefix', { node_labels: { 'Bad_Prefix/x': 'v' } }, /Label key 'Bad_Prefix\/x' has a prefix that is not a DNS subdomain/],
     ['label value', { node_labels: { k: 'x'.repeat(64) } }, /The value of label 'k' must be at most 63/],
     ['label value type', { node_labels: { k: 1 } }, /^Invalid input for field\/attribute node_labels\.k\./],
+    // The kubelet registers its Node with these labels and refuses to start with one of kubernetes.io's it may not set.
+    ['label the kubelet may not set', { node_labels: { 'node-role.kubernetes.io/gpu': '' } }, /Label key 'node-role\.kubernetes\.io\/gpu' is in the node-role\.kubernetes\.io namespace, where a kubelet may set only kubelet\.kubernetes\.io\/\*, node\.kubernetes\.io\/\*/],
+    ['label the service sets', { node_labels: { 'magnum.openstack.org/nodegroup': 'x' } }, /Label key 'magnum\.openstack\.org\/nodegroup' is set by the service on every node of the group\.$/],
+    ['taint the controllers own', { node_taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }] }, /Taint key 'node\.kubernetes\.io\/unschedulable' is in the node\.kubernetes\.io namespace, which Kubernetes' controllers manage\.$/],
   ];
   for (const [name, extra, message] of badMeta) {
     test(`400 at 1.14: ${name}`, async () => {

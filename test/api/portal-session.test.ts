@@ -127,7 +127,7 @@ test('on /v1 the cookie counts only with the session’s CSRF token, from the sa
   // A cross-site POST with the cookie: refused before anything happens, with or without a guessed token.
   const crossSite = await t.app.inject({
     method: 'POST', url: '/v1/clustertemplates', headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', cookie: s.cookie, 'content-type': 'application/json' },
-    payload: { name: 'evil', image_id: 'fedora-coreos-40', external_network_id: 'public', coe: 'kubernetes' },
+    payload: { name: 'evil', image_id: 'ubuntu-24.04', external_network_id: 'public', coe: 'kubernetes' },
   });
   assert.equal(crossSite.statusCode, 403);
   const noOrigin = await t.app.inject({ method: 'POST', url: '/v1/clustertemplates', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, payload: { name: 'evil2' } });
@@ -165,7 +165,7 @@ test('the project is chosen per request: rescoped tokens, projects of the user o
   assert.deepEqual(projects, ['demo', 'demo-staging']);
   const demoId = s.body.default_project;
   const made = await v1(s, '/v1/clustertemplates', { 'x-portal-project': staging, 'content-type': 'application/json' }, 'POST', {
-    name: 'staging-only', image_id: 'fedora-coreos-40', external_network_id: 'public', coe: 'kubernetes',
+    name: 'staging-only', image_id: 'ubuntu-24.04', external_network_id: 'public', coe: 'kubernetes',
   });
   assert.equal(made.statusCode, 201, made.body);
   assert.equal(made.json().project_id, staging);

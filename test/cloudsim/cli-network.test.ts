@@ -83,8 +83,8 @@ test('volume create, list, show and delete', async () => {
 test('image list and show: the seed images with their os_distro', async () => {
   const images = await cli.json<{ Name: string; Status: string }[]>('demo', ['image', 'list']);
   const names = images.map((i) => i.Name);
-  assert.ok(names.includes('fedora-coreos-40') && names.includes('ubuntu-24.04'), names.join(', '));
+  assert.ok(names.includes('fedora-coreos-43') && names.includes('ubuntu-24.04'), names.join(', '));
   assert.ok(images.every((i) => i.Status === 'active'));
-  const fcos = await cli.json('demo', ['image', 'show', 'fedora-coreos-40']);
+  const fcos = await cli.json('demo', ['image', 'show', 'fedora-coreos-43']);
   assert.equal(fcos.properties?.os_distro ?? fcos.os_distro, 'fedora-coreos');
 });

@@ -136,10 +136,12 @@ describe('pagination links', () => {
     assert.equal(page1.body.first, '/v2/images?limit=2&sort_key=name&sort_dir=asc');
     assert.match(page1.body.next, /^\/v2\/images\?limit=2&sort_key=name&sort_dir=asc&marker=[0-9a-f-]{36}$/);
     const page2 = await get(`${sims.urls.image}${page1.body.next}`, as(demo));
-    assert.deepEqual(page2.body.images.map((i: { name: string }) => i.name), ['fedora-coreos-40', 'ubuntu-24.04']);
+    assert.deepEqual(page2.body.images.map((i: { name: string }) => i.name), ['fedora-coreos-43', 'ubuntu-24.04']);
     assert.ok(page2.body.next, 'a full page links on');
     const page3 = await get(`${sims.urls.image}${page2.body.next}`, as(demo));
-    assert.deepEqual([page3.body.images, page3.body.next], [[], undefined]);
+    assert.deepEqual(page3.body.images.map((i: { name: string }) => i.name), ['ubuntu-2404-kube-v1.35.5', 'ubuntu-2404-kube-v1.36.1']);
+    const page4 = await get(`${sims.urls.image}${page3.body.next}`, as(demo));
+    assert.deepEqual([page4.body.images, page4.body.next], [[], undefined]);
   });
 
   test('Nova: absolute `flavors_links` next with sorted parameters, only on full pages', async () => {

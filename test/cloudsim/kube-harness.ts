@@ -9,6 +9,8 @@ import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
 import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
 import { cloudsimConnect, KubeClient } from '../../src/kube/api-client.js';
 import { renderUserData } from '../../src/kube/cloudinit/userdata.js';
+import type { NodeImage } from '../../src/kube/image.js';
+import type { NodeTaint } from '../../src/kube/node-labels.js';
 import type { ControlPlanePki, KeyPair } from '../../src/kube/pki.js';
 import { parseClusterSpec } from '../../src/kube/spec/parse.js';
 import type { ClusterSpec } from '../../src/kube/spec/types.js';
@@ -35,11 +37,11 @@ export interface KubeHarness {
   ok(status: number, method: string, url: string, body?: unknown, who?: Who): Promise<any>;
   /** A port on the cluster subnet; returns its id and address. */
   port(name: string): Promise<{ id: string; ip: string }>;
-  /** Boots a server on a port with this user-data (the #cloud-config text); returns the server id once ACTIVE. */
-  boot(name: string, portId: string, userData: string): Promise<string>;
+  /** Boots a server on a port with this user-data (its text), from `image` (a seeded image's name; ubuntu-24.04 by default); returns the server id once ACTIVE. */
+  boot(name: string, portId: string, userData: string, image?: string): Promise<string>;
   /** Deletes a server and waits until Nova forgot it. */
   remove(serverId: string): Promise<void>;
-  userData(role: 'init' | 'control-plane' | 'worker', nodeName: string, endpoint: { address: string; extraSans?: string[] }, over?: { pki?: ControlPlanePki; token?: string; caCert?: string; trusted?: string[] }): string;
+  userData(role: 'init' | 'control-plane' | 'worker', nodeName: string, endpoint: { address: string; extraSans?: string[] }, over?: { pki?: ControlPlanePki; token?: string; caCert?: string; trusted?: string[]; image?: NodeImage; nodeLabels?: Record<string, string>; nodeTaints?: NodeTaint[]; spec?: ClusterSpec }): string;
   /** A load balancer on the subnet (not waited for). */
   lb(): Promise<Lb>;
   /** Waits until the load balancer is ACTIVE. */
@@ -121,8 +123,9 @@ export async function startKubeHarness(opts: KubeHarnessOptions = {}): Promise<K
       const p = (await ok(201, 'POST', `${net()}/v2.0/ports`, { port: { name, network_id: network.id, fixed_ips: [{ subnet_id: subnet.id }] } })).port;
       return { id: p.id as string, ip: p.fixed_ips[0].ip_address as string };
     },
-    async boot(name, portId, userData) {
-      const body = { server: { name, flavorRef: '2', imageRef: image, networks: [{ port: portId }], user_data: Buffer.from(userData).toString('base64') } };
+    async boot(name, portId, userData, imageName) {
+      const imageRef = imageName ? sims.glance.state.byName(imageName)!.id : image;
+      const body = { server: { name, flavorRef: '2', imageRef, networks: [{ port: portId }], user_data: Buffer.from(userData).toString('base64') } };
       const id = (await ok(202, 'POST', `${sims.urls.compute}/servers`, body)).server.id as string;
       await until(`${name} ACTIVE`, async () => (await call('GET', `${sims.urls.compute}/servers/${id}`, tokens.demo)).body.server?.status === 'ACTIVE');
       return id;
@@ -132,10 +135,13 @@ export async function startKubeHarness(opts: KubeHarnessOptions = {}): Promise<K
       await until('the server gone', async () => (await call('GET', `${sims.urls.compute}/servers/${serverId}`, tokens.demo)).status === 404);
     },
     userData(role, nodeName, endpoint, over = {}) {
-      const common = { nodeName, endpoint, bootstrapToken: over.token ?? TOKEN, ...(over.trusted ? { trustedCaCerts: over.trusted } : {}) };
+      const common = {
+        nodeName, endpoint, bootstrapToken: over.token ?? TOKEN, ...(over.trusted ? { trustedCaCerts: over.trusted } : {}),
+        ...(over.image ? { image: over.image } : {}), ...(over.nodeLabels ? { nodeLabels: over.nodeLabels } : {}), ...(over.nodeTaints ? { nodeTaints: over.nodeTaints } : {}),
+      };
       return role === 'worker'
-        ? renderUserData(spec, { ...common, role, caCert: over.caCert ?? (over.pki ?? pki).ca.cert })
-        : renderUserData(spec, { ...common, role, pki: over.pki ?? pki });
+        ? renderUserData(over.spec ?? spec, { ...common, role, caCert: over.caCert ?? (over.pki ?? pki).ca.cert })
+        : renderUserData(over.spec ?? spec, { ...common, role, pki: over.pki ?? pki });
     },
     async lb() {
       const b = (await ok(201, 'POST', `${lbUrl()}/loadbalancers`, { loadbalancer: { name: 'k1-api', vip_subnet_id: subnet.id } })).loadbalancer;

@@ -42,7 +42,7 @@ test('a joining control plane and a worker: discovery endpoint, token, CA pins; 
 });
 
 test('without the script\'s full version only the minor its kubeadm check pins; gzip user-data is read too', () => {
-  const text = golden('calico-1.35-ha', 'worker.yaml').replace(/\(Kubernetes v[\d.]+, /, '(');
+  const text = golden('calico-1.35-ha', 'worker.yaml').replace(/Kubernetes v[\d.]+/g, 'Kubernetes');
   const n = parseUserData(b64(gzipSync(text)), 'x')!;
   assert.deepEqual([n.version, n.minor], [undefined, '1.35']);
 });

@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_DELAYS } from '../../src/cloudsim/common/clock.js';
+import { NovaServersClient } from '../../src/openstack/nova-servers.js';
 import { waitFor } from '../support/http.js';
 import { startNovaHarness, type NovaHarness } from './nova-harness.js';
 
@@ -267,5 +268,27 @@ describe('visibility', () => {
     assert.equal(r.headers.get('openstack-api-version'), 'compute 2.60');
     const high = await h.call('GET', '/servers', 'demo', undefined, '2.97');
     assert.equal(high.status, 406);
+  });
+});
+
+describe('console log (os-getConsoleOutput)', () => {
+  test('the last `length` lines the guest wrote (null or -1: all; a numeric string too); 409 while it builds; the client reads it', async () => {
+    h.sims.nova.state.clock.setDelay('nova.server.boot', { kind: 'fixed', ms: 400_000 });
+    const r = await create({ name: 'console', networks: 'none' }, '2.79');
+    h.sims.nova.state.clock.setDelay('nova.server.boot', DEFAULT_DELAYS['nova.server.boot']);
+    const id = r.body.server.id;
+    const action = (body: unknown, status = 200) => h.ok(status, 'POST', `/servers/${id}/action`, 'demo', body);
+    await action({ 'os-getConsoleOutput': {} }, 409);
+    await waitFor(() => h.ok(200, 'GET', `/servers/${id}`, 'demo'), (b) => b.server.status === 'ACTIVE');
+    h.sims.nova.state.consoles.write(id, 'one\ntwo\nthree');
+    assert.deepEqual(await action({ 'os-getConsoleOutput': { length: 2 } }), { output: 'two\nthree\n' });
+    assert.deepEqual(await action({ 'os-getConsoleOutput': { length: '-1' } }), { output: 'one\ntwo\nthree\n' });
+    assert.deepEqual(await action({ 'os-getConsoleOutput': { length: null } }), { output: 'one\ntwo\nthree\n' });
+    assert.deepEqual(await action({ 'os-getConsoleOutput': { length: 0 } }), { output: '' });
+    await action({ 'os-getConsoleOutput': { length: -2 } }, 400);
+    await action({ 'os-unknown': {} }, 400);
+    await h.ok(404, 'POST', `/servers/${id}/action`, 'other', { 'os-getConsoleOutput': {} });
+    const nova = new NovaServersClient({ service: 'compute', baseUrl: h.sims.urls.compute, token: h.tokens.demo, timeoutMs: 5000 });
+    assert.equal(await nova.consoleOutput(id, 1), 'three\n');
   });
 });

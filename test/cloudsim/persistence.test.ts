@@ -43,7 +43,7 @@ describe('seed file', () => {
     const seed = defaultSeed();
     assert.deepEqual(seed.flavors?.map((f) => f.name), ['m1.tiny', 'm1.small', 'm1.medium', 'm1.large', 'm1.xlarge', 'ds512M', 'ds1G', 'ds2G', 'ds4G']);
     const distro = Object.fromEntries((seed.images ?? []).map((i) => [i.name, i.properties?.os_distro]));
-    assert.equal(distro['fedora-coreos-40'], 'fedora-coreos');
+    assert.equal(distro['fedora-coreos-43'], 'fedora-coreos');
     assert.equal(distro['ubuntu-24.04'], 'ubuntu');
     const pub = seed.networks?.find((n) => n.name === 'public');
     assert.equal(pub?.external, true);
@@ -122,7 +122,7 @@ describe('state file', () => {
       const v = await call('GET', `${second.sims.urls['block-storage'].replace('%(project_id)s', demoId)}/volumes/${vol.id}`, demo2);
       assert.equal(v.body.volume.status, 'available');
       assert.equal(second.sims.nova.state.flavors.size, 9);
-      assert.equal(second.sims.glance.state.images.size, 4);
+      assert.equal(second.sims.glance.state.images.size, 6);
       // The restored cloud works on: a new zone goes ACTIVE.
       const more = (await call('POST', `${second.sims.urls.dns}/v2/zones`, demo2, { name: 'more.example.org.', email: 'a@b.org' })).body;
       await waitFor(() => call('GET', `${second.sims.urls.dns}/v2/zones/${more.id}`, demo2), (r) => r.body.status === 'ACTIVE');

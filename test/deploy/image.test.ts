@@ -189,7 +189,7 @@ test('the runtime stage runs every role from dist/ with production dependencies 
         return { status: res.status, body: (await res.json()) as Record<string, unknown> };
       };
       const demo = await token('demo');
-      const tpl = await call(demo, 'POST', '/v1/clustertemplates', { name: 'k8s', coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium' });
+      const tpl = await call(demo, 'POST', '/v1/clustertemplates', { name: 'k8s', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium' });
       assert.equal(tpl.status, 201, JSON.stringify(tpl.body));
       const created = await call(demo, 'POST', '/v1/clusters', { name: 'c1', cluster_template_id: 'k8s', master_count: 1, node_count: 1 });
       assert.equal(created.status, 202, JSON.stringify(created.body));

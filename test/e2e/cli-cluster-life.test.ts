@@ -24,7 +24,7 @@ withHarness(async (x) => {
   const port = (h.t.keystone.app.server.address() as { port: number }).port;
   cli = await cliFor(`http://127.0.0.1:${port}/v3`);
   for (const [name, tag] of [['life-135', 'v1.35.1'], ['life-136', 'v1.36.0']] as const) {
-    await cli.json('demo', ['coe', 'cluster', 'template', 'create', name, '--coe', 'kubernetes', '--image', 'fedora-coreos-40', '--external-network', 'public',
+    await cli.json('demo', ['coe', 'cluster', 'template', 'create', name, '--coe', 'kubernetes', '--image', 'ubuntu-24.04', '--external-network', 'public',
       '--flavor', 'm1.small', '--master-flavor', 'm1.medium', '--network-driver', 'calico', '--master-lb-enabled', '--floating-ip-enabled', '--labels', `kube_tag=${tag}`]);
   }
 }, { listen: true });

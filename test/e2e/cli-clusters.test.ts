@@ -24,7 +24,7 @@ before(async () => {
   cli = await cliFor(`http://127.0.0.1:${port}/v3`);
   worker = await startWorker({ redisUrl: process.env.REDIS_URL!, concurrency: 1, heartbeatMs: 200, prefix: t.config.queuePrefix });
   for (const [name, kube] of [['k8s', 'v1.34.2'], ['k8s-next', 'v1.35.1']] as const) {
-    await cli.json('demo', ['coe', 'cluster', 'template', 'create', name, '--coe', 'kubernetes', '--image', 'fedora-coreos-40', '--external-network', 'public', '--labels', `kube_tag=${kube}`]);
+    await cli.json('demo', ['coe', 'cluster', 'template', 'create', name, '--coe', 'kubernetes', '--image', 'ubuntu-24.04', '--external-network', 'public', '--labels', `kube_tag=${kube}`]);
   }
 });
 after(async () => {

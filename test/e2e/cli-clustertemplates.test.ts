@@ -17,7 +17,7 @@ after(async () => {
   await t.close();
 });
 
-const create = ['coe', 'cluster', 'template', 'create', '--coe', 'kubernetes', '--image', 'fedora-coreos-40', '--external-network', 'public'];
+const create = ['coe', 'cluster', 'template', 'create', '--coe', 'kubernetes', '--image', 'ubuntu-24.04', '--external-network', 'public'];
 
 test('create, list, show, update and delete a template with the real CLI', { timeout: 300_000 }, async () => {
   const ct = await cli.json('demo', [...create, 'k8s-cli', '--labels', 'kube_tag=v1.35.0,cni=calico', '--master-lb-enabled', '--tag', 'gold']);

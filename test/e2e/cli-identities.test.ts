@@ -35,7 +35,7 @@ after(async () => {
 });
 
 async function template(user: User, name: string, kube = 'v1.34.2'): Promise<void> {
-  const payload = { name, coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', labels: { kube_tag: kube } };
+  const payload = { name, coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', labels: { kube_tag: kube } };
   const r = await t.as(user, { method: 'POST', url: '/v1/clustertemplates', payload });
   assert.equal(r.statusCode, 201, r.body);
 }

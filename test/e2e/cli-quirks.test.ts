@@ -35,7 +35,7 @@ const ok = (r: { code: number; stdout: string; stderr: string }, out: RegExp) =>
 };
 
 async function template(user: User, name: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const payload = { name, coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', labels: { kube_tag: 'v1.34.2' }, ...extra };
+  const payload = { name, coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', labels: { kube_tag: 'v1.34.2' }, ...extra };
   const r = await t.as(user, { method: 'POST', url: '/v1/clustertemplates', payload });
   assert.equal(r.statusCode, 201, r.body);
   return r.json().uuid;

@@ -101,7 +101,7 @@ async function oneOfEach(): Promise<void> {
   ids.secret = (await api(201, 'POST', `${urls['key-manager']}/v1/secrets`, { name: 's1', payload: 'hello', payload_content_type: 'text/plain' })).secret_ref;
 
   // Container-infra: a template of demo's, and a settled cluster with its node groups and CAs.
-  const tpl = await t.as('demo', { method: 'POST', url: '/v1/clustertemplates', payload: { name: 'k8s', coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small' } });
+  const tpl = await t.as('demo', { method: 'POST', url: '/v1/clustertemplates', payload: { name: 'k8s', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', flavor_id: 'm1.small' } });
   assert.equal(tpl.statusCode, 201, tpl.body);
   await insertCluster(t.app, { name: 'c1', user: s.userId('demo'), project: ids.demoProject, nodegroups: true });
 }

@@ -49,7 +49,7 @@ describe('application credentials with the real Keystone', () => {
     }
     const issued = await issueToken(ks, 'demo');
     demo = { token: issued.token, userId: issued.body.token.user.id };
-    const made = await call(demo.token, 'POST', '/v1/clustertemplates', { name: 'k8s', coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', master_lb_enabled: true });
+    const made = await call(demo.token, 'POST', '/v1/clustertemplates', { name: 'k8s', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', master_lb_enabled: true });
     assert.equal(made.statusCode, 201, made.body);
     template = made.json().uuid;
   });

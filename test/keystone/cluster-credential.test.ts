@@ -26,7 +26,7 @@ describe('API: the credential made at create', () => {
       const res = await t.as(user, {
         method: 'POST',
         url: '/v1/clustertemplates',
-        payload: { name: `k8s-${user}`, coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', master_lb_enabled: true },
+        payload: { name: `k8s-${user}`, coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', master_lb_enabled: true },
       });
       assert.equal(res.statusCode, 201, res.body);
       templates.set(user, res.json().uuid);

@@ -24,8 +24,9 @@ const EXPECTED_SA: Record<string, string> = {
   'DaemonSet/node-exporter': 'node-exporter',
   'Deployment/kube-state-metrics': 'kube-state-metrics',
   'Deployment/grafana': 'grafana',
+  'Deployment/headlamp': 'headlamp',
 };
-const OPTIONAL_ON = { ingress_controller: 'octavia', external_dns_zone: 'apps.example.org', monitoring_enabled: 'true', monitoring_storage_class_name: 'csi-cinder-sc-delete', manila_csi_enabled: 'true' };
+const OPTIONAL_ON = { ingress_controller: 'octavia', external_dns_zone: 'apps.example.org', monitoring_enabled: 'true', monitoring_storage_class_name: 'csi-cinder-sc-delete', manila_csi_enabled: 'true', kube_dashboard_enabled: 'true' };
 const OPTIONAL_OFF = { cinder_csi_enabled: 'false', metrics_server_enabled: 'false', keystone_auth_enabled: 'false', dns_autoscaler_enabled: 'false' };
 
 for (const minor of SUPPORTED_MINORS) {
@@ -38,7 +39,7 @@ for (const minor of SUPPORTED_MINORS) {
       test(`add-ons ${minor} ${cni} optional=${optional}: core/apps/rbac/storage/apiregistration objects (incl. keystone-auth, octavia ingress) validate with kubernetes-models; the Calico Installation CR gets a structural check (its CRD is installed by the operator)`, () => {
         const { addons } = rendered(over);
         const names = addons.map((a) => a.name);
-        assert.deepEqual(names, ['cloud-config', 'occm', `cni-${cni}`, ...(optional === 'on' ? ['cinder-csi', 'manila-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress', 'external-dns', 'monitoring'] : [])]);
+        assert.deepEqual(names, ['cloud-config', 'occm', `cni-${cni}`, ...(optional === 'on' ? ['cinder-csi', 'manila-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress', 'external-dns', 'dashboard', 'monitoring'] : [])]);
         let objects = 0;
         for (const a of addons) {
           assert.ok(a.objects.length > 0, `${a.name} renders objects`);
@@ -62,15 +63,17 @@ for (const minor of SUPPORTED_MINORS) {
             .flatMap((o) => (o.subjects as { name: string; namespace: string }[]).map((s) => `${s.namespace}/${s.name}`)),
         );
         const pods = podTemplates(all);
-        assert.equal(pods.length, optional === 'on' ? 15 : 2);
+        assert.equal(pods.length, optional === 'on' ? 16 : 2);
         for (const p of pods) {
           assert.equal(p.serviceAccountName, EXPECTED_SA[p.owner], `${p.owner} runs as its own ServiceAccount`);
           const ns = all.find((o) => `${o.kind}/${o.metadata.name}` === p.owner)!.metadata.namespace;
           assert.ok(p.serviceAccountName, `${p.owner} sets serviceAccountName`);
           const ref = `${ns}/${p.serviceAccountName}`;
           assert.ok(accounts.has(ref), `${p.owner}: ServiceAccount ${ref} is rendered`);
-          // A pod that mounts no token needs no role (node-exporter, Grafana); every other one is bound.
-          if (p.automountServiceAccountToken !== false) assert.ok(bound.has(ref), `${p.owner}: ServiceAccount ${ref} is bound to a role`);
+          // A pod that mounts no token needs no role (node-exporter, Grafana); every other one is bound, but
+          // Headlamp, which reads only the API address and CA from its token's mount and sends each user's own token.
+          if (p.automountServiceAccountToken !== false && p.owner !== 'Deployment/headlamp') assert.ok(bound.has(ref), `${p.owner}: ServiceAccount ${ref} is bound to a role`);
+          if (p.owner === 'Deployment/headlamp') assert.ok(!bound.has(ref), 'Headlamp\'s own account is bound to nothing');
           for (const c of p.containers) {
             assert.match(c.image, /^[a-z0-9.\-/:]+:v?\d+\.\d+\.\d+[\w.-]*$/, `${p.owner}/${c.name} pins its image: ${c.image}`);
             assert.doesNotMatch(c.image, /:latest$/);

@@ -9,24 +9,24 @@ import { ADDONS } from '../../src/kube/addons/index.js';
 import { manifest } from '../../src/kube/render-all.js';
 import { ADDON_MODULES } from '../../src/kube/spec/registry.js';
 import { parseClusterSpec } from '../../src/kube/spec/parse.js';
-import { addon, contextFor, rendered } from './addon-support.js';
+import { addon, contextFor, find, rendered } from './addon-support.js';
 import { input, keystoneCa, UUID } from './fixtures.js';
 import { validateObject } from './k8s-validate.js';
 
 test('add-ons are registered as feature modules and applied in spec §1.7 order', () => {
   assert.deepEqual(ADDON_MODULES, ADDONS);
   assert.ok(ORDER.cloudConfig < ORDER.occm && ORDER.occm < ORDER.cni && ORDER.cni < ORDER.cinderCsi && ORDER.cinderCsi < ORDER.manilaCsi && ORDER.manilaCsi < ORDER.metricsServer);
-  assert.ok(ORDER.metricsServer < ORDER.dnsAutoscaler && ORDER.dnsAutoscaler < ORDER.keystoneAuth && ORDER.keystoneAuth < ORDER.ingress && ORDER.ingress < ORDER.externalDns && ORDER.externalDns < ORDER.monitoring);
-  const { spec } = parseClusterSpec(input({ labels: { ingress_controller: 'octavia', external_dns_zone: 'apps.example.org', monitoring_enabled: 'true', manila_csi_enabled: 'true' } }));
+  assert.ok(ORDER.metricsServer < ORDER.dnsAutoscaler && ORDER.dnsAutoscaler < ORDER.keystoneAuth && ORDER.keystoneAuth < ORDER.ingress && ORDER.ingress < ORDER.externalDns && ORDER.externalDns < ORDER.dashboard && ORDER.dashboard < ORDER.monitoring);
+  const { spec } = parseClusterSpec(input({ labels: { ingress_controller: 'octavia', external_dns_zone: 'apps.example.org', monitoring_enabled: 'true', manila_csi_enabled: 'true', kube_dashboard_enabled: 'true' } }));
   const order = renderAddons([...ADDONS].reverse(), spec, contextFor(spec)).map((a) => a.name);
-  assert.deepEqual(order, ['cloud-config', 'occm', 'cni-calico', 'cinder-csi', 'manila-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress', 'external-dns', 'monitoring']);
+  assert.deepEqual(order, ['cloud-config', 'occm', 'cni-calico', 'cinder-csi', 'manila-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress', 'external-dns', 'dashboard', 'monitoring']);
 });
 
 test('a disabled add-on renders nothing', () => {
   const { addons } = rendered({ labels: { cinder_csi_enabled: 'false', metrics_server_enabled: 'no', keystone_auth_enabled: 'false', dns_autoscaler_enabled: 'false' } });
   assert.deepEqual(addons.map((a) => a.name), ['cloud-config', 'occm', 'cni-calico']);
   const all = JSON.stringify(addons);
-  assert.doesNotMatch(all, /cinder\.csi\.openstack\.org|metrics-server|flannel|keystone-auth|ingress|proportional-autoscaler|external-dns|prometheus|grafana|manila/);
+  assert.doesNotMatch(all, /cinder\.csi\.openstack\.org|metrics-server|flannel|keystone-auth|ingress|proportional-autoscaler|external-dns|prometheus|grafana|manila|headlamp/);
   assert.throws(() => parseClusterSpec(input({ labels: { cinder_csi_enabled: 'sometimes' } })), (e: unknown) => e instanceof InvalidLabelError && e.label === 'cinder_csi_enabled');
 });
 
@@ -242,6 +242,22 @@ test('manila-csi: NFS shares for RWX, the cluster uuid as cluster id, the creden
   for (const [label, value] of [['manila_csi_share_network_id', 'net-1'], ['manila_csi_share_client', 'everyone'], ['manila_csi_plugin_tag', 'v1.30.0'], ['manila_csi_enabled', 'maybe']] as const) {
     assert.throws(() => parseClusterSpec(input({ labels: { manila_csi_enabled: 'true', [label]: value } })), (e: unknown) => e instanceof InvalidLabelError && e.label === label, label);
   }
+});
+
+test('dashboard (kube_dashboard_enabled): Headlamp in-cluster, pinned, mirrored, its account bound to nothing; off by default', () => {
+  assert.ok(!rendered().addons.some((a) => a.name === 'dashboard'));
+  const { addons, spec } = rendered({ labels: { kube_dashboard_enabled: 'true', container_infra_prefix: 'mirror.example.org/k8s' } });
+  const a = addon(addons, 'dashboard');
+  assert.deepEqual(a.objects.map((o) => `${o.kind}/${o.metadata.name}`), ['ServiceAccount/headlamp', 'Deployment/headlamp', 'Service/headlamp']);
+  const d = find<{ spec: { template: { spec: { serviceAccountName: string; containers: { image: string; args: string[]; ports: { containerPort: number }[] }[] } } } }>(a, 'Deployment', 'headlamp');
+  const c = d.spec.template.spec.containers[0]!;
+  assert.equal(c.image, `mirror.example.org/k8s/headlamp:${spec.kubernetes.components.headlamp}`);
+  assert.deepEqual(c.args, ['-in-cluster', '-plugins-dir=/headlamp/plugins', '-port=4466']);
+  const svc = find<{ spec: { type: string; ports: { port: number; targetPort: number }[] } }>(a, 'Service', 'headlamp');
+  assert.deepEqual([svc.spec.type, svc.spec.ports[0]!.port, svc.spec.ports[0]!.targetPort], ['ClusterIP', 80, 4466]);
+  assert.ok(!addons.flatMap((x) => x.objects).some((o) => /Binding$/.test(o.kind) && JSON.stringify(o).includes('headlamp')), 'every request carries its user\'s token');
+  assert.equal(rendered({ labels: { kube_dashboard_enabled: 'true' } }).addons.find((x) => x.name === 'dashboard')!.objects.length, 3);
+  assert.match(JSON.stringify(rendered({ labels: { kube_dashboard_enabled: 'true' } }).addons), /ghcr\.io\/headlamp-k8s\/headlamp:v0\.43\.0/);
 });
 
 test('render-all manifests are multi-document YAML that round-trips to the objects', () => {

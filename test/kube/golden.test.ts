@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { NodeImage } from '../../src/kube/image.js';
 import { renderCluster } from '../../src/kube/render-all.js';
 import { parseClusterSpec } from '../../src/kube/spec/parse.js';
 import { input, keystoneCa, pki, TOKEN } from './fixtures.js';
@@ -13,12 +14,22 @@ import { input, keystoneCa, pki, TOKEN } from './fixtures.js';
 const ROOT = fileURLToPath(new URL('./golden/', import.meta.url));
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
-const CASES: Record<string, Parameters<typeof input>[0]> = {
-  'calico-1.35-ha': { labels: { master_lb_allowed_cidrs: '192.0.2.0/24', calico_ipv4pool_ipip: 'Always', some_custom_label: 'kept', monitoring_enabled: 'true', monitoring_storage_class_name: 'csi-cinder-sc-delete', barbican_kms_enabled: 'true' } },
+type Case = Parameters<typeof input>[0] & { image?: NodeImage };
+
+// Images: a prebuilt Ubuntu (kube_version: nothing installed at boot), a stock Ubuntu (installs, through
+// the proxy where there is one), Fedora CoreOS (Ignition, installs from the release downloads).
+const CASES: Record<string, Case> = {
+  'calico-1.35-ha': { image: { distro: 'ubuntu', kubeVersion: 'v1.35.5' }, labels: { master_lb_allowed_cidrs: '192.0.2.0/24', calico_ipv4pool_ipip: 'Always', some_custom_label: 'kept', monitoring_enabled: 'true', monitoring_storage_class_name: 'csi-cinder-sc-delete', barbican_kms_enabled: 'true' } },
   'flannel-1.34-single': { network_driver: 'flannel', template: { master_lb_enabled: false }, cluster: { name: 'small', master_count: 1, node_count: 1 }, labels: { kube_tag: 'v1.34.8', metrics_server_enabled: 'false', keystone_auth_enabled: 'false' } },
   'calico-1.36-ovn-proxy': {
     labels: { kube_tag: 'v1.36.1', octavia_provider: 'ovn', container_infra_prefix: 'mirror.example.org/k8s', calico_ipv4pool: '172.20.0.0/16', ingress_controller: 'octavia', external_dns_zone: 'apps.example.org', manila_csi_enabled: 'true', manila_csi_share_network_id: '4f2b9c3e-1d5a-4e8b-9c7d-2a6f8e0b1c3d', keystone_auth_policy: 'project-roles' },
     template: { apiserver_port: 8443, http_proxy: 'http://proxy.example.org:3128', no_proxy: 'internal.example.org' },
+  },
+  'flannel-1.35-fcos-volumes': {
+    image: { distro: 'fedora-coreos', kubeVersion: null },
+    network_driver: 'flannel',
+    cluster: { name: 'coreos', docker_volume_size: 50 },
+    labels: { etcd_volume_size: '10', docker_volume_type: 'ssd', kube_dashboard_enabled: 'true' },
   },
 };
 
@@ -27,7 +38,7 @@ function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
-for (const [name, over] of Object.entries(CASES)) {
+for (const [name, { image, ...over }] of Object.entries(CASES)) {
   test(`golden: ${name}`, () => {
     const { spec, warnings } = parseClusterSpec(input(over));
     const files = renderCluster(spec, warnings, {
@@ -36,6 +47,7 @@ for (const [name, over] of Object.entries(CASES)) {
       endpoint: { address: '10.0.0.10', extraSans: ['203.0.113.25', 'k1.example.org'] },
       credential: { authUrl: 'https://keystone.example.org:5000/v3', region: 'RegionOne', applicationCredentialId: 'app-cred-id', applicationCredentialSecret: 'app-cred-secret', caCertPem: keystoneCa },
       network: { floatingNetworkId: 'ext-net-id', subnetId: 'subnet-id', networkName: 'k1-net' },
+      ...(image ? { image } : {}),
     });
     const dir = join(ROOT, name);
     if (UPDATE) {

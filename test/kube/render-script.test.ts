@@ -29,6 +29,19 @@ test('scripts/render.ts renders a template + cluster (file and inline JSON) into
   assert.match(readFileSync(join(out, 'user-data/control-plane-init.yaml'), 'utf8'), /203\.0\.113\.9/);
 });
 
+test('scripts/render.ts --image: the image\'s properties choose the user-data format (Fedora CoreOS: Ignition)', async () => {
+  const out = join(mkdtempSync(join(tmpdir(), 'render-')), 'out');
+  const cluster = JSON.stringify({ uuid: '5d12f6fd-a196-4bf0-ae4c-1f639a523a52', name: 'demo', project_id: '4c2a3b1e9f8d47a6b5c4d3e2f1a09b8c', master_count: 1, node_count: 1 });
+  await run(process.execPath, [...tsx, '--template', '{"coe":"kubernetes"}', '--cluster', cluster, '--image', '{"os_distro":"fedora-coreos","os_version":"43"}', '--out', out, '--pki-dir', fixtures], { cwd: root });
+  const ign = JSON.parse(readFileSync(join(out, 'user-data/worker.ign'), 'utf8'));
+  assert.equal(ign.ignition.version, '3.3.0');
+  assert.ok(!existsSync(join(out, 'user-data/worker.yaml')));
+  await assert.rejects(
+    run(process.execPath, [...tsx, '--template', '{"coe":"kubernetes"}', '--cluster', cluster, '--image', '{"os_distro":"centos"}', '--out', out, '--pki-dir', fixtures], { cwd: root }),
+    (e: { stderr?: string }) => /os_distro is 'centos'/.test(e.stderr ?? ''),
+  );
+});
+
 test('scripts/render.ts reports label errors like the API and exits 1', async () => {
   const cluster = JSON.stringify({ uuid: '5d12f6fd-a196-4bf0-ae4c-1f639a523a52', name: 'demo' });
   await assert.rejects(

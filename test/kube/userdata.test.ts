@@ -46,16 +46,18 @@ test('first control plane: kubeadm init with v1beta4 configs, shared PKI, SANs a
   assert.deepEqual(cluster!.controllerManager.extraArgs, [
     { name: 'cloud-provider', value: 'external' },
     { name: 'cluster-name', value: spec.cluster.uuid },
+    { name: 'flex-volume-plugin-dir', value: '/var/lib/kubelet/volumeplugins' },
   ]);
   assert.deepEqual(cluster!.networking, { podSubnet: '10.100.0.0/16', serviceSubnet: '10.254.0.0/16', dnsDomain: 'cluster.local' });
   assert.equal(kubelet!.cgroupDriver, 'systemd');
+  assert.equal(kubelet!.volumePluginDir, '/var/lib/kubelet/volumeplugins', 'writable on images whose /usr is read-only');
   assert.equal(fileOf(cc, '/etc/kubernetes/pki/ca.key')!.content, pki.ca.key);
   assert.equal(fileOf(cc, '/etc/kubernetes/pki/ca.key')!.permissions, '0600');
   assert.equal(fileOf(cc, '/etc/kubernetes/pki/etcd/ca.key')!.content, pki.etcdCa.key);
   assert.equal(fileOf(cc, '/etc/kubernetes/pki/sa.pub')!.content, pki.serviceAccount.pub);
   assert.match(fileOf(cc, '/etc/containerd/config.toml')!.content, /version = 3[\s\S]*SystemdCgroup = true/);
-  assert.match(fileOf(cc, '/usr/local/lib/magnum/bootstrap.sh')!.content, /kubeadm init --config/);
-  assert.deepEqual(cc.runcmd, [['/usr/local/lib/magnum/bootstrap.sh']]);
+  assert.match(fileOf(cc, '/usr/local/bin/magnum-bootstrap')!.content, /kubeadm init --config/);
+  assert.deepEqual(cc.runcmd, [['/usr/local/bin/magnum-bootstrap']]);
 });
 
 test('other control planes join with --control-plane config and the shared certificates', () => {
@@ -66,7 +68,7 @@ test('other control planes join with --control-plane config and the shared certi
   assert.deepEqual(docs[0]!.controlPlane, { localAPIEndpoint: { bindPort: 6443 } });
   assert.deepEqual(docs[0]!.discovery.bootstrapToken, { apiServerEndpoint: '10.0.0.10:6443', token: TOKEN, caCertHashes: [caCertHash(pki.ca.cert)] });
   for (const f of ['ca.key', 'etcd/ca.key', 'front-proxy-ca.key', 'sa.key']) assert.ok(fileOf(cc, `/etc/kubernetes/pki/${f}`), f);
-  assert.match(fileOf(cc, '/usr/local/lib/magnum/bootstrap.sh')!.content, /for attempt in[\s\S]*kubeadm join --config/);
+  assert.match(fileOf(cc, '/usr/local/bin/magnum-bootstrap')!.content, /for attempt in[\s\S]*kubeadm join --config/);
 });
 
 test('workers get token + CA hash only: no CA key, no PKI files', () => {
@@ -91,24 +93,30 @@ test('inputs are validated before rendering', () => {
   assert.throws(() => renderUserData(spec, { ...common, role: 'init', nodeName: 'n', pki: mismatched }), /key does not match/);
 });
 
-test('largest user-data stays under Nova\'s base64 limit (measured)', () => {
+test('largest user-data stays under Nova\'s base64 limit (measured), in both formats', () => {
   const { spec: big } = parseClusterSpec(
     input({
-      // Every option that adds to a control plane's files: the mirror, an etcd volume, Barbican KMS, keystone-auth (default).
-      labels: { kube_tag: 'v1.36.1', container_infra_prefix: 'registry.mirror.example.org:5000/k8s/upstream/', etcd_volume_size: '20', barbican_kms_enabled: 'true' },
+      // Every option that adds to a node's files: the mirror, an etcd and a runtime volume, Barbican KMS,
+      // keystone-auth (default), the proxy the install goes through (a stock image installs at boot).
+      labels: { kube_tag: 'v1.36.1', container_infra_prefix: 'registry.mirror.example.org:5000/k8s/upstream/', etcd_volume_size: '20', barbican_kms_enabled: 'true', docker_volume_type: 'a-long-volume-type-name' },
       template: { http_proxy: 'http://proxy.example.org:3128', https_proxy: 'http://proxy.example.org:3128', no_proxy: 'a.example.org,b.example.org,c.example.org' },
-      cluster: { name: 'a'.repeat(242) },
+      cluster: { name: 'a'.repeat(242), docker_volume_size: 100 },
     }),
   );
   const extraSans = [...Array.from({ length: 20 }, (_, i) => `api-${i}.a-long-dns-name-for-the-cluster.example.org`), '203.0.113.25'];
+  const nodeLabels = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`example.org/label-${i}`, 'v'.repeat(63)]));
+  const nodeTaints = Array.from({ length: 10 }, (_, i) => ({ key: `example.org/taint-${i}`, value: 'v'.repeat(63), effect: 'NoSchedule' as const }));
   const sizes: Record<string, number> = {};
-  for (const role of ['init', 'control-plane', 'worker'] as const) {
-    const kms = { cloudConf: kmsCloudConf({ authUrl: 'https://keystone.a-long-region-name.example.org:5000/v3', region: 'RegionOne', applicationCredentialId: 'f'.repeat(32), applicationCredentialSecret: 's'.repeat(86), caCertPem: pki.ca.cert }, '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0'), caCert: pki.ca.cert };
-    const i = role === 'worker' ? { role, caCert: pki.ca.cert } : { role, pki, kms };
-    const text = renderUserData(big, { ...i, endpoint: { address: '10.0.0.10', extraSans }, bootstrapToken: TOKEN, nodeName: `${big.cluster.shortName}-control-plane-a0000` } as UserDataInput);
-    sizes[role] = base64Size(text);
-    assert.equal(sizes[role], Buffer.from(text).toString('base64').length);
-    assert.ok(sizes[role]! < NOVA_USER_DATA_LIMIT);
+  for (const distro of ['ubuntu', 'fedora-coreos'] as const) {
+    for (const role of ['init', 'control-plane', 'worker'] as const) {
+      const kms = { cloudConf: kmsCloudConf({ authUrl: 'https://keystone.a-long-region-name.example.org:5000/v3', region: 'RegionOne', applicationCredentialId: 'f'.repeat(32), applicationCredentialSecret: 's'.repeat(86), caCertPem: pki.ca.cert }, '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0'), caCert: pki.ca.cert };
+      const i = role === 'worker' ? { role, caCert: pki.ca.cert } : { role, pki, kms };
+      const text = renderUserData(big, { ...i, endpoint: { address: '10.0.0.10', extraSans }, bootstrapToken: TOKEN, nodeName: `${big.cluster.shortName}-control-plane-a0000`, image: { distro, kubeVersion: null }, nodeLabels, nodeTaints } as UserDataInput);
+      const key = `${distro}/${role}`;
+      sizes[key] = base64Size(text);
+      assert.equal(sizes[key], Buffer.from(text).toString('base64').length);
+      assert.ok(sizes[key]! < NOVA_USER_DATA_LIMIT, key);
+    }
   }
   console.log(`largest user-data (base64 bytes, limit ${NOVA_USER_DATA_LIMIT}): ${JSON.stringify(sizes)}`);
 });

@@ -49,10 +49,10 @@ async function session(user: User, type: string, calls: CallRecord[] = []): Prom
 
 describe('glance', () => {
   test('image by id: unwrapped, custom properties flat, unset fields omitted', async () => {
-    const fcos = sims.glance.state.byName('fedora-coreos-40')!;
+    const fcos = sims.glance.state.byName('fedora-coreos-43')!;
     const image = await new GlanceClient(await session('demo', 'image')).getImage(fcos.id);
     assert.equal(image.id, fcos.id);
-    assert.equal(image.name, 'fedora-coreos-40');
+    assert.equal(image.name, 'fedora-coreos-43');
     assert.equal(image.os_distro, 'fedora-coreos');
     assert.equal(image.status, 'active');
     assert.equal(image.visibility, 'public');
@@ -83,7 +83,8 @@ describe('glance', () => {
     const glance = new GlanceClient(await session('demo', 'image'));
     assert.deepEqual((await glance.listImages({ name: 'cirros' })).map((i) => i.name), ['cirros']);
     assert.deepEqual(await glance.listImages({ name: 'cirr' }), []);
-    assert.deepEqual((await glance.listImages({ properties: { os_distro: 'ubuntu' } })).map((i) => i.name), ['ubuntu-24.04']);
+    assert.deepEqual((await glance.listImages({ properties: { os_distro: 'ubuntu' } })).map((i) => i.name).sort(), ['ubuntu-24.04', 'ubuntu-2404-kube-v1.35.5', 'ubuntu-2404-kube-v1.36.1']);
+    assert.deepEqual((await glance.listImages({ properties: { kube_version: 'v1.35.5' } })).map((i) => i.name), ['ubuntu-2404-kube-v1.35.5']);
   });
 
   test('lists follow `next` to the end: a full last page links to an empty one', async () => {

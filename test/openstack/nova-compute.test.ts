@@ -41,7 +41,7 @@ before(async () => {
   const net = await neutron.networks.create({ name: 'nova-test' });
   networkId = net.id;
   subnetId = (await neutron.subnets.create({ network_id: net.id, ip_version: 4, cidr: '10.20.0.0/24' })).id;
-  imageId = cloud.sims.glance.state.byName('fedora-coreos-40')!.id;
+  imageId = cloud.sims.glance.state.byName('fedora-coreos-43')!.id;
 });
 after(() => cloud.close());
 

@@ -88,10 +88,10 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
     await accessible(page, 'templates');
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.getByRole('heading', { name: 'Create a template' }).waitFor();
-    await page.locator('#t-image_id option[value="fedora-coreos-40"]').waitFor({ state: 'attached' });
+    await page.locator('#t-image_id option[value="ubuntu-24.04"]').waitFor({ state: 'attached' });
     await accessible(page, 'template form');
     await page.fill('#t-name', 'portal-135');
-    await page.selectOption('#t-image_id', 'fedora-coreos-40');
+    await page.selectOption('#t-image_id', 'ubuntu-24.04');
     await page.selectOption('#t-external_network_id', 'public');
     await page.selectOption('#t-master_flavor_id', 'm1.medium');
     await page.selectOption('#t-flavor_id', 'm1.small');
@@ -290,7 +290,7 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
 
   await t.test('an expired session: log in again and return to the same page with the unsent form (no secret kept)', async () => {
     await page.goto(`${s.url}/ui/p/${demoProject}/templates/new`);
-    await page.locator('#t-image_id option[value="fedora-coreos-40"]').waitFor({ state: 'attached' });
+    await page.locator('#t-image_id option[value="ubuntu-24.04"]').waitFor({ state: 'attached' });
     await page.fill('#t-name', 'unsent-draft');
     await page.fill('#tl-kube_tag', 'v1.36.0');
     const store = new SessionStore(s.h.t.app.services.redis, s.h.t.app.services.secretBox, s.h.t.config.queuePrefix);

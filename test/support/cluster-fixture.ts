@@ -35,9 +35,9 @@ const settled = (since: string): Conditions =>
 
 const templateRow = (o: InsertClusterOptions, now: Date): Omit<ClusterTemplateRow, 'id'> => ({
   uuid: randomUUID(), name: `tpl-${randomUUID().slice(0, 8)}`, project_id: o.project, user_id: o.user,
-  coe: 'kubernetes', image_id: 'fedora-coreos-40', flavor_id: 'm1.small', master_flavor_id: 'm1.medium', keypair_id: null,
+  coe: 'kubernetes', image_id: 'ubuntu-24.04', flavor_id: 'm1.small', master_flavor_id: 'm1.medium', keypair_id: null,
   dns_nameserver: null, external_network_id: 'public', fixed_network: null, fixed_subnet: null, network_driver: 'flannel',
-  volume_driver: null, apiserver_port: null, docker_volume_size: null, docker_storage_driver: null, cluster_distro: 'fedora-coreos',
+  volume_driver: null, apiserver_port: null, docker_volume_size: null, docker_storage_driver: null, cluster_distro: 'ubuntu',
   http_proxy: null, https_proxy: null, no_proxy: null, insecure_registry: null, registry_enabled: false, tls_disabled: false,
   public: false, master_lb_enabled: false, floating_ip_enabled: true, hidden: false, server_type: 'vm',
   labels: { kube_tag: 'v1.35.2' }, tags: null, created_at: now, updated_at: null,

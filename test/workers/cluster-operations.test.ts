@@ -44,7 +44,7 @@ before(async () => {
   const res = await t.as('demo', {
     method: 'POST',
     url: '/v1/clustertemplates',
-    payload: { name: 'k8s', coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium', labels: { kube_tag: 'v1.35.1' } },
+    payload: { name: 'k8s', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium', labels: { kube_tag: 'v1.35.1' } },
   });
   assert.equal(res.statusCode, 201, res.body);
   template = res.json().uuid;

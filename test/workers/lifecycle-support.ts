@@ -5,6 +5,9 @@ import { after, before } from 'node:test';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { AuditedResource } from '../../src/cloudsim/audit.js';
+import { generateKeyPairSync } from 'node:crypto';
+import { KubeClient } from '../../src/kube/api-client.js';
+import { x509 } from '../../src/pki/keys.js';
 import { startWorker, type WorkerOptions } from '../../workers/main.js';
 import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
 import { testApp, type TestApp, type TestAppOptions } from '../support/app.js';
@@ -28,7 +31,7 @@ export async function harness(opts: { roomy?: boolean; timeScale?: number; liste
       method: 'POST',
       url: '/v1/clustertemplates',
       payload: {
-        name, coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
+        name, coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
         master_lb_enabled: true, floating_ip_enabled: true, network_driver: 'calico', labels: { kube_tag: kubeTag },
       },
     });
@@ -188,4 +191,26 @@ export async function withoutService<T>(h: Harness, type: string, fn: () => Prom
   } finally {
     catalog.upsert(entry);
   }
+}
+
+/**
+ * A client of the cluster's Kubernetes API as its user gets one (`openstack coe cluster config`): a key
+ * made here, its CSR (CN=admin, O=system:masters) signed by POST /v1/certificates, the CA from GET; the
+ * connection routed as the simulator routes the API address.
+ */
+export async function userKubeClient(h: Harness, uuid: string): Promise<KubeClient> {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const keys = {
+    privateKey: await crypto.subtle.importKey('pkcs8', privateKey.export({ type: 'pkcs8', format: 'der' }), { name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign']),
+    publicKey: await crypto.subtle.importKey('spki', publicKey.export({ type: 'spki', format: 'der' }), { name: 'ECDSA', namedCurve: 'P-256' }, true, ['verify']),
+  };
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: 'CN=admin, O=system:masters', keys: keys as never, signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' } });
+  const signed = await api(h, 'POST', '/v1/certificates', { cluster_uuid: uuid, csr: csr.toString('pem') });
+  assert.equal(signed.status, 201, JSON.stringify(signed.body));
+  const ca = (await api(h, 'GET', `/v1/certificates/${uuid}`)).body.pem as string;
+  const c = (await api(h, 'GET', `/v1/clusters/${uuid}`)).body;
+  return new KubeClient({
+    server: c.api_address as string, caCerts: [ca], clientCert: signed.body.pem as string, clientKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    connect: async (host, port) => h.t.cloud!.sims.kube.resolve(host, port), limits: { timeoutMs: 5000 },
+  });
 }

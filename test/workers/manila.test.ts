@@ -14,7 +14,7 @@ withHarness((x) => {
 
 async function template(name: string, labels: Record<string, string>): Promise<string> {
   const r = await api(h, 'POST', '/v1/clustertemplates', {
-    name, coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
+    name, coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
     master_lb_enabled: true, floating_ip_enabled: true, network_driver: 'calico', labels: { kube_tag: 'v1.35.1', manila_csi_enabled: 'true', ...labels },
   });
   assert.equal(r.status, 201, JSON.stringify(r.body));

@@ -22,7 +22,7 @@ function clusterObject(group: string, resource: string, namespace: string, name:
 
 test('monitoring_enabled: the stack is applied with the labels\' settings, node-exporter\'s port is open between nodes only, the password stays in the cluster', async () => {
   const tpl = await api(h, 'POST', '/v1/clustertemplates', {
-    name: 'monitored', coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
+    name: 'monitored', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
     master_lb_enabled: true, floating_ip_enabled: true, network_driver: 'calico',
     labels: { kube_tag: 'v1.35.1', monitoring_enabled: 'true', monitoring_retention_days: '7', monitoring_interval_seconds: '20', monitoring_storage_class_name: 'csi-cinder-sc-delete' },
   });

@@ -195,7 +195,7 @@ describe('a worker step meeting a PostgreSQL failure', () => {
     const res = await t.as('demo', {
       method: 'POST',
       url: '/v1/clustertemplates',
-      payload: { name: 'k8s', coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', master_lb_enabled: true },
+      payload: { name: 'k8s', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', master_lb_enabled: true },
     });
     assert.equal(res.statusCode, 201, res.body);
     template = res.json().uuid;

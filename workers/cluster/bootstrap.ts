@@ -13,6 +13,7 @@ import { StepFailure, Wait } from '../errors.js';
 import { kubeFor } from '../kube.js';
 import type { RunContext, Step } from '../runner.js';
 import { clusterNet, clusterSpec } from './context.js';
+import { diagnose, withDiagnosis } from './diagnose.js';
 import { isControlPlane, observedServers, plannedNodes, type ObservedServer } from './ports.js';
 import { ensureServer, failIfBroken } from './servers.js';
 
@@ -76,8 +77,11 @@ export const ensureApiReady: Step = {
   async run(ctx) {
     const kube = await kubeFor(ctx);
     if (await kube.readyz()) return;
+    const d = await diagnose(ctx, (await observedServers(ctx)).filter((s) => s.role === 'init'));
+    const reason = d?.finding.reason ?? 'Initializing';
+    const message = withDiagnosis(`Waiting for the API at ${ctx.cluster.api_address} to answer /readyz.`, d);
     const c = ctx.cluster.conditions.control_plane;
-    if (c?.reason !== 'Initializing') await ctx.setCondition('control_plane', 'Unknown', 'Initializing', `Waiting for the API at ${ctx.cluster.api_address} to answer /readyz.`);
+    if (c?.reason !== reason || c.message !== message) await ctx.setCondition('control_plane', 'Unknown', reason, message);
     throw new Wait(ctx.pollMs, 'the API is not ready');
   },
 };
@@ -130,14 +134,18 @@ export const ensureControlPlaneJoins: Step = {
       await grantJoinTurn(kube, next.name);
       return next.name;
     });
-    await ctx.setCondition('control_plane', 'Unknown', 'Joining', `Control plane ${turn} is joining.`);
+    const d = await diagnose(ctx, [next]);
+    await ctx.setCondition('control_plane', 'Unknown', d?.finding.reason ?? 'Joining', withDiagnosis(`Control plane ${turn} is joining.`, d));
     throw new Wait(ctx.pollMs, `control plane ${turn} is joining`);
   },
 };
 
-/** Servers without a usable Node, by role. */
+/** Servers without a usable Node. */
 export async function unready(ctx: RunContext, kube: KubeClient, servers: ObservedServer[]): Promise<ObservedServer[]> {
-  const nodes = new Map((await kube.listNodes()).map((n) => [n.metadata.name, n]));
+  return unreadyOf(new Map((await kube.listNodes()).map((n) => [n.metadata.name, n])), servers);
+}
+
+function unreadyOf(nodes: Map<string, KubeNode>, servers: ObservedServer[]): ObservedServer[] {
   return servers.filter((s) => {
     const n = nodes.get(s.name);
     return s.server.status !== 'ACTIVE' || !n || !nodeUsable(n);
@@ -153,19 +161,25 @@ export const ensureReady: Step = {
     if ((await plannedNodes(ctx)).length > 0) throw new Wait(ctx.pollMs, 'nodes still to be made');
     const kube = await kubeFor(ctx);
     if (!(await kube.readyz())) throw new Wait(ctx.pollMs, 'the API is not ready');
-    const waiting = await unready(ctx, kube, servers);
+    const nodes = new Map((await kube.listNodes()).map((n) => [n.metadata.name, n]));
+    const waiting = unreadyOf(nodes, servers);
+    // Servers that run but never registered a Node: their consoles may say why.
+    const d = await diagnose(ctx, waiting.filter((s) => !nodes.has(s.name)));
     const cps = servers.filter((s) => isControlPlane(s.role));
     const cpWaiting = waiting.filter((s) => isControlPlane(s.role));
     const wkWaiting = waiting.filter((s) => !isControlPlane(s.role));
+    const about = (group: typeof waiting) => (d && group.some((s) => s.name === d.server) ? d : undefined);
     if (cpWaiting.length === 0) {
       if (ctx.cluster.conditions.control_plane?.status !== 'True') await ctx.setCondition('control_plane', 'True', 'Ready', `${cps.length} control plane node(s) Ready.`);
     } else {
-      await ctx.setCondition('control_plane', 'Unknown', 'NodesNotReady', `Waiting for ${cpWaiting.map((s) => s.name).join(', ')} to be Ready.`);
+      const cd = about(cpWaiting);
+      await ctx.setCondition('control_plane', 'Unknown', cd?.finding.reason ?? 'NodesNotReady', withDiagnosis(`Waiting for ${cpWaiting.map((s) => s.name).join(', ')} to be Ready.`, cd));
     }
     if (wkWaiting.length === 0) {
       if (ctx.cluster.conditions.workers?.status !== 'True') await ctx.setCondition('workers', 'True', 'Ready', `${servers.length - cps.length} worker node(s) Ready.`);
     } else {
-      await ctx.setCondition('workers', 'Unknown', 'NodesNotReady', `Waiting for ${wkWaiting.map((s) => s.name).join(', ')} to be Ready.`);
+      const wd = about(wkWaiting);
+      await ctx.setCondition('workers', 'Unknown', wd?.finding.reason ?? 'NodesNotReady', withDiagnosis(`Waiting for ${wkWaiting.map((s) => s.name).join(', ')} to be Ready.`, wd));
     }
     if (waiting.length > 0) throw new Wait(ctx.pollMs, `${waiting.length} node(s) not Ready`);
   },

@@ -131,6 +131,14 @@ export const upgradeOperation: OperationSpec = {
     if (target && g?.is_default) {
       await ctx.repos.clusters.update(ctx.cluster.uuid, { cluster_template_id: target, labels: effectiveLabels(ctx, await template(ctx)) });
     }
+    // The groups rolled (the control planes' and the one named) now run the new template's image.
+    const t = await template(ctx);
+    if (target && g) {
+      const rolled = (await nodeGroups(ctx)).filter((x) => x.role === 'master' || x.uuid === g.uuid).map((x) => x.uuid);
+      await ctx.ds.transaction(async (em) => {
+        for (const uuid of rolled) await ctx.repos.nodegroups.updateByUuid(em, uuid, { image_id: t.image_id });
+      });
+    }
     return completeNodeGroups(ctx, 'UPDATE_COMPLETE');
   },
 };

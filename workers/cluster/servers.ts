@@ -1,12 +1,17 @@
 // Servers: one per planned node, on its pre-made port, in its node group's server group
 // (soft-anti-affinity), with the user-data of its role (kubeadm init, control-plane join, worker
-// join) and metadata naming its node group, role, Kubernetes version and CA generation. Deleted
-// first of the nodes' resources (their ports and server groups after), waited for until Nova is done.
+// join) in the format its image reads (the node image contract), its group's Node labels and
+// taints, its volumes, and metadata naming its node group, role, Kubernetes version and CA
+// generation. Deleted first of the nodes' resources (their ports and server groups after), waited
+// for until Nova is done.
 import { createHmac } from 'node:crypto';
 import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
-import type { UserDataInput } from '../../src/kube/cloudinit/inputs.js';
+import { nodeDisks } from '../../src/kube/cloudinit/disks.js';
+import type { NodeRole, UserDataInput } from '../../src/kube/cloudinit/inputs.js';
 import { renderUserData } from '../../src/kube/cloudinit/userdata.js';
-import type { NodesSpec, NodeVolume } from '../../src/kube/spec/types.js';
+import { imageProblem, imageVersionProblem, nodeImage, type NodeImage } from '../../src/kube/image.js';
+import { groupNodeLabels } from '../../src/kube/node-labels.js';
+import type { ClusterSpec, NodesSpec, NodeVolume } from '../../src/kube/spec/types.js';
 import { isNotFound, OpenStackError } from '../../src/openstack/errors.js';
 import type { Server } from '../../src/openstack/nova-servers.js';
 import { loadClusterPki } from '../../src/pki/store.js';
@@ -65,21 +70,44 @@ export function bootstrapToken(ctx: RunContext): string {
   return `${s.slice(0, 6)}.${s.slice(6)}`;
 }
 
-/** An image id by id or name, looked up once per operation (in this process). */
-function resolveImage(ctx: RunContext, ref: string): Promise<string> {
+/** A node image by id or name (its id and what its properties say), looked up once per operation (in this process). */
+function resolveImage(ctx: RunContext, ref: string): Promise<{ id: string; image: NodeImage }> {
   return ctx.memoRuns(`image:${ref}`, () => lookupImage(ctx, ref));
 }
 
-async function lookupImage(ctx: RunContext, ref: string): Promise<string> {
+async function lookupImage(ctx: RunContext, ref: string): Promise<{ id: string; image: NodeImage }> {
   const glance = await ctx.cloud().glance();
+  let found;
   try {
-    return (await glance.getImage(ref)).id;
+    found = await glance.getImage(ref);
   } catch (e) {
     if (!isNotFound(e)) throw e;
+    found = (await glance.listImages({ name: ref }))[0];
   }
-  const found = (await glance.listImages({ name: ref }))[0];
   if (!found) throw new StepFailure('ImageNotFound', `Image ${ref} not found.`);
-  return found.id;
+  // The API checked the contract at create; the image may have changed since.
+  const problem = imageProblem(found);
+  if (problem) throw new StepFailure('UnsupportedImage', `Image ${ref} cannot boot Kubernetes nodes: ${problem}.`);
+  return { id: found.id, image: nodeImage(found) };
+}
+
+/**
+ * The image a node group's servers boot, its Kubernetes version checked against the cluster's. An upgrade
+ * boots its new nodes from the image of the template it moves to (as magnum-cluster-api does).
+ */
+export async function groupImage(ctx: RunContext, group: NodeGroupRow, spec: ClusterSpec): Promise<{ id: string; image: NodeImage }> {
+  const t = await template(ctx);
+  const ref = ctx.op.kind === 'upgrade' ? t.image_id : group.image_id ?? t.image_id;
+  if (!ref) throw new StepFailure('InvalidRequest', 'The cluster template names no image.');
+  const found = await resolveImage(ctx, ref);
+  const mismatch = imageVersionProblem(found.image, spec.kubernetes.version);
+  if (mismatch) throw new StepFailure('ImageVersionMismatch', `Image ${ref}: ${mismatch}.`);
+  return found;
+}
+
+/** A node group's container runtime volume: its docker_volume_size, of the label docker_volume_type. */
+export function runtimeVolumeOf(spec: ClusterSpec, group: NodeGroupRow): NodeVolume | null {
+  return group.docker_volume_size ? { sizeGb: group.docker_volume_size, type: spec.nodes.runtimeVolumeType } : null;
 }
 
 /** A flavor id by id or name, looked up once per operation (in this process). */
@@ -108,12 +136,17 @@ export async function userData(ctx: RunContext, p: PlannedNode): Promise<string>
     if (!loaded) throw new StepFailure('NotFound', 'The cluster has no certificate authority.', 'control_plane');
     return loaded;
   });
+  const { image } = await groupImage(ctx, p.group, spec);
   const common = {
     nodeName: p.name,
     endpoint: { address: ep.internal, extraSans: apiSans(ep.internal, ep.external, spec.apiServer.dnsRecord?.name) },
     bootstrapToken: bootstrapToken(ctx),
     // During a CA rotation joiners also accept the previous CA, which still serves the API.
     ...(typeof ctx.op.params.previous_ca === 'string' ? { trustedCaCerts: [ctx.op.params.previous_ca] } : {}),
+    image,
+    nodeLabels: groupNodeLabels(p.group, p.group.node_labels),
+    ...(p.group.node_taints?.length ? { nodeTaints: p.group.node_taints } : {}),
+    runtimeVolume: runtimeVolumeOf(spec, p.group),
   };
   const kms = p.role === 'worker' ? undefined : await ctx.memo('kms', () => kmsInput(ctx));
   const input: UserDataInput =
@@ -133,16 +166,14 @@ export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Ser
   const c = ctx.cluster;
   const flavorRef = p.group.flavor_id ?? (cp ? c.master_flavor_id ?? t.master_flavor_id : c.flavor_id ?? t.flavor_id);
   if (!flavorRef) throw new StepFailure('InvalidRequest', `No flavor for node group ${p.group.name}.`);
-  const imageRef = p.group.image_id ?? t.image_id;
-  if (!imageRef) throw new StepFailure('InvalidRequest', 'The cluster template names no image.');
   const generation = (await ctx.memo('pki-generation', async () => (await loadClusterPki(ctx.ds, ctx.cloudFactory.secretBox, c.uuid))?.generation ?? 1));
   const server = await ensure<Server>(ctx, {
     step: 'servers', service: 'compute', type: 'server', name: p.name,
     get: (id) => nova.get(id),
     findByName: () => nova.list({ name: p.name }),
     create: async () => {
-      const image = await resolveImage(ctx, imageRef);
-      const volumes = blockDevices(spec.nodes, image, cp);
+      const { id: image } = await groupImage(ctx, p.group, spec);
+      const volumes = blockDevices(spec.nodes, image, p.role, runtimeVolumeOf(spec, p.group));
       const body = {
         name: p.name,
         flavorRef: await resolveFlavor(ctx, flavorRef),
@@ -192,18 +223,23 @@ export const purgeServers: Step = {
     }),
 };
 
-/** Boot volume (labels boot_volume_*) and, on control planes, the etcd volume (labels etcd_volume_*); both go with the server. */
-function blockDevices(nodes: NodesSpec, image: string, controlPlane: boolean): Record<string, unknown>[] {
+/**
+ * Boot volume (labels boot_volume_*), then the node's further volumes in nodeDisks' order (the guest's
+ * device order): a control plane's etcd volume (labels etcd_volume_*), the container runtime volume of a
+ * group with a docker_volume_size. All go with the server.
+ */
+function blockDevices(nodes: NodesSpec, image: string, role: NodeRole, runtime: NodeVolume | null): Record<string, unknown>[] {
   const type = (v: NodeVolume) => (v.type ? { volume_type: v.type } : {});
+  const disks = nodeDisks(role, nodes.etcdVolume, runtime);
   const out: Record<string, unknown>[] = [];
   if (nodes.bootVolume) {
     out.push({ boot_index: 0, source_type: 'image', uuid: image, destination_type: 'volume', volume_size: nodes.bootVolume.sizeGb, delete_on_termination: true, ...type(nodes.bootVolume) });
-  } else if (controlPlane && nodes.etcdVolume) {
+  } else if (disks.length > 0) {
     // With a further volume, the image's root disk is named in the mapping too.
     out.push({ boot_index: 0, source_type: 'image', uuid: image, destination_type: 'local', delete_on_termination: true });
   }
-  if (controlPlane && nodes.etcdVolume) {
-    out.push({ boot_index: -1, source_type: 'blank', destination_type: 'volume', volume_size: nodes.etcdVolume.sizeGb, delete_on_termination: true, ...type(nodes.etcdVolume) });
+  for (const d of disks) {
+    out.push({ boot_index: -1, source_type: 'blank', destination_type: 'volume', volume_size: d.volume.sizeGb, delete_on_termination: true, tag: d.label, ...type(d.volume) });
   }
   return out;
 }

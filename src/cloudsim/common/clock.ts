@@ -110,6 +110,8 @@ export const DEFAULT_DELAYS = {
   // simulated Kubernetes (src/cloudsim/kube): kubeadm init until the apiserver serves, a join from
   // discovery to the registered Node, kubeadm's discovery poll and its timeout per `kubeadm join`
   'kube.init': { kind: 'lognormal', ms: 60_000, sigma: 0.3, minMs: 30_000, maxMs: 180_000 },
+  // a node whose image lacks Kubernetes installs it (packages or release downloads) before kubeadm runs
+  'kube.install': { kind: 'lognormal', ms: 90_000, sigma: 0.3, minMs: 40_000, maxMs: 300_000 },
   'kube.join': { kind: 'lognormal', ms: 30_000, sigma: 0.3, minMs: 10_000, maxMs: 120_000 },
   'kube.join.retry': { kind: 'fixed', ms: 5_000 },
   'kube.join.discovery': { kind: 'fixed', ms: 300_000 },

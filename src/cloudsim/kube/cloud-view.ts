@@ -1,12 +1,14 @@
 // What the simulated clusters see of the cloud, read from the other simulators' state: servers
 // and their addresses, and whether an address:port reaches a control plane's apiserver through
 // the network as the cloud has wired it (a fixed IP, a load balancer's VIP, a floating IP).
+import type { GlanceState } from '../glance/state.js';
 import type { Member as LbMember, OctaviaState } from '../octavia/state.js';
 import type { NeutronState } from '../neutron/state.js';
 import type { NovaState } from '../nova/state.js';
 import type { Server } from '../nova/servers.js';
 
 export interface CloudStates {
+  glance: GlanceState;
   nova: NovaState;
   neutron: NeutronState;
   octavia: OctaviaState;
@@ -33,6 +35,17 @@ export class CloudView {
 
   server(id: string): Server | undefined {
     return this.s.nova.servers.get(id);
+  }
+
+  /** The properties of the image a server booted (its own, or its boot volume's source); {} when unknown. */
+  imageProperties(s: Server): Record<string, string> {
+    const id = s.imageId || s.blockDevices.find((b) => b.bootIndex === 0 && b.sourceType === 'image')?.uuid || '';
+    return { ...(this.s.glance.images.get(id)?.properties ?? {}) };
+  }
+
+  /** Appends to a server's console log (what its guest prints). */
+  console(serverId: string, lines: string[]): void {
+    if (lines.length > 0) this.s.nova.consoles.write(serverId, lines.join('\n'));
   }
 
   /** Servers not deleted yet. */

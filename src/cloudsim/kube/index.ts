@@ -1,14 +1,17 @@
 // The simulated Kubernetes side of the cloud: Nova tells it when a server becomes ACTIVE or goes
-// away; a server whose user-data holds a kubeadm configuration then plays kubeadm. An init builds a
-// cluster after 'kube.init'; a join retries discovery every 'kube.join.retry' (endpoint reachable
-// through the cloud, API serving, token valid, CA hash pinned) until its bootstrap script's retry
-// budget is spent, and registers its Node after 'kube.join'. Clients reach a cluster's API through
+// away; the server's first boot (guest.ts: its image's agent reads the user-data, installs or
+// requires Kubernetes) then plays kubeadm when its user-data holds a kubeadm configuration. An init
+// builds a cluster after 'kube.init'; a join retries discovery every 'kube.join.retry' (endpoint
+// reachable through the cloud, API serving, token valid, CA hash pinned) until its bootstrap
+// script's retry budget is spent, and registers its Node after 'kube.join' (a node that installs
+// Kubernetes first waits 'kube.install'). Clients reach a cluster's API through
 // `resolve(address, port)`, which follows the cloud's wiring (see cloud-view.ts).
 import type { Snapshotable } from '../common/audit.js';
 import type { SimClock, SimTimer } from '../common/clock.js';
 import type { Server } from '../nova/servers.js';
 import { CloudView, type CloudStates } from './cloud-view.js';
 import { SimCluster, type ClusterSnapshot, type Member } from './cluster.js';
+import { agentOf, firstBoot } from './guest.js';
 import { parseUserData, type KubeadmNode } from './userdata.js';
 
 export { SimCluster } from './cluster.js';
@@ -51,6 +54,10 @@ export interface KubeTarget {
   host: string;
   port: number;
 }
+
+/** What a node's kubelet reports as its OS, from its image's properties. */
+const osImage = (p: Record<string, string>): string =>
+  p.os_distro === 'fedora-coreos' ? `Fedora CoreOS ${p.os_version ?? ''}`.trim() : `Ubuntu ${p.os_version ?? '24.04'} LTS`;
 
 const INSTANCE_ID = /__INSTANCE_ID__|\{\{\s*(v1\.instance_id|ds\.meta_data\.uuid)\s*\}\}/g;
 
@@ -130,30 +137,33 @@ export class KubeSim implements Snapshotable {
 
   private boot(s: Server): void {
     if (this.agents.has(s.id) || this.ignored.has(s.id)) return;
-    let node: KubeadmNode | undefined;
-    try {
-      node = parseUserData(s.userData, s.name);
-    } catch {
-      node = undefined;
-    }
-    if (!node) {
+    const outcome = firstBoot(s, this.view.imageProperties(s), (lines) => this.view.console(s.id, lines));
+    if (outcome.kind === 'none') {
       this.ignored.add(s.id);
       return;
     }
+    // A join's kubelet runs the binaries' version; an init's control plane, ClusterConfiguration's.
+    const node = outcome.kind === 'node' && outcome.node.role !== 'init' ? { ...outcome.node, version: outcome.version ?? outcome.node.version } : outcome.node;
     const a: Agent = {
       serverId: s.id, projectId: s.projectId, node, role: node.role, nodeName: node.nodeName,
       state: node.role === 'init' ? 'initializing' : 'discovering', attempts: 0, lastError: undefined, clusterId: undefined, deadline: 0, timer: undefined,
     };
     this.agents.set(s.id, a);
-    if (node.role === 'init') {
-      a.timer = this.clock.after('kube.init', () => this.initDone(a));
-      return;
-    }
-    // kubeadm's discovery gives up after its timeout; the bootstrap script's loop runs it again
-    const discovery = this.clock.delayMs('kube.join.discovery');
-    const loop = node.joinLoop;
-    a.deadline = this.clock.now() + (loop ? loop.attempts * (discovery + loop.sleepMs * this.clock.timeScale) : discovery);
-    this.attempt(a);
+    if (outcome.kind === 'failed') return this.stop(a, 'failed', outcome.error);
+    // Installing Kubernetes comes before kubeadm runs.
+    const start = () => {
+      if (node.role === 'init') {
+        a.timer = this.clock.after('kube.init', () => this.initDone(a));
+        return;
+      }
+      // kubeadm's discovery gives up after its timeout; the bootstrap script's loop runs it again
+      const discovery = this.clock.delayMs('kube.join.discovery');
+      const loop = node.joinLoop;
+      a.deadline = this.clock.now() + (loop ? loop.attempts * (discovery + loop.sleepMs * this.clock.timeScale) : discovery);
+      this.attempt(a);
+    };
+    if (outcome.installs) a.timer = this.clock.after('kube.install', () => (this.view.alive(s.id) ? start() : this.stop(a, 'stopped')));
+    else start();
   }
 
   private stop(a: Agent, state: AgentState, error?: string): void {
@@ -164,6 +174,7 @@ export class KubeSim implements Snapshotable {
   }
 
   private member(a: Agent, version: string): Omit<Member, 'seq'> {
+    const server = this.view.server(a.serverId);
     return {
       serverId: a.serverId,
       nodeName: a.node.nodeName,
@@ -172,6 +183,9 @@ export class KubeSim implements Snapshotable {
       version,
       providerId: a.node.providerId?.replace(INSTANCE_ID, a.serverId),
       ca: a.node.role === 'worker' ? undefined : a.node.ca,
+      labels: a.node.labels,
+      taints: a.node.taints,
+      osImage: osImage(server ? this.view.imageProperties(server) : {}),
     };
   }
 
@@ -207,6 +221,7 @@ export class KubeSim implements Snapshotable {
     a.state = 'joined';
     a.clusterId = c.info.id;
     c.join(this.member(a, version));
+    this.view.console(a.serverId, ['magnum-bootstrap: kubeadm init done']);
   }
 
   /** One discovery attempt: reach the endpoint through the cloud, check the token and the CA pin. */
@@ -239,7 +254,10 @@ export class KubeSim implements Snapshotable {
     }
     if (error || !c) {
       a.lastError = error;
-      if (this.clock.now() >= a.deadline) return this.stop(a, 'failed');
+      if (this.clock.now() >= a.deadline) {
+        this.view.console(a.serverId, [`error execution phase preflight: ${error}`, `magnum-bootstrap: FAILED: kubeadm join did not succeed in ${a.node.joinLoop?.attempts ?? 1} attempts`]);
+        return this.stop(a, 'failed');
+      }
       a.state = 'discovering';
       a.timer = this.clock.after('kube.join.retry', () => this.attempt(a));
       return;
@@ -259,6 +277,7 @@ export class KubeSim implements Snapshotable {
     a.state = 'joined';
     a.clusterId = clusterId;
     c.join(this.member(a, version));
+    this.view.console(a.serverId, ['magnum-bootstrap: kubeadm join done']);
   }
 
   /** Every cluster catches up with its servers; a cluster without a live control plane goes. */
@@ -278,7 +297,7 @@ export class KubeSim implements Snapshotable {
     for (const s of this.view.liveServers()) {
       if (s.vmState !== 'active' || s.taskState === 'deleting') continue;
       const cluster = [...this.clusters.values()].find((c) => c.members.has(s.id));
-      const node = cluster ? parseUserData(s.userData, s.name) : undefined;
+      const node = cluster ? parseUserData(s.userData, s.name, agentOf(this.view.imageProperties(s))) : undefined;
       if (cluster && node) {
         this.agents.set(s.id, { serverId: s.id, projectId: s.projectId, node, role: node.role, nodeName: node.nodeName, state: 'joined', attempts: 0, lastError: undefined, clusterId: cluster.info.id, deadline: 0, timer: undefined });
       } else this.boot(s);

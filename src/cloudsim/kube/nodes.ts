@@ -23,6 +23,11 @@ export interface NodeMember {
   version: string;
   /** The kubelet's --provider-id with the instance id substituted. */
   providerId: string | undefined;
+  /** The kubelet's --node-labels and the taints it registers with (kubeadm nodeRegistration.taints). */
+  labels?: Record<string, string>;
+  taints?: Taint[];
+  /** What the node reports as its OS (from its image). */
+  osImage?: string;
 }
 
 interface NodeSpec {
@@ -43,6 +48,7 @@ export function registerNode(store: ObjectStore, m: NodeMember): void {
     'kubernetes.io/arch': 'amd64',
     'kubernetes.io/hostname': m.nodeName,
     'kubernetes.io/os': 'linux',
+    ...m.labels,
     ...(m.controlPlane ? { [CONTROL_PLANE]: '', 'node.kubernetes.io/exclude-from-external-load-balancers': '' } : {}),
   };
   if (old) {
@@ -52,6 +58,7 @@ export function registerNode(store: ObjectStore, m: NodeMember): void {
   }
   const taints: Taint[] = [{ key: UNINITIALIZED, value: 'true', effect: 'NoSchedule' }];
   if (m.controlPlane) taints.push({ key: CONTROL_PLANE, effect: 'NoSchedule' });
+  for (const t of m.taints ?? []) if (!taints.some((x) => x.key === t.key && x.effect === t.effect)) taints.push(t);
   store.write(key, {
     apiVersion: 'v1',
     kind: 'Node',
@@ -148,7 +155,7 @@ export function reconcileNodes(store: ObjectStore, ctx: NodeContext): SchedNode[
         systemUUID: m.serverId,
         bootID: m.serverId,
         kernelVersion: '6.8.0-60-generic',
-        osImage: 'Ubuntu 24.04.2 LTS',
+        osImage: m.osImage ?? 'Ubuntu 24.04.2 LTS',
         containerRuntimeVersion: 'containerd://2.1.4',
         kubeletVersion: m.version,
         kubeProxyVersion: m.version,

@@ -1,8 +1,10 @@
-// What a booting server would do with its user-data, read the way cloud-init and kubeadm read it:
-// base64 → (gzip) → #cloud-config → write_files → the kubeadm documents among them. A server whose
-// user-data carries no kubeadm configuration is not ours and is ignored.
-import { gunzipSync } from 'node:zlib';
-import { parse, parseAllDocuments } from 'yaml';
+// What a booting server would do with its user-data, read the way its image's first-boot agent
+// (guest-formats.ts: cloud-init or Ignition) and kubeadm read it: the files the agent writes, the
+// kubeadm documents among them, and from the bootstrap script it runs, the versions it pins, what it
+// installs, what it requires of the image and its join loop. A server whose user-data runs no kubeadm
+// configuration is not ours and is ignored.
+import { parseAllDocuments } from 'yaml';
+import { readGuest, type GuestAgent } from './guest-formats.js';
 
 export type KubeRole = 'init' | 'control-plane' | 'worker';
 
@@ -40,6 +42,14 @@ export interface KubeadmNode {
   joinLoop: { attempts: number; sleepMs: number } | undefined;
   /** The ConfigMap the script waits on before joining (a control plane's turn), when it has such a gate. */
   joinTurn: { namespace: string; name: string; pollMs: number } | undefined;
+  /** The Kubernetes version the script installs when the image lacks it (pkgs.k8s.io or dl.k8s.io); none: it installs nothing. */
+  installs: string | undefined;
+  /** The script's failure when the image lacks kubeadm and it installs nothing (its `have_kubernetes || fail "…"` line). */
+  requirement: string | undefined;
+  /** kubelet --node-labels. */
+  labels: Record<string, string>;
+  /** nodeRegistration.taints. */
+  taints: { key: string; value?: string; effect: string }[];
 }
 
 type Doc = Record<string, unknown>;
@@ -66,29 +76,11 @@ export function goDuration(value: unknown): number | undefined {
   return ms;
 }
 
-function decode(content: string, encoding: unknown): string {
-  const e = typeof encoding === 'string' ? encoding.toLowerCase() : '';
-  if (e === 'b64' || e === 'base64') return Buffer.from(content, 'base64').toString('utf8');
-  if (e === 'gz+b64' || e === 'gzip+base64' || e === 'gz+base64' || e === 'gzip+b64') return gunzipSync(Buffer.from(content, 'base64')).toString('utf8');
-  return content;
-}
+type Pins = Pick<KubeadmNode, 'joinLoop' | 'joinTurn' | 'installs' | 'requirement'> & { version?: string; minor?: string };
 
-/** The #cloud-config document of Nova's base64 user_data; undefined when it is something else. */
-function cloudConfig(userData: string): Doc | undefined {
-  let raw = Buffer.from(userData, 'base64');
-  if (raw[0] === 0x1f && raw[1] === 0x8b) raw = gunzipSync(raw);
-  const text = raw.toString('utf8');
-  if (!text.startsWith('#cloud-config')) return undefined;
-  try {
-    return obj(parse(text));
-  } catch {
-    return undefined;
-  }
-}
-
-/** Version pins of the bootstrap script: the full version in its header, else the minor its kubeadm check wants. */
-function scriptPins(scripts: string[]): { version?: string; minor?: string; joinLoop?: KubeadmNode['joinLoop']; joinTurn?: KubeadmNode['joinTurn'] } {
-  const out: { version?: string; minor?: string; joinLoop?: KubeadmNode['joinLoop']; joinTurn?: KubeadmNode['joinTurn'] } = {};
+/** What the bootstrap script pins: its full version (header), the minor its kubeadm check wants, installs, requirement, join loop, turn gate. */
+function scriptPins(scripts: string[]): Pins {
+  const out: Pins = { joinLoop: undefined, joinTurn: undefined, installs: undefined, requirement: undefined };
   for (const s of scripts) {
     const turn = /until curl [^\n]*\/api\/v1\/namespaces\/([a-z0-9-]+)\/configmaps\/([a-z0-9.-]+)'[\s\S]*?sleep (\d+)/.exec(s);
     if (turn) out.joinTurn ??= { namespace: turn[1]!, name: turn[2]!, pollMs: Number(turn[3]) * 1000 };
@@ -97,21 +89,28 @@ function scriptPins(scripts: string[]): { version?: string; minor?: string; join
     if (minor) out.minor ??= `${minor[1]}.${minor[2]}`;
     const loop = /seq 1 (\d+)\)[\s\S]*?kubeadm join[\s\S]*?sleep (\d+)/.exec(s);
     if (loop) out.joinLoop ??= { attempts: Number(loop[1]), sleepMs: Number(loop[2]) * 1000 };
+    // apt-get install kubeadm=1.35.5-1.1 (pkgs.k8s.io), or dl.k8s.io/release/v1.35.5/bin/...
+    const installs = /\bkubeadm=(\d+\.\d+\.\d+)-/.exec(s)?.[1] ?? /dl\.k8s\.io\/release\/v(\d+\.\d+\.\d+)\/bin\//.exec(s)?.[1];
+    if (installs) out.installs ??= `v${installs}`;
+    out.requirement ??= /^have_kubernetes \|\| fail "(.*)"$/m.exec(s)?.[1];
   }
   return out;
 }
 
-/** The node a server's user-data describes, or undefined when it carries no kubeadm configuration. */
-export function parseUserData(userData: string | null, serverName: string): KubeadmNode | undefined {
-  if (!userData) return undefined;
-  const doc = cloudConfig(userData);
-  if (!doc) return undefined;
-  const files = new Map<string, string>();
-  for (const f of Array.isArray(doc.write_files) ? doc.write_files : []) {
-    const path = str(obj(f).path);
-    const content = obj(f).content;
-    if (path && typeof content === 'string') files.set(path, decode(content, obj(f).encoding));
+/** `k=v,k2=v2` of kubelet's --node-labels. */
+function labelsOf(value: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (value ?? '').split(',').filter(Boolean)) {
+    const i = pair.indexOf('=');
+    out[i < 0 ? pair : pair.slice(0, i)] = i < 0 ? '' : pair.slice(i + 1);
   }
+  return out;
+}
+
+/** The node a server's user-data describes, or undefined when its agent runs no kubeadm configuration. */
+export function parseUserData(userData: string | null, serverName: string, agent: GuestAgent = 'cloud-init'): KubeadmNode | undefined {
+  const guest = readGuest(userData, agent);
+  const files = guest.files;
   const kubeadm: Doc[] = [];
   for (const content of files.values()) {
     if (!content.includes('kubeadm.k8s.io/')) continue;
@@ -126,7 +125,9 @@ export function parseUserData(userData: string | null, serverName: string): Kube
   const join = kind('JoinConfiguration');
   if (!(init && clusterCfg) && !join) return undefined;
 
-  const pins = scriptPins([...files.values()].filter((c) => c.startsWith('#!')));
+  const scripts = guest.runs.map((p) => files.get(p)!).filter((c) => c.startsWith('#!'));
+  if (scripts.length === 0) return undefined;
+  const pins = scriptPins(scripts);
   const registration = obj((init ?? join)!.nodeRegistration);
   const kubeletArgs = Array.isArray(registration.kubeletExtraArgs)
     ? (registration.kubeletExtraArgs as unknown[]).map(obj)
@@ -134,12 +135,16 @@ export function parseUserData(userData: string | null, serverName: string): Kube
   const caCert = files.get(`${PKI}/ca.crt`);
   const caKey = files.get(`${PKI}/ca.key`);
   const common = {
-    nodeName: str(registration.name) ?? str(doc.hostname) ?? serverName,
+    nodeName: str(registration.name) ?? guest.hostname ?? serverName,
     providerId: str(kubeletArgs.find((a) => a.name === 'provider-id')?.value),
     ca: caCert && caKey ? { cert: caCert, key: caKey } : undefined,
     minor: pins.minor,
     joinLoop: pins.joinLoop,
     joinTurn: pins.joinTurn,
+    installs: pins.installs,
+    requirement: pins.requirement,
+    labels: labelsOf(str(kubeletArgs.find((a) => a.name === 'node-labels')?.value)),
+    taints: (Array.isArray(registration.taints) ? registration.taints : []).map(obj).filter((t) => typeof t.key === 'string').map((t) => ({ key: t.key as string, ...(typeof t.value === 'string' ? { value: t.value } : {}), effect: String(t.effect ?? 'NoSchedule') })),
   };
   if (init && clusterCfg) {
     const api = obj(clusterCfg.apiServer);

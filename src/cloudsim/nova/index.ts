@@ -24,6 +24,7 @@ import { registerQuotaRoutes } from './routes-quotas.js';
 import { registerServerGroupRoutes } from './routes-server-groups.js';
 import { registerServerMetadataRoutes } from './routes-server-metadata.js';
 import { registerServerTagRoutes } from './routes-server-tags.js';
+import { registerServerActionRoutes } from './routes-server-actions.js';
 import { registerServerRoutes } from './routes-servers.js';
 import { registerVersionRoutes } from './routes-versions.js';
 import { registerVolumeAttachmentRoutes } from './routes-volume-attachments.js';
@@ -97,6 +98,7 @@ export function createNovaSim(opts: NovaSimOptions): NovaSim {
       registerFlavorRoutes(scope, state);
       registerFlavorExtraSpecRoutes(scope, state);
       registerServerRoutes(scope, state);
+      registerServerActionRoutes(scope, state);
       registerServerTagRoutes(scope, state);
       registerServerMetadataRoutes(scope, state);
       registerVolumeAttachmentRoutes(scope, state);

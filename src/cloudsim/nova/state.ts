@@ -4,6 +4,7 @@
 import type { AuditResource } from '../common/audit.js';
 import { SimClock, type SimTimer } from '../common/clock.js';
 import { Faults } from '../common/faults.js';
+import { ConsoleLogs } from './console-log.js';
 import { anyImage, LocalNetworking, type NovaImages, type NovaNetworking, type NovaVolumes } from './backends.js';
 import { DEFAULT_ZONES, type ComputeZone } from './hosts.js';
 import type { Keypair } from './keypairs.js';
@@ -83,6 +84,8 @@ export interface NovaSnapshot {
   serverGroups: ServerGroup[];
   quotas: Record<string, Partial<NovaQuota>>;
   seq: number;
+  /** Console logs of the live servers (absent in snapshots older than them). */
+  consoles?: Record<string, string[]>;
 }
 
 /** How long a deleted server stays listable with changes-since (real-world ms). */
@@ -96,6 +99,8 @@ export class NovaState {
   readonly serverGroups = new Map<string, ServerGroup>();
   readonly quotas = new Map<string, Partial<NovaQuota>>();
   readonly faults = new Faults();
+  /** What the guests wrote to their consoles. */
+  readonly consoles = new ConsoleLogs();
   readonly clock: SimClock;
   readonly behaviour: NovaBehaviour;
   readonly networking: NovaNetworking;
@@ -229,7 +234,12 @@ export class NovaState {
   /** Drops deleted servers older than an hour of simulated time (they only served changes-since). */
   purgeTombstones(): void {
     const horizon = this.clock.now() - TOMBSTONE_MS * Math.max(this.clock.timeScale, 0.001);
-    for (const s of this.servers.values()) if (s.vmState === 'deleted' && (s.terminatedAt ?? 0) < horizon) this.servers.delete(s.id);
+    for (const s of this.servers.values()) {
+      if (s.vmState === 'deleted' && (s.terminatedAt ?? 0) < horizon) {
+        this.servers.delete(s.id);
+        this.consoles.forget(s.id);
+      }
+    }
   }
 
   /** Live servers, keypairs and server groups, for the cross-service audit. */
@@ -249,6 +259,7 @@ export class NovaState {
       serverGroups: [...this.serverGroups.values()],
       quotas: Object.fromEntries(this.quotas),
       seq: this.seq,
+      consoles: this.consoles.snapshot(),
     });
   }
 
@@ -264,6 +275,7 @@ export class NovaState {
     for (const g of s.serverGroups) this.serverGroups.set(g.id, g);
     for (const [p, q] of Object.entries(s.quotas)) this.quotas.set(p, q);
     this.seq = s.seq;
+    this.consoles.restore(s.consoles);
     for (const v of this.servers.values()) resume(this, v);
   }
 }

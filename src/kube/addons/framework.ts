@@ -20,7 +20,7 @@ export interface AddonContext {
 }
 
 /** Apply phases of spec §1.7: cloud-config Secret → OCCM → CNI → Cinder CSI + StorageClass → the rest. */
-export const ORDER = { cloudConfig: 10, occm: 20, cni: 30, cinderCsi: 40, manilaCsi: 45, metricsServer: 50, dnsAutoscaler: 55, keystoneAuth: 60, ingress: 70, externalDns: 80, monitoring: 90 } as const;
+export const ORDER = { cloudConfig: 10, occm: 20, cni: 30, cinderCsi: 40, manilaCsi: 45, metricsServer: 50, dnsAutoscaler: 55, keystoneAuth: 60, ingress: 70, externalDns: 80, dashboard: 85, monitoring: 90 } as const;
 
 /** A host file cloud-init writes on every control-plane node (never on workers). */
 export interface HostFile {

@@ -2,6 +2,7 @@
 
 import { calicoAddon } from './cni-calico/index.js';
 import { cinderCsiAddon } from './cinder-csi/index.js';
+import { dashboardAddon } from './dashboard/index.js';
 import { cloudConfigAddon } from './cloud-config/index.js';
 import { flannelAddon } from './cni-flannel/index.js';
 import { dnsAutoscalerAddon } from './dns-autoscaler/index.js';
@@ -26,5 +27,6 @@ export const ADDONS: readonly AddonModule[] = [
   keystoneAuthAddon,
   ingressAddon,
   externalDnsAddon,
+  dashboardAddon,
   monitoringAddon,
 ] as unknown as readonly AddonModule[];

@@ -1,6 +1,9 @@
 // Inputs for rendering one node's user-data (besides the spec).
 
+import type { NodeImage } from '../image.js';
+import type { NodeTaint } from '../node-labels.js';
 import type { ControlPlanePki } from '../pki.js';
+import type { NodeVolume } from '../spec/types.js';
 
 export interface ApiEndpoint {
   /** kubeadm controlPlaneEndpoint host: the LB VIP (or floating IP, or the single CP's address). */
@@ -17,6 +20,14 @@ interface Common {
   bootstrapToken: string;
   /** Further CAs a joining node accepts for the cluster (the previous CA during a CA rotation). */
   trustedCaCerts?: string[];
+  /** The image the node boots (the node image contract decides the user-data format); default: Ubuntu that says no kube_version. */
+  image?: NodeImage;
+  /** Labels the kubelet registers the Node with (its group's identity and node_labels); checked by nodeLabelProblem. */
+  nodeLabels?: Record<string, string>;
+  /** Taints the Node registers with (kubeadm nodeRegistration.taints; a control plane keeps kubeadm's own). */
+  nodeTaints?: NodeTaint[];
+  /** The node's container runtime volume (its group's docker_volume_size; null: none); default: the spec's runtimeVolume. */
+  runtimeVolume?: NodeVolume | null;
 }
 
 /** A control plane's Barbican KMS plugin material (spec.kms.enabled): its cloud.conf and the Keystone CA it names. */

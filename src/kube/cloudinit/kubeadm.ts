@@ -23,12 +23,21 @@ export function certSans(ep: ApiEndpoint): string[] {
   return [...new Set([ep.address, ...(ep.extraSans ?? [])])];
 }
 
+/** Where kubelet and kube-controller-manager look for FlexVolume drivers: under /var, writable on every supported image (Fedora CoreOS' /usr is read-only). */
+export const VOLUME_PLUGIN_DIR = '/var/lib/kubelet/volumeplugins';
+const CONTROL_PLANE_TAINT = { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' };
+
 function nodeRegistration(spec: ClusterSpec, input: UserDataInput): Record<string, unknown> {
   const kubeletExtraArgs: Arg[] = [
     arg('cloud-provider', 'external'),
     arg('provider-id', `openstack:///${INSTANCE_ID_PLACEHOLDER}`),
   ];
-  return { name: input.nodeName, criSocket: CRI_SOCKET, kubeletExtraArgs };
+  const labels = Object.entries(input.nodeLabels ?? {});
+  if (labels.length > 0) kubeletExtraArgs.push(arg('node-labels', labels.map(([k, v]) => `${k}=${v}`).join(',')));
+  const extra = (input.nodeTaints ?? []).map((t) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect }));
+  // Given taints replace kubeadm's defaults: a control plane keeps its own.
+  const taints = extra.length === 0 ? undefined : input.role === 'worker' ? extra : [CONTROL_PLANE_TAINT, ...extra];
+  return { name: input.nodeName, criSocket: CRI_SOCKET, kubeletExtraArgs, ...(taints ? { taints } : {}) };
 }
 
 export function pauseImage(spec: ClusterSpec): string {
@@ -37,7 +46,7 @@ export function pauseImage(spec: ClusterSpec): string {
 }
 
 function clusterConfiguration(spec: ClusterSpec, ep: ApiEndpoint): Record<string, unknown> {
-  const controllerManagerArgs: Arg[] = [arg('cloud-provider', 'external'), arg('cluster-name', spec.cluster.uuid)];
+  const controllerManagerArgs: Arg[] = [arg('cloud-provider', 'external'), arg('cluster-name', spec.cluster.uuid), arg('flex-volume-plugin-dir', VOLUME_PLUGIN_DIR)];
   if (spec.network.flannel && spec.network.flannel.subnetLen !== 24) {
     controllerManagerArgs.push(arg('node-cidr-mask-size', String(spec.network.flannel.subnetLen)));
   }
@@ -78,6 +87,7 @@ function kubeletConfiguration(spec: ClusterSpec): Record<string, unknown> {
     cgroupDriver: spec.kubernetes.cgroupDriver,
     clusterDNS: [spec.network.dnsServiceIp],
     clusterDomain: spec.network.clusterDomain,
+    volumePluginDir: VOLUME_PLUGIN_DIR,
   };
 }
 

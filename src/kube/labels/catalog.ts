@@ -10,7 +10,7 @@ const no = (reason: string): CatalogEntry => ({ status: 'unsupported', reason })
 
 const NO_HEAT = no('No Heat agent: nodes boot with cloud-init and kubeadm.');
 const KUBEADM_PINS = no('kubeadm pins this component per Kubernetes minor; use container_infra_prefix to mirror images.');
-const FROM_IMAGE = no('containerd 2.x comes from the prebuilt node image; its version is pinned per Kubernetes minor.');
+const FROM_IMAGE = no('containerd 2.x is the node image\'s (image property kube_version), or installed at boot from the upstream release pinned per Kubernetes minor (checked against its published sha256).');
 const NODE_IMAGE = no('Node images are immutable; upgrades replace nodes (kube_tag).');
 const FREE_FLAGS = no('Free-form component flags could break kubeadm-managed components; a validated name/value form may follow.');
 const NOT_EXPOSED = no(
@@ -40,7 +40,6 @@ export const LABEL_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   nginx_ingress_controller_tag: NO_NGINX,
   nginx_ingress_controller_chart_tag: NO_NGINX,
   traefik_ingress_controller_tag: no('The Traefik v1.7 ingress is not provided (ingress_controller=traefik is rejected); install Traefik v3 in the cluster.'),
-  docker_volume_type: no('No Docker: containerd stores images on the root disk.'),
   cert_manager_api: no('Not needed: kube-controller-manager already signs CSRs with the cluster CA (kubeadm).'),
   admission_control_list: FREE_FLAGS,
   kubelet_options: FREE_FLAGS,
@@ -48,9 +47,8 @@ export const LABEL_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   kubecontroller_options: FREE_FLAGS,
   kubescheduler_options: FREE_FLAGS,
   kubeproxy_options: FREE_FLAGS,
-  kube_dashboard_enabled: no('The Kubernetes dashboard is not bundled; install it with its Helm chart.'),
-  kube_dashboard_version: no('The Kubernetes dashboard is not bundled.'),
-  metrics_scraper_tag: no('The Kubernetes dashboard is not bundled.'),
+  kube_dashboard_version: no('The Kubernetes dashboard is archived upstream (kubernetes-retired/dashboard, January 2026); kube_dashboard_enabled deploys its successor Headlamp at the version pinned in the version table.'),
+  metrics_scraper_tag: no('Headlamp reads metrics-server itself: no dashboard-metrics-scraper runs.'),
   influx_grafana_dashboard_enabled: no('Heapster/InfluxDB are retired upstream.'),
   heapster_enabled: no('Heapster is retired upstream; metrics-server replaces it.'),
   metrics_server_chart_tag: HELM,

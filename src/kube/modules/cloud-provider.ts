@@ -41,8 +41,9 @@ export const nodesModule = defineModule({
     availability_zone: label(text, 'Nova availability zone for all nodes (no spaces: OCCM copies it into a node label).'),
     boot_volume_size: label(int(0, 16_384), 'GB: every node boots from a Cinder volume of this size made from the image (deleted with the server); 0 or absent: the flavor\'s disk.'),
     boot_volume_type: label(text, 'Cinder volume type of the boot volumes (default: the cloud\'s default type).'),
-    etcd_volume_size: label(int(0, 16_384), 'GB: each control plane gets a volume of this size, formatted and mounted at /var/lib/etcd by cloud-init (deleted with the server); 0 or absent: etcd on the root disk.'),
+    etcd_volume_size: label(int(0, 16_384), 'GB: each control plane gets a volume of this size, formatted and mounted at /var/lib/etcd at first boot (deleted with the server); 0 or absent: etcd on the root disk.'),
     etcd_volume_type: label(text, 'Cinder volume type of the etcd volumes (default: the cloud\'s default type).'),
+    docker_volume_type: label(text, 'Cinder volume type of the container runtime volumes (docker_volume_size: every node gets one, mounted at /var/lib/containerd, deleted with the server; default: the cloud\'s default type).'),
   },
   resolve(l, ctx): NodesSpec {
     const az = l.availability_zone ?? '';
@@ -50,11 +51,12 @@ export const nodesModule = defineModule({
     const masterCount = ctx.cluster.master_count ?? 1;
     const nodeCount = ctx.cluster.node_count ?? 1;
     const volume = (size: number | undefined, type: string | undefined, name: string): NodeVolume | null => {
+      if (type !== undefined && !/^[\w .:-]{1,255}$/.test(type)) ctx.reject(`${name}_type`, 'Expected a Cinder volume type name.');
       if (!size) {
-        if (type) ctx.warn(`Label ${name}_type has no effect without ${name}_size.`);
+        // Node groups may have their own docker_volume_size: the type applies to theirs.
+        if (type && name !== 'docker_volume') ctx.warn(`Label ${name}_type has no effect without ${name}_size.`);
         return null;
       }
-      if (type !== undefined && !/^[\w .:-]{1,255}$/.test(type)) ctx.reject(`${name}_type`, 'Expected a Cinder volume type name.');
       return { sizeGb: size, type: type ?? '' };
     };
     return {
@@ -63,6 +65,8 @@ export const nodesModule = defineModule({
       availabilityZone: az,
       bootVolume: volume(l.boot_volume_size, l.boot_volume_type, 'boot_volume'),
       etcdVolume: volume(l.etcd_volume_size, l.etcd_volume_type, 'etcd_volume'),
+      runtimeVolume: volume(ctx.cluster.docker_volume_size ?? undefined, l.docker_volume_type, 'docker_volume'),
+      runtimeVolumeType: l.docker_volume_type ?? '',
     };
   },
 });

@@ -1,6 +1,6 @@
 // Core module: Kubernetes version, image registry, container runtime.
 
-import { label, oneOf, registryPrefix, type LabelType } from '../labels/types.js';
+import { bool, label, oneOf, registryPrefix, type LabelType } from '../labels/types.js';
 import { defineModule } from '../spec/module.js';
 import type { KubernetesSpec } from '../spec/types.js';
 import { resolveKubeTag, type ResolvedVersion } from '../versions.js';
@@ -18,9 +18,13 @@ export const kubernetesModule = defineModule({
     container_infra_prefix: label(registryPrefix, 'kubeadm imageRepository and pause image registry (mirror of registry.k8s.io).'),
     container_runtime: label(
       oneOf(['', 'containerd', 'host-docker']),
-      "Only containerd (2.x from the node image); '' means containerd.",
+      "Only containerd 2.x (the node image's, else installed at boot at the version pinned per Kubernetes minor); '' means containerd.",
     ),
     cgroup_driver: label(oneOf(['systemd', 'cgroupfs']), 'Only systemd (cgroup v2 is mandatory from 1.35).'),
+    kube_install_at_boot: label(
+      bool,
+      "Not a Magnum label. Default true: a node whose image does not carry kubeadm, kubelet and containerd 2.x of the cluster's version (image property kube_version) installs them at boot (pkgs.k8s.io on Ubuntu, release downloads on Fedora CoreOS, through the template's proxy). false: nodes never download software (air-gapped clouds); such a node fails its bootstrap, and the create fails at its deadline naming the cause.",
+    ),
   },
   resolve(l, ctx): KubernetesSpec {
     if (l.container_runtime === 'host-docker') {
@@ -36,6 +40,7 @@ export const kubernetesModule = defineModule({
       components: { ...v.components },
       imageRepository: l.container_infra_prefix ?? '',
       cgroupDriver: 'systemd',
+      installAtBoot: l.kube_install_at_boot ?? true,
     };
   },
 });

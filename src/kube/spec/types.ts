@@ -32,6 +32,8 @@ export interface ClusterInput {
   floating_ip_enabled?: boolean | null;
   fixed_network?: string | null;
   fixed_subnet?: string | null;
+  /** GB of the per-node container runtime volume of the default node groups (Magnum's docker_volume_size); null: none. */
+  docker_volume_size?: number | null;
 }
 
 export type LabelValue = string | number | boolean;
@@ -59,6 +61,11 @@ export interface KubernetesSpec {
   /** kubeadm `imageRepository` / pause image registry; '' = upstream registry.k8s.io. */
   imageRepository: string;
   cgroupDriver: 'systemd';
+  /**
+   * A node whose image does not carry kubeadm, kubelet and containerd 2.x of `version` installs them at boot
+   * (label kube_install_at_boot); false: it never downloads software and fails its bootstrap instead.
+   */
+  installAtBoot: boolean;
 }
 
 export interface NetworkSpec {
@@ -118,6 +125,13 @@ export interface NodesSpec {
   bootVolume: NodeVolume | null;
   /** Control planes keep etcd's data on a volume of its own, mounted at /var/lib/etcd (labels etcd_volume_*). */
   etcdVolume: NodeVolume | null;
+  /**
+   * Every node of the default groups gets a volume for the container runtime, mounted at /var/lib/containerd
+   * (docker_volume_size, label docker_volume_type); a node group's own docker_volume_size overrides the size.
+   */
+  runtimeVolume: NodeVolume | null;
+  /** Cinder volume type of every runtime volume, also of node groups with their own size (label docker_volume_type; '' = default). */
+  runtimeVolumeType: string;
 }
 
 /** How the service treats each node: its floating IP, and how long its drain may wait. */

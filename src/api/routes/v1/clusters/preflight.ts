@@ -11,6 +11,7 @@ import { isNotFound, OpenStackError } from '../../../../openstack/http.js';
 import type { NeutronClient } from '../../../../openstack/neutron.js';
 import type { NovaClient, NovaFlavor } from '../../../../openstack/nova.js';
 import type { NovaResourcesClient } from '../../../../openstack/nova-resources.js';
+import { checkNodeImage } from '../../../../openstack/template-checks.js';
 import type { Services } from '../../../services.js';
 import { clusterBill, shortfalls, type Bill, type FlavorSize, type Headroom } from './bill.js';
 
@@ -37,7 +38,8 @@ export async function preflight(s: Services, who: Caller, input: PreflightInput)
   try {
     const nova = cloud.nova();
     if (!input.addedWorkers) {
-      await templates?.imageDistro(who, t.image_id);
+      // The node image contract, and the image's own Kubernetes version against kube_tag.
+      if (templates) await checkNodeImage(templates, who, t.image_id, t.server_type, input.spec.kubernetes.version);
       if (t.external_network_id) await templates?.checkExternalNetwork(who, t.external_network_id);
       if (c.keypair) await checkKeypair(cloud.novaResources(), c.keypair);
       if (c.fixed_network && cloud.offers('network')) await checkNetwork(cloud.neutron(), c.fixed_network);

@@ -14,12 +14,8 @@ const NETWORK_DRIVERS: Record<string, string[]> = {
 const DEFAULT_NETWORK_DRIVER: Record<string, string> = { kubernetes: 'flannel', swarm: 'docker', 'swarm-mode': 'docker' };
 const VOLUME_DRIVERS: Record<string, string[]> = { kubernetes: ['cinder'], swarm: ['rexray'], 'swarm-mode': ['rexray'] };
 
-/** Drivers Zed ships, as (server_type, os_distro, coe). */
+/** Drivers Zed ships for the other COEs, as (server_type, os_distro, coe); Kubernetes follows the node image contract. */
 const DRIVERS = new Set([
-  'vm/fedora-coreos/kubernetes',
-  'vm/fedora-atomic/kubernetes',
-  'vm/coreos/kubernetes',
-  'bm/fedora/kubernetes',
   'vm/fedora-atomic/swarm',
   'vm/fedora-atomic/swarm-mode',
   'vm/ubuntu/mesos',
@@ -51,7 +47,9 @@ export function checkDrivers(t: Pick<ClusterTemplateRow, 'coe' | 'network_driver
   }
 }
 
+/** A driver for the COE and the image's distro: Kubernetes asks the node image contract (checkNodeImage), the others Zed's list. */
 export function checkDriverExists(serverType: string, distro: string, coe: string): void {
+  if (coe === 'kubernetes') return;
   if (!DRIVERS.has(`${serverType}/${distro}/${coe}`)) throw errors.clusterTypeUnsupported(serverType, distro, coe);
 }
 

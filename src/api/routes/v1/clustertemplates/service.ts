@@ -8,7 +8,7 @@ import { applyPatch, BASE_INTERNAL, changedFields, type PatchOp } from '../../..
 import { generateName } from '../../../../domain/names.js';
 import { pythonStr } from '../../../../domain/python-literal.js';
 import type { AuthContext } from '../../../../keystone/context.js';
-import type { TemplateCloud } from '../../../../openstack/template-checks.js';
+import { nodeImageOf, type TemplateCloud } from '../../../../openstack/template-checks.js';
 import { coerceScalars } from '../../../plugins/coerce.js';
 import { validationError } from '../../../plugins/envelope.js';
 import { allowed, enforce } from '../../../policy.js';
@@ -53,13 +53,21 @@ function schemaCheck(flavor: Flavor, attrs: Attributes): void {
   if (!validate(attrs)) throw validationError(validate.errors![0]!, attrs);
 }
 
-/** Glance/Nova/Neutron checks of the attributes in `changed`; the image's os_distro fills cluster_distro. */
-async function cloudChecks(deps: TemplateDeps, who: Caller, t: ClusterTemplateRow, changed: Set<string> | 'all', distro?: string): Promise<void> {
+/**
+ * Glance/Nova/Neutron checks of the attributes in `changed`; the image's os_distro fills cluster_distro. A
+ * Kubernetes template's image (a new one, or the same under a new COE or server type) meets the node image contract.
+ */
+async function cloudChecks(deps: TemplateDeps, who: Caller, t: ClusterTemplateRow, changed: Set<string> | 'all', distro?: string, flavor: Flavor = 'template'): Promise<void> {
   const cloud = deps.cloud;
   if (!cloud) return;
   const has = (k: string) => changed === 'all' || changed.has(k);
+  const kubernetes = flavor === 'template' && t.coe === 'kubernetes';
   if (distro !== undefined) t.cluster_distro = distro;
-  else if (has('image_id')) t.cluster_distro = await cloud.imageDistro(who, t.image_id);
+  else if (has('image_id') || (kubernetes && (has('coe') || has('server_type')))) {
+    const props = await cloud.imageProperties(who, t.image_id);
+    t.cluster_distro = String(props.os_distro);
+    if (kubernetes) nodeImageOf(props, t.image_id, t.server_type);
+  }
   for (const f of ['flavor_id', 'master_flavor_id'] as const) {
     const v = t[f];
     if (v !== null && has(f)) await cloud.checkFlavor(who, v);
@@ -96,8 +104,10 @@ export async function createTemplate(deps: TemplateDeps, flavor: Flavor, who: Ca
   checkDns(t.dns_nameserver, flavor);
   checkDrivers(t);
   // Magnum checks that a driver exists for the image's distro before the policy (spec §3.1).
-  const distro = deps.cloud && flavor === 'template' ? await deps.cloud.imageDistro(who, t.image_id) : undefined;
+  const props = deps.cloud && flavor === 'template' ? await deps.cloud.imageProperties(who, t.image_id) : undefined;
+  const distro = props ? String(props.os_distro) : undefined;
   if (distro !== undefined) checkDriverExists(t.server_type, distro, t.coe);
+  if (props && t.coe === 'kubernetes') nodeImageOf(props, t.image_id, t.server_type);
   enforce(who.ctx, rule(flavor, 'create'));
   await cloudChecks(deps, who, t, 'all', distro);
   checkPublish(flavor, who, { public: false, hidden: false }, t);
@@ -132,7 +142,7 @@ export async function updateTemplate(
   const changed = changedFields(before, { ...next }).filter((k) => WRITABLE_KEYS.some((w) => w === k));
   checkDns(next.dns_nameserver, flavor);
   checkDrivers(next);
-  await cloudChecks(deps, who, next, new Set(changed));
+  await cloudChecks(deps, who, next, new Set(changed), undefined, flavor);
   if (changed.length > 0 && (await deps.repo.isReferenced(current.uuid)) && !allowedWhileReferenced(changed, next)) {
     throw errors.templateReferenced(current.uuid);
   }

@@ -4,6 +4,7 @@
 import { COMPLETE_SET } from '../../../../domain/cluster-status.js';
 import { errors } from '../../../../domain/errors.js';
 import type { NodeTaint } from '../../../../db/entities/nodegroup.js';
+import { nodeTaintProblem, userNodeLabelProblem } from '../../../../kube/node-labels.js';
 
 export interface Counts {
   node_count: number;
@@ -60,6 +61,9 @@ export function checkNodeLabels(labels: Record<string, string>): void {
     if (why) throw errors.invalidInput('node_labels', labels, `Label key '${k}' ${why}.`);
     const whyValue = valueProblem(v);
     if (whyValue) throw errors.invalidInput('node_labels', labels, `The value of label '${k}' ${whyValue}.`);
+    // What the kubelet would refuse to register with never reaches a node.
+    const whyKubelet = userNodeLabelProblem(k);
+    if (whyKubelet) throw errors.invalidInput('node_labels', labels, `Label key '${k}' ${whyKubelet}.`);
   }
 }
 
@@ -70,6 +74,8 @@ export function checkNodeTaints(taints: NodeTaint[]): void {
     if (why) throw errors.invalidInput('node_taints', taints, `Taint key '${t.key}' ${why}.`);
     const whyValue = t.value === undefined ? undefined : valueProblem(t.value);
     if (whyValue) throw errors.invalidInput('node_taints', taints, `The value of taint '${t.key}' ${whyValue}.`);
+    const reserved = nodeTaintProblem(t.key);
+    if (reserved) throw errors.invalidInput('node_taints', taints, `Taint key '${t.key}' ${reserved}.`);
     const id = `${t.key}:${t.effect}`;
     if (seen.has(id)) throw errors.invalidInput('node_taints', taints, `Taint '${t.key}' with effect ${t.effect} is given twice.`);
     seen.add(id);
