@@ -96,7 +96,7 @@ test('cloud choices: the project’s flavors with their sizes, keypairs, active 
   assert.deepEqual(body.unreachable, []);
   const small = body.flavors.find((f: { name: string }) => f.name === 'm1.small');
   assert.deepEqual({ vcpus: small.vcpus, ram: small.ram, disk: small.disk }, { vcpus: 1, ram: 2048, disk: 20 });
-  assert.ok(body.images.some((i: { name: string; os_distro: string }) => i.name === 'ubuntu-24.04' && i.os_distro === 'fedora-coreos'));
+  assert.ok(body.images.some((i: { name: string; os_distro: string }) => i.name === 'ubuntu-24.04' && i.os_distro === 'ubuntu'));
   assert.ok(body.images.some((i: { name: string }) => i.name === 'demo-private-coreos'), 'the project’s private image');
   assert.deepEqual(body.external_networks.map((n: { name: string }) => n.name), ['public']);
   const other = (await t.as('other', { method: 'GET', url: '/v1/cloud-choices' })).json();

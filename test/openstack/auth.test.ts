@@ -76,7 +76,7 @@ describe('application credential sessions', () => {
     assert.equal(a, b);
     const ctx = await auth.context();
     assert.equal(ctx.projectId, cloud.projectId('demo'));
-    assert.deepEqual(ctx.applicationCredential, { id, restricted: true });
+    assert.deepEqual(ctx.applicationCredential, { id, restricted: true, accessRules: null });
     const neutron = new NeutronClient(await auth.session('network'));
     assert.equal((await neutron.listNetworks({ name: 'public' })).length, 1);
     await new NeutronClient(await auth.session('network', { globalRequestId: 'req-00000000-0000-4000-8000-000000000001' })).listNetworks({ name: 'public' });
