@@ -11,6 +11,8 @@ let h: Harness;
 withHarness((x) => (h = x));
 
 test('boot, etcd and runtime volumes are made, attached, mounted by cloud-init, and deleted with the cluster; Nodes carry their group\'s labels and taints', async () => {
+  // The cloud offers a second volume type, which the runtime volumes ask for (an unknown one is Cinder's 404).
+  h.t.cloud!.sims.cinder.state.types.set('fast-type', { id: 'fast-type', name: 'fast', description: 'SSD', isPublic: true, extraSpecs: {} });
   const labels = { kube_tag: 'v1.35.1', boot_volume_size: '20', etcd_volume_size: '5', docker_volume_type: 'fast' };
   const r = await api(h, 'POST', '/v1/clusters', { cluster_template_id: h.templates.v135, name: 'vols', master_count: 1, node_count: 1, docker_volume_size: 8, labels });
   assert.equal(r.status, 202, JSON.stringify(r.body));
