@@ -11,12 +11,13 @@ import { CinderClient } from '../src/openstack/cinder.js';
 import { DesignateClient } from '../src/openstack/designate.js';
 import { ManilaClient } from '../src/openstack/manila.js';
 import { GlanceClient } from '../src/openstack/glance.js';
-import { OpenStackError, requestJson } from '../src/openstack/http.js';
+import { OpenStackError } from '../src/openstack/http.js';
 import { NeutronClient } from '../src/openstack/neutron.js';
 import { NovaClient } from '../src/openstack/nova.js';
 import { NovaResourcesClient } from '../src/openstack/nova-resources.js';
 import { NovaServersClient } from '../src/openstack/nova-servers.js';
 import { OctaviaClient } from '../src/openstack/octavia.js';
+import { SimulatorAdminClient } from '../src/openstack/simulator-admin.js';
 import { DEFAULT_RETRY_POLICY } from '../src/openstack/retry.js';
 import { SecretBox } from '../src/security/secret-box.js';
 
@@ -88,7 +89,8 @@ export class CloudFactory {
           throw e;
         });
         if (!session) return undefined;
-        return async (path: string) => (await requestJson<unknown>(session, { path, operation: 'kube.endpoints' })).body;
+        const admin = new SimulatorAdminClient(session);
+        return (path: string) => admin.get(path);
       },
     };
   }

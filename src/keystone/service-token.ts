@@ -27,6 +27,11 @@ export class ServiceToken {
     return this.pending;
   }
 
+  /** This token as the OpenStack clients take one (renewed on demand, forgotten when refused). */
+  source(): { token(): Promise<string>; invalidate(token: string): void } {
+    return { token: () => this.get(), invalidate: (t) => this.invalidate(t) };
+  }
+
   /** Forget the token (Keystone said it is no longer valid). */
   invalidate(value: string): void {
     if (this.token?.value === value) this.token = undefined;

@@ -3,7 +3,8 @@
 // Create with a token of the user (not one from a restricted application credential: 403).
 import type { components } from '../../openapi/openstack/keystone.js';
 import { deleted, versionPrefix } from './collection.js';
-import { requestJson, type Session } from './http.js';
+import { requestJson, type Session, type TokenSource } from './http.js';
+import type { RetryPolicy } from './retry.js';
 
 type S = components['schemas'];
 
@@ -89,4 +90,24 @@ export class KeystoneClient {
   private credsPath(): string {
     return `${this.v3}/users/${encodeURIComponent(this.userId)}/application_credentials`;
   }
+}
+
+export interface ServiceKeystoneOptions {
+  /** Keystone's URL as the service is configured to reach it (…/v3). */
+  authUrl: string;
+  timeoutMs: number;
+  /** The service user's token (src/keystone/service-token.ts). */
+  token: TokenSource;
+  retry?: RetryPolicy;
+}
+
+/**
+ * Keystone as the service user, not as a caller: a project looked up for an admin's quota, a cluster's
+ * credential deleted for its owner (`userId`, whose credentials the calls name; '' when none is named).
+ */
+export function serviceKeystone(opts: ServiceKeystoneOptions, userId = ''): KeystoneClient {
+  return new KeystoneClient(
+    { service: 'identity', baseUrl: opts.authUrl, token: opts.token, timeoutMs: opts.timeoutMs, ...(opts.retry ? { retry: opts.retry } : {}) },
+    userId,
+  );
 }

@@ -4,7 +4,7 @@
 // Redis pub/sub, so none keeps a revoked token in its validation cache.
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.js';
-import { PortalKeystone } from './keystone.js';
+import { PortalKeystone } from '../../keystone/portal-login.js';
 import { portalSessionRoutes } from './routes.js';
 import { SessionStore } from './session-store.js';
 import { loginKeyFrom, PortalSessions, revokedChannel } from './sessions.js';

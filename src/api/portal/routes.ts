@@ -7,7 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { errors } from '../../domain/errors.js';
 import { errorResponses } from '../schemas/common.js';
 import { checkLoginAllowed, cookieHeader, cookies, countLoginFailure, CSRF_HEADER, LOGIN_COOKIE, loginToken, requireSameOrigin, sameSecret, SESSION_COOKIE } from './guards.js';
-import type { LoginRequest } from './keystone.js';
+import type { LoginRequest } from '../../keystone/portal-login.js';
 import { clientKey, type PortalSessions } from './sessions.js';
 
 const Str = (max = 255) => Type.String({ minLength: 1, maxLength: max });

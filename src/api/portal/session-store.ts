@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { SecretBox } from '../../security/secret-box.js';
-import type { ProjectRef } from './keystone.js';
+import type { ProjectRef } from '../../keystone/portal-login.js';
 
 export interface SessionCore {
   user: { id: string; name: string; domainId: string | null };

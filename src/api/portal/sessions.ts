@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import { errors } from '../../domain/errors.js';
 import { tokenHash } from '../../keystone/token-validator.js';
 import { cookies, CSRF_HEADER, PROJECT_HEADER, requireSameOrigin, sameSecret, SESSION_COOKIE, type LoginLimits } from './guards.js';
-import type { LoginRequest, PortalKeystone } from './keystone.js';
+import type { LoginRequest, PortalKeystone } from '../../keystone/portal-login.js';
 import { UNSCOPED, type HeldToken, type Session, type SessionStore } from './session-store.js';
 
 declare module 'fastify' {

@@ -18,4 +18,10 @@ export class ClusterEventRepo {
     if (marker !== undefined) qb.andWhere('e.id > :m', { m: marker });
     return qb.orderBy('e.id', 'ASC').take(limit).getMany();
   }
+
+  /** The cluster's latest `limit` events, oldest first. */
+  async latest(clusterId: string, limit: number): Promise<ClusterEventRow[]> {
+    const newest = await this.ds.getRepository(ClusterEventEntity).createQueryBuilder('e').where('e.cluster_id = :c', { c: clusterId }).orderBy('e.id', 'DESC').take(limit).getMany();
+    return newest.reverse();
+  }
 }

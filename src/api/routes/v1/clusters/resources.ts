@@ -6,10 +6,9 @@
 // cluster's application credential. A cloud that does not answer is named, never fatal.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { IsNull } from 'typeorm';
-import { ClusterResourceEntity } from '../../../../db/entities/cluster-resource.js';
 import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import type { Scope } from '../../../../db/repos/clusters.js';
+import { ResourceRepo } from '../../../../db/repos/resources.js';
 import { errors } from '../../../../domain/errors.js';
 import { tokenSessions } from '../../../../openstack/auth.js';
 import { CinderClient } from '../../../../openstack/cinder.js';
@@ -52,6 +51,7 @@ const truthy = (v: string | undefined): boolean => {
 
 export async function clusterResourceRoutes(app: FastifyInstance): Promise<void> {
   const s = app.services;
+  const ledgerRepo = new ResourceRepo(s.db);
   const scopeOf = (request: FastifyRequest): Scope => (request.auth.isAdmin ? { all: true } : { all: false, projectId: request.auth.projectId });
 
   app.get<{ Params: { ident: string } }>(
@@ -70,7 +70,7 @@ export async function clusterResourceRoutes(app: FastifyInstance): Promise<void>
       if (!found) throw errors.notFound('Cluster', request.params.ident);
       enforce(request.auth, 'cluster:get', found);
       const c: ClusterRow = found;
-      const ledger = await s.db.getRepository(ClusterResourceEntity).find({ where: { cluster_id: c.uuid, deleted_at: IsNull() }, order: { id: 'ASC' } });
+      const ledger = await ledgerRepo.live(c.uuid);
       const resources: Static[] = ledger.map((r) => ({ service: r.service, type: r.type, id: r.cloud_id, name: r.name, action: 'delete' as const, source: 'ledger' as const }));
       const unreachable: string[] = [];
       const sessions = tokenSessions(request.auth.catalog, request.authToken, {

@@ -1,43 +1,29 @@
-// Does a Keystone project exist? Asked with the service's own token (a quota may be set for a
-// project the admin caller is not a member of), as Magnum asks with its domain admin.
+// Does a Keystone project exist? Asked with the service's own identity (a quota may be set for a
+// project the admin caller is not a member of), as Magnum asks with its domain admin, through the
+// typed Keystone client; a token Keystone stops accepting is renewed once by the client.
 import type { Config } from '../../../../config.js';
 import { errors } from '../../../../domain/errors.js';
-import { callJson, UnreachableError } from '../../../../keystone/http.js';
 import { ServiceToken, ServiceTokenError } from '../../../../keystone/service-token.js';
+import { isNotFound, OpenStackError } from '../../../../openstack/http.js';
+import { serviceKeystone, type KeystoneClient } from '../../../../openstack/keystone.js';
 
 export class KeystoneProjects {
-  private readonly token: ServiceToken;
+  private readonly keystone: KeystoneClient;
 
-  constructor(private readonly cfg: Config['keystone']) {
-    this.token = new ServiceToken(cfg.authUrl, cfg.service, cfg.timeoutMs);
+  constructor(cfg: Config['keystone']) {
+    const token = new ServiceToken(cfg.authUrl, cfg.service, cfg.timeoutMs);
+    this.keystone = serviceKeystone({ authUrl: cfg.authUrl, timeoutMs: cfg.timeoutMs, token: token.source() });
   }
 
   async exists(projectId: string): Promise<boolean> {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      let token: string;
-      let status: number;
-      try {
-        token = await this.token.get();
-        status = (
-          await callJson(`${this.cfg.authUrl}/projects/${encodeURIComponent(projectId)}`, {
-            method: 'GET',
-            timeoutMs: this.cfg.timeoutMs,
-            headers: { 'x-auth-token': token },
-          })
-        ).status;
-      } catch (e) {
-        if (e instanceof UnreachableError || e instanceof ServiceTokenError) throw errors.keystoneUnavailable();
-        throw e;
-      }
-      if (status === 200) return true;
-      if (status === 404) return false;
-      // The service token expired or was revoked: log in again, once.
-      if (status === 401 && attempt === 0) {
-        this.token.invalidate(token);
-        continue;
-      }
-      break;
+    try {
+      await this.keystone.getProject(projectId);
+      return true;
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      // Down, slow, or refusing the service's own login or token: the API cannot tell.
+      if (e instanceof OpenStackError || e instanceof ServiceTokenError) throw errors.keystoneUnavailable();
+      throw e;
     }
-    throw errors.keystoneUnavailable();
   }
 }

@@ -5,16 +5,16 @@
 // EventSource (which sends no headers) passes its CSRF token and project in the query.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { IsNull } from 'typeorm';
-import { ClusterEventEntity } from '../../../../db/entities/cluster-event.js';
-import { ClusterResourceEntity } from '../../../../db/entities/cluster-resource.js';
 import { NotifyHub, type ClusterChange } from '../../../../db/notify-hub.js';
+import { ClusterViewRepo } from '../../../../db/repos/cluster-views.js';
 import type { Scope } from '../../../../db/repos/clusters.js';
+import { ClusterEventRepo } from '../../../../db/repos/events.js';
+import { ResourceRepo } from '../../../../db/repos/resources.js';
 import { errors } from '../../../../domain/errors.js';
 import { allowed, enforce } from '../../../policy.js';
 import { errorResponses, Ident } from '../../../schemas/common.js';
 import { SseStream } from './sse.js';
-import { liveOf, readClusters, readSummaries } from './summary.js';
+import { liveOf, summaryOfRow } from './summary.js';
 
 const StreamQuery = Type.Object({
   csrf: Type.Optional(Type.String({ description: 'Portal sessions only: the session’s CSRF token (EventSource cannot send X-CSRF-Token).' })),
@@ -29,6 +29,9 @@ const scopeOf = (request: FastifyRequest): Scope => (request.auth.isAdmin ? { al
 
 export async function streamRoutes(app: FastifyInstance): Promise<void> {
   const s = app.services;
+  const views = new ClusterViewRepo(s.db);
+  const events = new ClusterEventRepo(s.db);
+  const ledger = new ResourceRepo(s.db);
   const hub = new NotifyHub(s.config.databaseUrl, (obj, msg) => app.log.warn(obj, msg));
   const open = new Set<SseStream>();
   // Before the server waits for its connections to end: the streams end first.
@@ -76,12 +79,12 @@ export async function streamRoutes(app: FastifyInstance): Promise<void> {
         if (resync) {
           resync = false;
           dirty.clear();
-          st.send('snapshot', { clusters: await readSummaries(s.db, scope) });
+          st.send('snapshot', { clusters: (await views.summaries(scope)).map(summaryOfRow) });
           return;
         }
         const uuids = [...dirty];
         dirty.clear();
-        const found = await readSummaries(s.db, scope, uuids);
+        const found = (await views.summaries(scope, uuids)).map(summaryOfRow);
         const seen = new Set(found.map((r) => r.uuid));
         for (const r of found) st.send('cluster', r);
         for (const u of uuids) if (!seen.has(u)) st.send('deleted', { uuid: u });
@@ -135,14 +138,9 @@ export async function streamRoutes(app: FastifyInstance): Promise<void> {
       const st = start(request, reply);
 
       const sendEvents = async () => {
-        const repo = s.db.getRepository(ClusterEventEntity);
         for (;;) {
-          const qb = repo.createQueryBuilder('e').where('e.cluster_id = :c', { c: uuid });
-          if (lastEvent !== undefined) qb.andWhere('e.id > :m', { m: lastEvent });
           // The first page of a fresh stream is the latest EVENT_PAGE entries; later pages all that is new.
-          const rows = lastEvent === undefined
-            ? (await qb.orderBy('e.id', 'DESC').take(EVENT_PAGE).getMany()).reverse()
-            : await qb.orderBy('e.id', 'ASC').take(EVENT_PAGE).getMany();
+          const rows = lastEvent === undefined ? await events.latest(uuid, EVENT_PAGE) : await events.page(uuid, EVENT_PAGE, lastEvent);
           if (rows.length === 0) {
             if (lastEvent === undefined) lastEvent = 0;
             return;
@@ -161,9 +159,9 @@ export async function streamRoutes(app: FastifyInstance): Promise<void> {
         if (st.closed) return;
         if (clusterDirty) {
           clusterDirty = false;
-          const [r] = await readClusters(s.db, { all: true }, [uuid]);
+          const [r] = await views.withGroups({ all: true }, [uuid]);
           if (!r) return st.end('deleted', { uuid });
-          const servers = await s.db.getRepository(ClusterResourceEntity).find({ where: { cluster_id: uuid, type: 'server', deleted_at: IsNull() }, order: { id: 'ASC' } });
+          const servers = await ledger.live(uuid, 'server');
           st.send('cluster', liveOf(r.cluster, r.groups, servers.map((x) => ({ id: x.cloud_id, name: x.name }))));
         }
         if (eventsDirty) {

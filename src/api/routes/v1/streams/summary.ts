@@ -1,11 +1,9 @@
 // The live views' shapes (extensions; Magnum has no such calls): a cluster's summary as the list
-// shows it, and the detail a cluster page follows (with its node groups), read in bulk.
+// shows it, and the detail a cluster page follows (with its node groups); read in bulk by ClusterViewRepo.
 import { Type } from '@sinclair/typebox';
-import type { DataSource } from 'typeorm';
-import { In } from 'typeorm';
-import { ClusterEntity, type ClusterRow } from '../../../../db/entities/cluster.js';
-import { NodeGroupEntity, type NodeGroupRow } from '../../../../db/entities/nodegroup.js';
-import type { Scope } from '../../../../db/repos/clusters.js';
+import type { ClusterRow } from '../../../../db/entities/cluster.js';
+import type { NodeGroupRow } from '../../../../db/entities/nodegroup.js';
+import type { ClusterSummaryRow } from '../../../../db/repos/cluster-views.js';
 import { Nullable } from '../../../schemas/common.js';
 
 const NS = Nullable(Type.String());
@@ -120,71 +118,9 @@ export function liveOf(c: ClusterRow, groups: NodeGroupRow[], servers: { id: str
   };
 }
 
-/** Columns the live views read (never the credential). */
-const COLUMNS = [
-  'uuid', 'name', 'project_id', 'cluster_template_id', 'status', 'status_reason', 'health_status', 'health_status_reason', 'health_checked_at',
-  'coe_version', 'api_address', 'keypair', 'labels', 'conditions', 'created_at', 'updated_at',
-] as const;
-
-/** Clusters in `scope` (all of them, or those of `uuids`), with their node groups. */
-export async function readClusters(ds: DataSource, scope: Scope, uuids?: string[]): Promise<{ cluster: ClusterRow; groups: NodeGroupRow[] }[]> {
-  if (uuids && uuids.length === 0) return [];
-  const where: Record<string, unknown> = {};
-  if (!scope.all) where.project_id = scope.projectId ?? '';
-  if (uuids) where.uuid = In(uuids);
-  const rows = await ds.getRepository(ClusterEntity).find({ select: Object.fromEntries(COLUMNS.map((c) => [c, true])) as Record<keyof ClusterRow, true>, where, order: { created_at: 'DESC' } });
-  if (rows.length === 0) return [];
-  const groups = await ds.getRepository(NodeGroupEntity).find({ where: { cluster_id: In(rows.map((r) => r.uuid)) }, order: { id: 'ASC' } });
-  const by = new Map<string, NodeGroupRow[]>();
-  for (const g of groups) by.set(g.cluster_id, [...(by.get(g.cluster_id) ?? []), g]);
-  return rows.map((cluster) => ({ cluster, groups: by.get(cluster.uuid) ?? [] }));
-}
-
-interface SummaryRow {
-  uuid: string;
-  name: string;
-  project_id: string;
-  cluster_template_id: string;
-  status: string;
-  status_reason: string | null;
-  health_status: string | null;
-  health_status_reason: Record<string, string> | null;
-  health_checked_at: Date | null;
-  coe_version: string | null;
-  api_address: string | null;
-  keypair: string | null;
-  labels: Record<string, string>;
-  conditions: ClusterRow['conditions'];
-  created_at: Date | null;
-  updated_at: Date | null;
-  master_count: string;
-  node_count: string;
-}
-
-/** The list's summaries in one query (node counts summed by PostgreSQL): thousands of clusters stay cheap. */
-export async function readSummaries(ds: DataSource, scope: Scope, uuids?: string[]): Promise<ReturnType<typeof summaryOf>[]> {
-  if (uuids && uuids.length === 0) return [];
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (!scope.all) {
-    params.push(scope.projectId ?? '');
-    where.push(`c.project_id = $${params.length}`);
-  }
-  if (uuids) {
-    params.push(uuids);
-    where.push(`c.uuid = ANY($${params.length}::uuid[])`);
-  }
-  const rows = (await ds.query(
-    `SELECT c.uuid, c.name, c.project_id, c.cluster_template_id, c.status, c.status_reason, c.health_status, c.health_status_reason,
-            c.health_checked_at, c.coe_version, c.api_address, c.keypair, c.labels, c.conditions, c.created_at, c.updated_at,
-            COALESCE(sum(n.node_count) FILTER (WHERE n.role = 'master'), 0) AS master_count,
-            COALESCE(sum(n.node_count) FILTER (WHERE n.role <> 'master'), 0) AS node_count
-       FROM cluster c LEFT JOIN nodegroup n ON n.cluster_id = c.uuid
-      ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      GROUP BY c.id ORDER BY c.created_at DESC`,
-    params,
-  )) as SummaryRow[];
-  return rows.map((r) => ({
+/** A summary from the list's row (its node counts summed by the repository's one query). */
+export function summaryOfRow(r: ClusterSummaryRow): ReturnType<typeof summaryOf> {
+  return {
     uuid: r.uuid,
     name: r.name,
     project_id: r.project_id,
@@ -196,12 +132,12 @@ export async function readSummaries(ds: DataSource, scope: Scope, uuids?: string
     health_checked_at: iso(r.health_checked_at),
     coe_version: r.coe_version,
     api_address: r.api_address,
-    node_count: Number(r.node_count),
-    master_count: Number(r.master_count),
+    node_count: r.node_count,
+    master_count: r.master_count,
     keypair: r.keypair,
     labels: r.labels,
     conditions: r.conditions as ReturnType<typeof summaryOf>['conditions'],
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
-  }));
+  };
 }

@@ -1,8 +1,8 @@
-// The portal's calls to Keystone, made by the server for a browser session: log in by password
+// The portal's calls to Keystone, made by the API server for a browser session (src/api/portal): log in by password
 // or application credential, rescope to another of the user's projects, list those projects,
 // and revoke a token at logout. Tokens stay on the server; nothing here logs one.
-import { callJson, UnreachableError } from '../../keystone/http.js';
-import { errors } from '../../domain/errors.js';
+import { callJson, UnreachableError } from './http.js';
+import { errors } from '../domain/errors.js';
 
 export interface IssuedToken {
   token: string;
