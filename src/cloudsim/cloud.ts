@@ -162,6 +162,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
     nova.state.behaviour.zones = zonesOf(seed.availability_zones);
     cinder.state.zones = seed.availability_zones.map((z) => z.name);
   }
+  if (seed.cross_az_attach !== undefined) nova.state.behaviour.crossAzAttach = seed.cross_az_attach;
 
   // Neutron before Octavia: restoring an LB being deleted releases its VIP port.
   // The simulated clusters after Nova: they follow its restored servers.

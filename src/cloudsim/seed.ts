@@ -111,6 +111,8 @@ export const CloudSeedSchema = Type.Object(
     networks: Type.Optional(Type.Array(NetworkSeed)),
     /** Nova's availability zones (the first is the default zone); Cinder offers the same zones for volumes. */
     availability_zones: Type.Optional(Type.Array(ZoneSeed, { minItems: 1 })),
+    /** nova.conf [cinder] cross_az_attach (default true, as Nova's): false keeps every server's volumes in its zone. */
+    cross_az_attach: Type.Optional(Type.Boolean()),
     quotas: Type.Optional(QuotaSeed),
   },
   Strict,

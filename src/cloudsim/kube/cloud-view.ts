@@ -37,9 +37,14 @@ export class CloudView {
     return this.s.nova.servers.get(id);
   }
 
-  /** The properties of the image a server booted (its own, or its boot volume's source); {} when unknown. */
+  /**
+   * The properties of the image a server booted: its own, its boot volume's source, or the image a volume it
+   * boots from was made of (Cinder's volume_image_metadata); {} when unknown.
+   */
   imageProperties(s: Server): Record<string, string> {
-    const id = s.imageId || s.blockDevices.find((b) => b.bootIndex === 0 && b.sourceType === 'image')?.uuid || '';
+    const boot = s.blockDevices.find((b) => b.bootIndex === 0);
+    const fromVolume = boot?.sourceType === 'volume' && boot.volumeId ? this.s.nova.volumes?.volume(boot.volumeId, s.projectId)?.imageRef : undefined;
+    const id = s.imageId || (boot?.sourceType === 'image' ? boot.uuid : fromVolume) || '';
     return { ...(this.s.glance.images.get(id)?.properties ?? {}) };
   }
 

@@ -4,7 +4,7 @@
 import type { CinderState, Volume } from '../cinder/state.js';
 import type { NovaVolume, NovaVolumes } from './backends.js';
 
-const view = (v: Volume): NovaVolume => ({ id: v.id, status: v.status, size: v.size, availabilityZone: v.availabilityZone });
+const view = (v: Volume): NovaVolume => ({ id: v.id, status: v.status, size: v.size, availabilityZone: v.availabilityZone, imageRef: v.imageRef, bootable: v.bootable });
 
 export function cinderVolumes(state: CinderState): NovaVolumes {
   return {
@@ -21,7 +21,7 @@ export function cinderVolumes(state: CinderState): NovaVolumes {
         userId: req.userId,
         size: req.size,
         name: req.name,
-        availabilityZone: req.availabilityZone,
+        ...(req.availabilityZone !== undefined ? { availabilityZone: req.availabilityZone } : {}),
         ...(req.imageRef ? { imageRef: req.imageRef, bootable: true } : {}),
       });
       return view(v);

@@ -82,12 +82,15 @@ export interface NovaVolume {
   /** GiB. */
   size: number;
   availabilityZone: string;
+  /** Made from this Glance image (Cinder's volume_image_metadata): what a server booted from it runs. */
+  imageRef: string | null;
+  bootable: boolean;
 }
 
 export interface NovaVolumes {
   volume(id: string, projectId: string): NovaVolume | undefined;
-  /** Creates a volume (Cinder's 413 SimError when over quota, 404 for an unknown type). */
-  create(req: { projectId: string; userId: string; size: number; imageRef?: string | undefined; name: string; availabilityZone: string; volumeType?: string | undefined }): NovaVolume;
+  /** Creates a volume (Cinder's 413 SimError when over quota, 404 for an unknown type); no zone: Cinder's default one. */
+  create(req: { projectId: string; userId: string; size: number; imageRef?: string | undefined; name: string; availabilityZone?: string | undefined; volumeType?: string | undefined }): NovaVolume;
   /** Does Cinder know this volume type (name or id)? Absent: every type is taken. */
   hasType?(idOrName: string): boolean;
   /** Reserves the volume for the server; returns the attachment id (a SimError 400 when not available). */

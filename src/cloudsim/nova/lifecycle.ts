@@ -91,7 +91,7 @@ function schedule(state: NovaState, s: Server): string | undefined {
 
 const deviceName = (i: number) => `/dev/vd${String.fromCharCode(97 + i)}`;
 
-/** Creates the volumes boot-from-volume asks for, waits for them, and attaches every volume. */
+/** Creates the volumes boot-from-volume asks for (in the server's zone only without cross_az_attach, as Nova), waits for them, and attaches every volume. */
 function attachVolumes(state: NovaState, s: Server, done: () => void): void {
   const volumes = state.volumes;
   const wanted = s.blockDevices.filter((b) => b.destinationType === 'volume');
@@ -106,7 +106,7 @@ function attachVolumes(state: NovaState, s: Server, done: () => void): void {
     for (const b of wanted) {
       if (b.volumeId !== null) continue;
       const size = b.volumeSize ?? s.flavor.disk;
-      const v = volumes.create({ projectId: s.projectId, userId: s.userId, size, imageRef: b.sourceType === 'image' ? b.uuid ?? undefined : undefined, name: '', availabilityZone: s.availabilityZone, volumeType: b.volumeType ?? undefined });
+      const v = volumes.create({ projectId: s.projectId, userId: s.userId, size, imageRef: b.sourceType === 'image' ? b.uuid ?? undefined : undefined, name: '', availabilityZone: state.behaviour.crossAzAttach ? undefined : s.availabilityZone, volumeType: b.volumeType ?? undefined });
       b.volumeId = v.id;
     }
   } catch (e) {

@@ -64,7 +64,15 @@ export function registerVolumeAttachmentRoutes(scope: FastifyInstance, state: No
     const tag = a.tag === undefined ? null : checkTag('tag', a.tag);
     checkState(s, 'attach_volume', ['active', 'stopped']);
     if (s.blockDevices.some((b) => b.volumeId === volumeId)) throw new SimError(400, `Invalid volume: volume ${volumeId} already attached`);
-    if (state.volumes && !state.volumes.volume(volumeId, s.projectId)) throw new SimError(404, `Volume ${volumeId} could not be found.`);
+    const found = state.volumes?.volume(volumeId, s.projectId);
+    if (state.volumes && !found) throw new SimError(404, `Volume ${volumeId} could not be found.`);
+    // nova.volume.cinder.API.check_availability_zone, without cross_az_attach.
+    if (found && !state.behaviour.crossAzAttach && found.availabilityZone !== s.availabilityZone) {
+      throw new SimError(
+        400,
+        `Invalid volume: Instance ${s.id} and volume ${volumeId} are not in the same availability_zone. Instance is in ${s.availabilityZone}. Volume is in ${found.availabilityZone}`,
+      );
+    }
     const device = nextDevice(s);
     const b: BlockDevice = {
       bootIndex: null, sourceType: 'volume', destinationType: 'volume', uuid: volumeId, volumeSize: null,

@@ -110,7 +110,33 @@ function checkVolumes(state: NovaState, body: CreateBody, caller: Caller, count:
     const v = state.volumes.volume(b.uuid!, caller.projectId);
     if (!v) throw new SimError(400, `Volume ${b.uuid} could not be found.`);
     if (v.status !== 'available') throw new SimError(400, `Invalid volume: volume '${v.id}' status must be 'available'. Currently in '${v.status}'`);
+    if (b.bootIndex === 0 && !v.bootable) throw new SimError(400, `Block Device ${v.id} is not bootable.`);
   }
+}
+
+/**
+ * The zone a server with the user's volumes lands in when Nova does not allow cross-zone attachments
+ * (compute API's _validate_vol_az_for_create): its volumes all in one zone, the server asking for that
+ * one or for none (then placed in the volumes' zone). With cross_az_attach, the zone asked (or none).
+ */
+function zoneWithVolumes(state: NovaState, body: CreateBody, asked: string | null, caller: Caller): string | null {
+  if (state.behaviour.crossAzAttach || !state.volumes) return asked;
+  const zones = new Set<string>();
+  for (const b of body.blockDevices) {
+    if (b.sourceType !== 'volume' || b.uuid === null) continue;
+    const v = state.volumes.volume(b.uuid, caller.projectId);
+    if (v) zones.add(v.availabilityZone);
+  }
+  if (zones.size === 0) return asked;
+  if (zones.size > 1) throw new SimError(400, `Volumes are in different availability zones: ${[...zones].join(',')}`);
+  const [zone] = zones as unknown as [string];
+  if (asked !== null && asked !== zone) {
+    throw new SimError(400, `Server and volumes are not in the same availability zone. Server is in: ${asked}. Volumes are in: ${zone}`);
+  }
+  if (!state.behaviour.zones.some((z) => z.name === zone)) {
+    throw new SimError(400, `Server and volumes are not in the same availability zone. Server is in: ${state.behaviour.zones[0]?.name ?? 'nova'}. Volumes are in: ${zone}`);
+  }
+  return zone;
 }
 
 /** How many servers fit the quotas, between min_count and max_count (403 when not even min_count). */
@@ -153,6 +179,7 @@ export function createServers(state: NovaState, body: CreateBody, caller: Caller
   const securityGroups = securityGroupsFor(state, body, caller, ownedPorts > 0);
   if (ownedPorts > state.networking.portRoom(caller.projectId)) throw new SimError(403, 'Maximum number of ports exceeded');
   checkVolumes(state, body, caller, count);
+  const placed = zoneWithVolumes(state, body, zone, caller);
   if (group) checkGroupMembersQuota(state.quotaOf(caller.projectId), group.members.length + count - 1);
 
   const now = state.clock.now();
@@ -173,8 +200,8 @@ export function createServers(state: NovaState, body: CreateBody, caller: Caller
       metadata: { ...body.metadata },
       tags: [...body.tags],
       description: body.description,
-      availabilityZone: zone ?? '',
-      requestedAz: zone,
+      availabilityZone: placed ?? '',
+      requestedAz: placed,
       hostname: body.hostname ?? hostnameOf(name),
       userData: body.userData,
       configDrive: body.configDrive,

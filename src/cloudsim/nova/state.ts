@@ -48,6 +48,13 @@ export interface NovaBehaviour {
    * (anti-affinity needs one per member); the first is the default zone (see hosts.ts).
    */
   zones: ComputeZone[];
+  /**
+   * nova.conf [cinder] cross_az_attach (Nova's default true): a server may use volumes of any zone, and the
+   * volumes Nova makes for it (boot from volume) go to Cinder's default zone. False: they go to the server's
+   * zone, its volumes must all be in its zone (a server asking for no zone is placed in theirs), and an
+   * attach across zones is refused.
+   */
+  crossAzAttach: boolean;
 }
 
 /** A rule sending matching builds to ERROR (spec §8.13); the oldest matching rule wins. */
@@ -120,6 +127,7 @@ export class NovaState {
       bootErrorFraction: 0,
       stuck: false,
       zones: DEFAULT_ZONES,
+      crossAzAttach: true,
       ...opts.behaviour,
     };
     this.defaultQuota = { ...QUOTA_DEFAULTS, ...opts.defaultQuota };
