@@ -3,6 +3,7 @@
 import { bool, imageTag, int, label, text } from '../labels/types.js';
 import { defineModule, type ModuleContext } from '../spec/module.js';
 import type { CloudProviderSpec, NodesSpec, NodeVolume } from '../spec/types.js';
+import { zoneList, zoneName } from '../zones.js';
 
 function sameMinor(name: string, tag: string | undefined, fallback: string, ctx: ModuleContext): string {
   if (tag === undefined) return fallback;
@@ -38,7 +39,9 @@ export const nodesModule = defineModule({
   key: 'nodes',
   kind: 'core',
   labels: {
-    availability_zone: label(text, 'Nova availability zone for all nodes (no spaces: OCCM copies it into a node label).'),
+    availability_zone: label(zoneName, 'Nova availability zone of every node and its volumes, unless control_plane_availability_zones or worker_availability_zones spread them; on a node group given one of its own: the zone of its nodes. OCCM copies it into the Nodes\' topology.kubernetes.io/zone label.'),
+    control_plane_availability_zones: label(zoneList, 'Not a Magnum label. magnum-cluster-api\'s: the zones the control planes are spread over, one after the other by node index; a warning event when losing one zone would lose etcd\'s quorum.'),
+    worker_availability_zones: label(zoneList, 'Not a Magnum label. The zones the nodes of every worker group without a zone of its own are spread over, one after the other by node index.'),
     boot_volume_size: label(int(0, 16_384), 'GB: every node boots from a Cinder volume of this size made from the image (deleted with the server); 0 or absent: the flavor\'s disk.'),
     boot_volume_type: label(text, 'Cinder volume type of the boot volumes (default: the cloud\'s default type).'),
     etcd_volume_size: label(int(0, 16_384), 'GB: each control plane gets a volume of this size, formatted and mounted at /var/lib/etcd at first boot (deleted with the server); 0 or absent: etcd on the root disk.'),
@@ -47,7 +50,6 @@ export const nodesModule = defineModule({
   },
   resolve(l, ctx): NodesSpec {
     const az = l.availability_zone ?? '';
-    if (/\s/.test(az)) ctx.reject('availability_zone', 'Availability zone names with spaces break node registration (OCCM topology label).');
     const masterCount = ctx.cluster.master_count ?? 1;
     const nodeCount = ctx.cluster.node_count ?? 1;
     const volume = (size: number | undefined, type: string | undefined, name: string): NodeVolume | null => {
@@ -63,6 +65,8 @@ export const nodesModule = defineModule({
       masterCount,
       nodeCount,
       availabilityZone: az,
+      controlPlaneZones: l.control_plane_availability_zones ?? [],
+      workerZones: l.worker_availability_zones ?? [],
       bootVolume: volume(l.boot_volume_size, l.boot_volume_type, 'boot_volume'),
       etcdVolume: volume(l.etcd_volume_size, l.etcd_volume_type, 'etcd_volume'),
       runtimeVolume: volume(ctx.cluster.docker_volume_size ?? undefined, l.docker_volume_type, 'docker_volume'),

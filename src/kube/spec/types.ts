@@ -120,7 +120,12 @@ export interface NodeVolume {
 export interface NodesSpec {
   masterCount: number;
   nodeCount: number;
+  /** Every node's zone unless a list spreads them (label availability_zone); '' = wherever Nova places them. */
   availabilityZone: string;
+  /** Zones the control planes are spread over by node index (label control_plane_availability_zones). */
+  controlPlaneZones: string[];
+  /** Zones the nodes of worker groups without a zone of their own are spread over (label worker_availability_zones). */
+  workerZones: string[];
   /** Boot from a volume of this size instead of the flavor's disk (labels boot_volume_*). */
   bootVolume: NodeVolume | null;
   /** Control planes keep etcd's data on a volume of its own, mounted at /var/lib/etcd (labels etcd_volume_*). */
