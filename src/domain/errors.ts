@@ -107,6 +107,12 @@ export const errors = {
   zeroNodesUnsupported: () =>
     new ApiError('zero_nodes', 400, 'Resizing a nodegroup to zero is not supported in the provided microversion.'),
   masterCountNeedsLb: () => new ApiError('master_count_lb', 400, 'master_count must be 1 when master_lb_enabled is False'),
+  availabilityZoneNotOffered: (label: string, zone: string, offered: string[]) =>
+    new ApiError(
+      'availability_zone_not_offered',
+      400,
+      `Invalid input for label ${label}. Value: '${zone}'. The cloud offers no availability zone ${zone} (Nova's zones: ${offered.join(', ') || 'none'}).`,
+    ),
   networkNotFound: (id: string) => new ApiError('network_not_found', 400, `Unable to find network ${id}.`),
   restrictedApplicationCredential: () =>
     new ApiError(

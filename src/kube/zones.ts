@@ -123,3 +123,25 @@ export function quorumLoss(count: number, zones: readonly string[]): QuorumLoss 
   if (count - most >= quorum) return undefined;
   return { zone: zones[members.indexOf(most)]!, members: most, quorum };
 }
+
+/**
+ * The index each live node of a group holds: the one its server records, else (servers made before indexes
+ * were recorded) the lowest index nobody records, in name order. Two nodes may hold one index while one
+ * replaces the other.
+ */
+export function heldIndexes(nodes: readonly { name: string; index: number | null }[]): Map<string, number> {
+  const held = new Map<string, number>();
+  for (const n of nodes) if (n.index !== null) held.set(n.name, n.index);
+  const unrecorded = nodes.filter((n) => n.index === null).map((n) => n.name).sort();
+  const free = freeIndexes(held.values(), unrecorded.length);
+  unrecorded.forEach((name, i) => held.set(name, free[i]!));
+  return held;
+}
+
+/** The `count` lowest indexes not in `held`, in order: where new nodes of a group go. */
+export function freeIndexes(held: Iterable<number>, count: number): number[] {
+  const taken = new Set(held);
+  const out: number[] = [];
+  for (let i = 0; out.length < count; i++) if (!taken.has(i)) out.push(i);
+  return out;
+}

@@ -71,6 +71,15 @@ export class CinderClient {
     );
   }
 
+  /** GET /os-availability-zone: the storage zones a volume may ask for, and whether each is available. */
+  async listAvailabilityZones(): Promise<{ zoneName: string; zoneState: { available: boolean } }[]> {
+    const res = await requestJson<{ availabilityZoneInfo: { zoneName: string; zoneState: { available: boolean } }[] }>(this.session, {
+      path: '/os-availability-zone',
+      operation: 'availability_zones.list',
+    });
+    return res.body.availabilityZoneInfo;
+  }
+
   /** GET /limits: maxTotal* and total*Used of the caller's project (-1 = unlimited). */
   async limits(): Promise<VolumeLimits> {
     const res = await requestJson<{ limits: { absolute: VolumeLimits } }>(this.session, { path: '/limits', operation: 'limits.get' });

@@ -16,6 +16,12 @@ export type ServerGroupCreate = S['ServerGroupCreate'];
 export type ComputeLimits = S['AbsoluteLimits'];
 export type ComputeQuotaDetail = S['QuotaSetDetail'];
 
+/** One zone of GET /os-availability-zone (hosts are only shown to admins, by /detail). */
+export interface AvailabilityZone {
+  zoneName: string;
+  zoneState: { available: boolean };
+}
+
 /** Page size of the server group list (Nova's max_limit is 1000). */
 const GROUP_PAGE = 500;
 const MAX_GROUP_PAGES = 100;
@@ -48,6 +54,12 @@ export class NovaResourcesClient {
   /** DELETE /os-keypairs/{name}; false when already gone. */
   deleteKeypair(name: string): Promise<boolean> {
     return deleted(() => requestJson(this.session, { method: 'DELETE', path: this.keypairPath(name), operation: 'keypairs.delete' }));
+  }
+
+  /** GET /os-availability-zone: the zones a server may ask for (any user). */
+  async listAvailabilityZones(): Promise<AvailabilityZone[]> {
+    const res = await requestJson<{ availabilityZoneInfo: AvailabilityZone[] }>(this.session, { path: '/os-availability-zone', operation: 'availability_zones.list' });
+    return res.body.availabilityZoneInfo;
   }
 
   /** POST /os-server-groups: membership is set only by the `group` scheduler hint at server create. */

@@ -17,6 +17,8 @@ export interface TemplateCloud {
   checkFlavor(who: CloudCaller, flavor: string): Promise<void>;
   /** 400 when no external network matches (id or name), 409 when several do. */
   checkExternalNetwork(who: CloudCaller, network: string): Promise<void>;
+  /** 400 naming the label, the zone and Nova's zones when Nova does not offer a zone the labels name. */
+  checkZones(who: CloudCaller, named: { label: string; zone: string }[]): Promise<void>;
 }
 
 export interface OpenStackTemplateCloudOptions {
@@ -115,6 +117,15 @@ export function openstackTemplateCloud(clouds: CallerClouds, opts: OpenStackTemp
         if (byName.length === 0) throw errors.externalNetworkNotFound(network);
         if (byName.length > 1) throw errors.multipleExternalNetworks(network);
       }),
+
+    checkZones: async (who, named) => {
+      if (named.length === 0) return;
+      await guarded('compute', async () => {
+        const offered = (await clouds.for(who).novaResources().listAvailabilityZones()).filter((z) => z.zoneState.available).map((z) => z.zoneName);
+        const missing = named.find((n) => !offered.includes(n.zone));
+        if (missing) throw errors.availabilityZoneNotOffered(missing.label, missing.zone, offered);
+      });
+    },
   };
 }
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvalidLabelError } from '../../src/domain/errors.js';
 import { parseClusterSpec } from '../../src/kube/spec/parse.js';
-import { groupZones, quorumLoss, zoneOf, zonesNamed } from '../../src/kube/zones.js';
+import { freeIndexes, groupZones, heldIndexes, quorumLoss, zoneOf, zonesNamed } from '../../src/kube/zones.js';
 import { input } from './fixtures.js';
 
 const nodes = (labels: Record<string, string>) => parseClusterSpec(input({ labels })).spec.nodes;
@@ -75,4 +75,12 @@ test('etcd quorum when one zone is lost', () => {
     assert.deepEqual(loss && [loss.zone, loss.members], want, `${count} over ${zones.join(',')}`);
   }
   assert.equal(quorumLoss(3, ['a', 'b'])!.quorum, 2);
+});
+
+test('node indexes: recorded ones kept, unrecorded ones (older servers) given the lowest free ones by name, new nodes the lowest free', () => {
+  const held = heldIndexes([{ name: 'c', index: null }, { name: 'x', index: 1 }, { name: 'a', index: null }, { name: 'y', index: 4 }]);
+  assert.deepEqual([...held.entries()].sort(), [['a', 0], ['c', 2], ['x', 1], ['y', 4]]);
+  assert.deepEqual(freeIndexes(held.values(), 3), [3, 5, 6]);
+  // A removed node frees its index: its replacement lands in its zone.
+  assert.deepEqual(freeIndexes([0, 2], 1), [1]);
 });

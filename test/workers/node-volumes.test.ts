@@ -36,8 +36,13 @@ test('boot, etcd and runtime volumes are made, attached, mounted by cloud-init, 
     }
     assert.match(userData, /label: containerd/);
     assert.match(userData, /- LABEL=containerd\n\s+- \/var\/lib\/containerd/);
+    // The service made the volumes (in the server's zone: zones.test.ts); the server takes them and deletes them with it.
     const runtime = server.blockDevices.find((b) => b.tag === 'containerd')!;
-    assert.deepEqual([runtime.sourceType, runtime.volumeSize, runtime.volumeType, runtime.deleteOnTermination], ['blank', 8, 'fast', true], `${name}: the runtime volume's mapping`);
+    assert.deepEqual([runtime.sourceType, runtime.deleteOnTermination], ['volume', true], `${name}: the runtime volume's mapping`);
+    const made = cinder.volumes.get(runtime.volumeId!)!;
+    assert.deepEqual([made.name, made.size, made.volumeType], [`${name}-containerd`, 8, 'fast'], `${name}: the runtime volume`);
+    const boot = cinder.volumes.get(server.blockDevices.find((b) => b.bootIndex === 0)!.volumeId!)!;
+    assert.deepEqual([boot.name, boot.size, boot.bootable], [`${name}-root`, 20, true], `${name}: the boot volume, made from the image`);
     assert.ok(vols.every((v) => v.status === 'in-use'), `${name}: its volumes are in use`);
   }
 

@@ -12,16 +12,38 @@ import { renderCloudConfig } from '../../src/kube/cloudconf.js';
 import { StepFailure, Wait } from '../errors.js';
 import { kubeFor } from '../kube.js';
 import type { RunContext, Step } from '../runner.js';
+import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
+import { groupZones, quorumLoss } from '../../src/kube/zones.js';
 import { clusterNet, clusterSpec } from './context.js';
 import { diagnose, withDiagnosis } from './diagnose.js';
 import { isControlPlane, observedServers, plannedNodes, type ObservedServer } from './ports.js';
-import { ensureServer, failIfBroken } from './servers.js';
+import { ensureServers, failIfBroken } from './servers.js';
 
 const UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';
 
 /** Registered, Ready, with a provider id and without the cloud provider's taint. */
 export function nodeUsable(n: KubeNode): boolean {
   return nodeReady(n) && !!n.spec?.providerID && !(n.spec?.taints ?? []).some((t) => t.key === UNINITIALIZED);
+}
+
+/**
+ * Control planes spread over zones where losing one zone loses etcd's quorum (src/kube/zones.ts): allowed,
+ * since every spread tolerates at least what one zone does (a cloud of two zones has no better one), but
+ * said in the cluster's events, once per operation, naming the zone.
+ */
+async function warnZoneQuorum(ctx: RunContext, master: NodeGroupRow): Promise<void> {
+  const spec = await clusterSpec(ctx);
+  const zones = groupZones(spec.nodes, master, ctx.cluster.labels);
+  const loss = quorumLoss(master.node_count, zones);
+  if (!loss) return;
+  await ctx.memoRuns('zone-quorum', () =>
+    ctx.event(
+      'control_plane',
+      'ZoneQuorumAtRisk',
+      `${master.node_count} control planes over ${zones.join(', ')}: losing ${loss.zone} (${loss.members} of them) loses etcd's quorum of ${loss.quorum}. 3 or 5 control planes over 3 zones survive the loss of any one.`,
+      'warning',
+    ),
+  );
 }
 
 /** Every control plane boots at once, the first with kubeadm init; the others wait for their turn to join. */
@@ -31,8 +53,9 @@ export const ensureControlPlaneInit: Step = {
   after: ['ports', 'server_groups', 'api_endpoint', 'kms_key'],
   async run(ctx) {
     const planned = (await plannedNodes(ctx)).filter((p) => isControlPlane(p.role));
-    for (const p of planned) await ensureServer(ctx, p);
     const init = planned.find((p) => p.role === 'init');
+    if (init) await warnZoneQuorum(ctx, init.group);
+    await ensureServers(ctx, planned);
     if (init) await ctx.setCondition('control_plane', 'Unknown', 'Booting', `Booting ${init.name} (kubeadm init)${planned.length > 1 ? ` and ${planned.length - 1} more control plane(s)` : ''}.`);
     for (const s of await observedServers(ctx)) if (isControlPlane(s.role)) failIfBroken(s, 'control_plane');
   },
@@ -60,7 +83,7 @@ export const ensureWorkers: Step = {
   after: ['control_plane_init'],
   async run(ctx) {
     const wanted = (await plannedNodes(ctx)).filter((p) => p.role === 'worker');
-    for (const p of wanted) await ensureServer(ctx, p);
+    await ensureServers(ctx, wanted);
     if (wanted.length > 0) await ctx.setCondition('workers', 'Unknown', 'Booting', `Booting ${wanted.length} worker(s).`);
     for (const s of await observedServers(ctx)) if (s.role === 'worker') failIfBroken(s, 'workers');
   },

@@ -4,7 +4,7 @@
 // counting as done; load balancers and servers are waited for by re-queueing, never by sleeping.
 //
 // In order: the API's DNS name, the load balancers (the API's and those OCCM made) and the floating IPs, all in
-// front of the servers; the servers; then what had to outlive them: ExternalDNS's records (nothing publishes
+// front of the servers; the servers, and the node volumes none of them took; then what had to outlive them: ExternalDNS's records (nothing publishes
 // them again), the KMS key (nothing decrypts with it any more), the ports Nova keeps; the network from the
 // router down; the security groups and server groups; the volumes and shares of the CSI drivers (kept unless
 // the cluster asked); last of the cloud, the application credential all of the above used. DELETE_COMPLETE is
@@ -22,9 +22,10 @@ import { purgeShares } from './manila.js';
 import { purgeNetworks, purgeRouters, purgeSecurityGroups, purgeSubnets } from './network.js';
 import { purgePorts } from './ports.js';
 import { purgeServerGroups, purgeServers } from './servers.js';
+import { purgeNodeVolumes } from './volumes.js';
 
 /** Ledger types the purges walk (with the children that go with a parent); anything else is logged and left, recorded. */
-const KNOWN = new Set(['recordset', 'loadbalancer', 'listener', 'pool', 'healthmonitor', 'floatingip', 'server', 'secret', 'port', 'router', 'router_interface', 'subnet', 'network', 'security_group', 'server_group']);
+const KNOWN = new Set(['recordset', 'loadbalancer', 'listener', 'pool', 'healthmonitor', 'floatingip', 'server', 'secret', 'port', 'router', 'router_interface', 'subnet', 'network', 'security_group', 'server_group', 'volume']);
 
 export const deleteOperation: OperationSpec = {
   kind: 'delete',
@@ -34,6 +35,7 @@ export const deleteOperation: OperationSpec = {
     purgeLoadBalancers,
     purgeFloatingIps,
     purgeServers,
+    purgeNodeVolumes,
     purgeExternalDnsRecords,
     purgeKmsKey,
     purgePorts,

@@ -7,6 +7,7 @@
 import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
 import type { NodeRole } from '../../src/kube/cloudinit/inputs.js';
 import { networkPlan, type GroupRef } from '../../src/kube/network-plan.js';
+import { freeIndexes, heldIndexes } from '../../src/kube/zones.js';
 import type { NeutronPort } from '../../src/openstack/neutron.js';
 import type { Server } from '../../src/openstack/nova-servers.js';
 import { StepFailure } from '../errors.js';
@@ -23,6 +24,8 @@ export const META = {
   role: 'magnum_role',
   version: 'magnum_kube_version',
   caGeneration: 'magnum_ca_generation',
+  /** The node's index in its group: its zone follows from it (src/kube/zones.ts). */
+  index: 'magnum_node_index',
 } as const;
 
 export interface ObservedServer {
@@ -32,12 +35,16 @@ export interface ObservedServer {
   role: NodeRole;
   version: string;
   caGeneration: number;
+  /** Its index in its group; null for a server made before indexes were recorded. */
+  index: number | null;
 }
 
 export interface PlannedNode {
   name: string;
   group: NodeGroupRow;
   role: NodeRole;
+  /** Its index in its group (a freed one: a replacement goes where the node it replaces was). */
+  index: number;
 }
 
 /** Servers of the cluster (by tag), not yet gone. */
@@ -56,6 +63,7 @@ export function observedServers(ctx: RunContext): Promise<ObservedServer[]> {
           role: (md[META.role] ?? 'worker') as NodeRole,
           version: md[META.version] ?? '',
           caGeneration: Number(md[META.caGeneration] ?? '1'),
+          index: /^\d+$/.test(md[META.index] ?? '') ? Number(md[META.index]) : null,
         };
       });
   });
@@ -91,11 +99,13 @@ export function plannedNodes(ctx: RunContext): Promise<PlannedNode[]> {
       if (!every && (g.uuid !== target || ctx.op.kind === 'nodegroup_delete')) continue;
       const live = servers.filter((s) => s.nodegroup === g.uuid && !retiring(s));
       let missing = Math.max(0, g.node_count - live.length);
+      // The lowest indexes the group's staying nodes leave: the same ones on every run of the operation.
+      const indexes = freeIndexes(heldIndexes(live).values(), missing);
       for (let i = 0; missing > 0; i++) {
         const name = serverName(spec.cluster.shortName, groupLabel(g), ctx.op.id, g.uuid, i);
         if (taken.has(name)) continue;
         const role: NodeRole = g.role !== 'master' ? 'worker' : !anyControlPlane && !out.some((p) => isControlPlane(p.role)) ? 'init' : 'control-plane';
-        out.push({ name, group: g, role });
+        out.push({ name, group: g, role, index: indexes[indexes.length - missing]! });
         missing--;
       }
     }

@@ -15,7 +15,8 @@ import { clusterSpec, effectiveLabels, nodeGroups, template } from './context.js
 import { isControlPlane, observedServers, type ObservedServer } from './ports.js';
 import { drainAndForget } from './drain.js';
 import { dropOrphanPorts, ensureJoinToken, removeServer } from './scale.js';
-import { ensureServer, ensureServerGroups, failIfBroken } from './servers.js';
+import { ensureServerGroups, ensureServers, failIfBroken } from './servers.js';
+import { freeIndexes, heldIndexes } from '../../src/kube/zones.js';
 
 const param = <T>(ctx: RunContext, k: string): T | undefined => (ctx.op.params as Record<string, unknown>)[k] as T | undefined;
 
@@ -72,6 +73,11 @@ export const roll: Step = {
     if (inGroup.length < target) {
       const spec = await clusterSpec(ctx);
       const taken = new Set(servers.map((s) => s.name));
+      // Each new node takes the index (so the zone) of an outdated node no new one replaces yet, in their order.
+      const held = heldIndexes(inGroup);
+      const covered = new Set(inGroup.filter((s) => !outdated(s)).map((s) => held.get(s.name)));
+      const replacing = [...new Set(oldInGroup.map((s) => held.get(s.name)!))].filter((i) => !covered.has(i));
+      replacing.push(...freeIndexes(held.values(), target - inGroup.length));
       const names: string[] = [];
       for (let i = 0; names.length < target - inGroup.length; i++) {
         const name = serverName(spec.cluster.shortName, g.role === 'master' ? 'control-plane' : g.is_default ? 'worker' : g.name, ctx.op.id, g.uuid, i);
@@ -79,7 +85,7 @@ export const roll: Step = {
       }
       await ensureJoinToken(ctx, kube);
       const role = controlPlane ? 'control-plane' : 'worker';
-      for (const name of names) await ensureServer(ctx, { name, group: g, role });
+      await ensureServers(ctx, names.map((name, k) => ({ name, group: g, role, index: replacing[k]! })));
       if (controlPlane) {
         await grantJoinTurn(kube, names[0]!);
         ctx.forget('servers');

@@ -12,11 +12,12 @@ import { nodeGroups } from './context.js';
 import { syncMembers } from './api-lb.js';
 import { isControlPlane, observedServers, plannedNodes, RETIRING, retiringOf, type ObservedServer, type Retiring } from './ports.js';
 import { ensurePorts } from './ports.js';
-import { bootstrapToken, ensureServer, ensureServerGroups, failIfBroken } from './servers.js';
+import { bootstrapToken, ensureServerGroups, ensureServers, failIfBroken } from './servers.js';
 import { unready } from './bootstrap.js';
 import { drainAndForget } from './drain.js';
 import { dropNodeFloatingIp } from './floating-ips.js';
 import { finishResize, rollBackResize, rollingBack } from './rollback.js';
+import { dropOrphanVolumes } from './volumes.js';
 
 const param = (ctx: RunContext, k: string): unknown => (ctx.op.params as Record<string, unknown>)[k];
 const created = (s: ObservedServer): number => new Date((s.server as { created?: string }).created ?? 0).getTime();
@@ -78,7 +79,10 @@ export async function removeServer(ctx: RunContext, s: ObservedServer): Promise<
   throw new Wait(ctx.pollMs, `server ${s.name} being deleted`);
 }
 
-/** Ports of servers that are gone (the server's delete frees but keeps a pre-made port). */
+/**
+ * Ports of servers that are gone (the server's delete frees but keeps a pre-made port), and the volumes of
+ * nodes that are gone (with their server) or were never booted.
+ */
 export async function dropOrphanPorts(ctx: RunContext): Promise<void> {
   const live = new Set((await observedServers(ctx)).map((s) => s.name));
   const planned = new Set((await plannedNodes(ctx)).map((p) => p.name));
@@ -91,6 +95,7 @@ export async function dropOrphanPorts(ctx: RunContext): Promise<void> {
     });
     await ctx.ledger.markDeleted('network', 'port', row.cloud_id);
   }
+  await dropOrphanVolumes(ctx, new Set([...live, ...planned]));
 }
 
 /** Servers whose server record is still there after deletion: gone once Nova answers 404. */
@@ -139,7 +144,7 @@ export const scaleUp: Step = {
   after: ['ports', 'server_groups', 'join_token'],
   async run(ctx) {
     const planned = await plannedNodes(ctx);
-    for (const p of planned) await ensureServer(ctx, p);
+    await ensureServers(ctx, planned);
     if (planned.length > 0) await ctx.setCondition('workers', 'Unknown', 'Joining', `${planned.map((p) => p.name).join(', ')} joining.`);
     // A broken server on its way out (a repair's) does not fail the operation.
     const retiring = await retiringOf(ctx);

@@ -1,22 +1,22 @@
-// Servers: one per planned node, on its pre-made port, in its node group's server group
-// (soft-anti-affinity), with the user-data of its role (kubeadm init, control-plane join, worker
-// join) in the format its image reads (the node image contract), its group's Node labels and
-// taints, its volumes, and metadata naming its node group, role, Kubernetes version and CA
-// generation. Deleted first of the nodes' resources (their ports and server groups after), waited
-// for until Nova is done.
+// Servers: one per planned node, on its pre-made port, in its zone (by its index in its group) and in
+// its node group's server group (soft-anti-affinity within the zone), with the user-data of its role
+// (kubeadm init, control-plane join, worker join) in the format its image reads (the node image
+// contract), its group's Node labels and taints, its volumes (made first, in its zone: volumes.ts), and
+// metadata naming its node group, role, Kubernetes version, CA generation and index. Deleted first of
+// the nodes' resources (their ports and server groups after), waited for until Nova is done.
 import { createHmac } from 'node:crypto';
 import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
-import { nodeDisks } from '../../src/kube/cloudinit/disks.js';
-import type { NodeRole, UserDataInput } from '../../src/kube/cloudinit/inputs.js';
+import type { UserDataInput } from '../../src/kube/cloudinit/inputs.js';
 import { renderUserData } from '../../src/kube/cloudinit/userdata.js';
 import { imageProblem, imageVersionProblem, nodeImage, type NodeImage } from '../../src/kube/image.js';
 import { groupNodeLabels } from '../../src/kube/node-labels.js';
-import type { ClusterSpec, NodesSpec, NodeVolume } from '../../src/kube/spec/types.js';
+import type { ClusterSpec, NodeVolume } from '../../src/kube/spec/types.js';
+import { groupZones, zoneOf } from '../../src/kube/zones.js';
 import { isNotFound, OpenStackError } from '../../src/openstack/errors.js';
 import type { Server } from '../../src/openstack/nova-servers.js';
 import { loadClusterPki } from '../../src/pki/store.js';
 import type { ConditionType } from '../../src/domain/cluster-status.js';
-import { StepFailure } from '../errors.js';
+import { StepFailure, Wait } from '../errors.js';
 import { clusterTag, serverGroupName } from '../naming.js';
 import type { RunContext, Step } from '../runner.js';
 import { endpoint } from './api-lb.js';
@@ -25,6 +25,7 @@ import { clusterSpec, nodeGroups, template } from './context.js';
 import { ensure, purge } from './ensure.js';
 import { ensureNodeFloatingIp } from './floating-ips.js';
 import { ensurePort, isControlPlane, META, observedServers, type ObservedServer, type PlannedNode } from './ports.js';
+import { nodeVolumes } from './volumes.js';
 
 /** One server group per node group (k8s-bootstrap §1.1 step 7). */
 export const ensureServerGroups: Step = {
@@ -154,8 +155,14 @@ export async function userData(ctx: RunContext, p: PlannedNode): Promise<string>
   return renderUserData(spec, input);
 }
 
-/** The server of a planned node (its port first), created once: found again by name and tag. */
-export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Server> {
+/** A node whose volumes Cinder is still making: its server waits for them. */
+class VolumesPending extends Error {}
+
+/**
+ * The server of a planned node (its port first), created once: found again by name and tag. It goes in its
+ * zone (by its index in its group), with its volumes made there first; undefined while Cinder makes them.
+ */
+export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Server | undefined> {
   const nova = await ctx.cloud().servers();
   const spec = await clusterSpec(ctx);
   const t = await template(ctx);
@@ -166,39 +173,54 @@ export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Ser
   const c = ctx.cluster;
   const flavorRef = p.group.flavor_id ?? (cp ? c.master_flavor_id ?? t.master_flavor_id : c.flavor_id ?? t.flavor_id);
   if (!flavorRef) throw new StepFailure('InvalidRequest', `No flavor for node group ${p.group.name}.`);
+  const zone = zoneOf(groupZones(spec.nodes, p.group, c.labels), p.index);
   const generation = (await ctx.memo('pki-generation', async () => (await loadClusterPki(ctx.ds, ctx.cloudFactory.secretBox, c.uuid))?.generation ?? 1));
-  const server = await ensure<Server>(ctx, {
-    step: 'servers', service: 'compute', type: 'server', name: p.name,
-    get: (id) => nova.get(id),
-    findByName: () => nova.list({ name: p.name }),
-    create: async () => {
-      const { id: image } = await groupImage(ctx, p.group, spec);
-      const volumes = blockDevices(spec.nodes, image, p.role, runtimeVolumeOf(spec, p.group));
-      const body = {
-        name: p.name,
-        flavorRef: await resolveFlavor(ctx, flavorRef),
-        // Booting from a volume: the image is the volume's source, not the server's.
-        imageRef: spec.nodes.bootVolume ? '' : image,
-        ...(volumes.length > 0 ? { block_device_mapping_v2: volumes } : {}),
-        networks: [{ port: port.id }],
-        user_data: Buffer.from(await userData(ctx, p)).toString('base64'),
-        metadata: {
-          [META.cluster]: c.uuid,
-          [META.nodegroup]: p.group.uuid,
-          [META.role]: p.role,
-          [META.version]: spec.kubernetes.version,
-          [META.caGeneration]: String(generation),
-        },
-        tags: [clusterTag(c.uuid)],
-        ...(c.keypair ?? t.keypair_id ? { key_name: (c.keypair ?? t.keypair_id)! } : {}),
-        ...(spec.nodes.availabilityZone ? { availability_zone: spec.nodes.availabilityZone } : {}),
-      };
-      const created = await nova.create(body as never, { group });
-      return { id: created.id, name: p.name, tags: [clusterTag(c.uuid)] } as unknown as Server;
-    },
-  });
-  ctx.forget('servers');
-  return server;
+  try {
+    const server = await ensure<Server>(ctx, {
+      step: 'servers', service: 'compute', type: 'server', name: p.name,
+      get: (id) => nova.get(id),
+      findByName: () => nova.list({ name: p.name }),
+      create: async () => {
+        const { id: image } = await groupImage(ctx, p.group, spec);
+        const volumes = await nodeVolumes(ctx, p, spec.nodes, runtimeVolumeOf(spec, p.group), image, zone);
+        if (!volumes.ready) throw new VolumesPending();
+        const body = {
+          name: p.name,
+          flavorRef: await resolveFlavor(ctx, flavorRef),
+          // Booting from a volume: the image is the volume's source, not the server's.
+          imageRef: spec.nodes.bootVolume ? '' : image,
+          ...(volumes.mapping.length > 0 ? { block_device_mapping_v2: volumes.mapping } : {}),
+          networks: [{ port: port.id }],
+          user_data: Buffer.from(await userData(ctx, p)).toString('base64'),
+          metadata: {
+            [META.cluster]: c.uuid,
+            [META.nodegroup]: p.group.uuid,
+            [META.role]: p.role,
+            [META.version]: spec.kubernetes.version,
+            [META.caGeneration]: String(generation),
+            [META.index]: String(p.index),
+          },
+          tags: [clusterTag(c.uuid)],
+          ...(c.keypair ?? t.keypair_id ? { key_name: (c.keypair ?? t.keypair_id)! } : {}),
+          ...(zone ? { availability_zone: zone } : {}),
+        };
+        const created = await nova.create(body as never, { group });
+        return { id: created.id, name: p.name, tags: [clusterTag(c.uuid)] } as unknown as Server;
+      },
+    });
+    ctx.forget('servers');
+    return server;
+  } catch (e) {
+    if (e instanceof VolumesPending) return undefined;
+    throw e;
+  }
+}
+
+/** The servers of planned nodes; the step waits while Cinder makes the volumes of some. */
+export async function ensureServers(ctx: RunContext, planned: readonly PlannedNode[]): Promise<void> {
+  const waiting: string[] = [];
+  for (const p of planned) if (!(await ensureServer(ctx, p))) waiting.push(p.name);
+  if (waiting.length > 0) throw new Wait(ctx.pollMs, `the volumes of ${waiting.join(', ')} being made`);
 }
 
 /** Delete: the recorded servers and those tagged as the cluster's, waited for until Nova answers 404. */
@@ -222,27 +244,6 @@ export const purgeServers: Step = {
       },
     }),
 };
-
-/**
- * Boot volume (labels boot_volume_*), then the node's further volumes in nodeDisks' order (the guest's
- * device order): a control plane's etcd volume (labels etcd_volume_*), the container runtime volume of a
- * group with a docker_volume_size. All go with the server.
- */
-function blockDevices(nodes: NodesSpec, image: string, role: NodeRole, runtime: NodeVolume | null): Record<string, unknown>[] {
-  const type = (v: NodeVolume) => (v.type ? { volume_type: v.type } : {});
-  const disks = nodeDisks(role, nodes.etcdVolume, runtime);
-  const out: Record<string, unknown>[] = [];
-  if (nodes.bootVolume) {
-    out.push({ boot_index: 0, source_type: 'image', uuid: image, destination_type: 'volume', volume_size: nodes.bootVolume.sizeGb, delete_on_termination: true, ...type(nodes.bootVolume) });
-  } else if (disks.length > 0) {
-    // With a further volume, the image's root disk is named in the mapping too.
-    out.push({ boot_index: 0, source_type: 'image', uuid: image, destination_type: 'local', delete_on_termination: true });
-  }
-  for (const d of disks) {
-    out.push({ boot_index: -1, source_type: 'blank', destination_type: 'volume', volume_size: d.volume.sizeGb, delete_on_termination: true, tag: d.label, ...type(d.volume) });
-  }
-  return out;
-}
 
 /** A server in ERROR ends the operation with Nova's fault as the reason. */
 export function failIfBroken(s: ObservedServer, condition: ConditionType): void {

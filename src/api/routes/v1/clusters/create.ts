@@ -10,6 +10,7 @@ import { errors } from '../../../../domain/errors.js';
 import { inheritLabels, labelStrings } from '../../../../domain/labels.js';
 import { generateName } from '../../../../domain/names.js';
 import { parseClusterSpec } from '../../../../kube/spec/parse.js';
+import { zonesNamed } from '../../../../kube/zones.js';
 import { beginOperation, started } from '../../../../operations/begin.js';
 import { generateClusterPki, storeClusterPki } from '../../../../pki/index.js';
 import { atLeast, type ApiVersion } from '../../../microversion.js';
@@ -151,6 +152,7 @@ export async function createCluster(s: Services, who: Caller, body: CreateBodyT,
     cluster: { ...row, master_count: masterCount, node_count: nodeCount },
     labels: row.labels,
   });
+  await s.templates.cloud?.checkZones(who, zonesNamed(row.labels));
   await preflight(s, who, { template: t, cluster: row, masterCount, nodeCount, spec: spec.spec });
 
   const pki = await generateClusterPki({ uuid: row.uuid, name: row.name });

@@ -8,6 +8,7 @@ import { applyPatch, BASE_INTERNAL, changedFields, type PatchOp } from '../../..
 import { generateName } from '../../../../domain/names.js';
 import { pythonStr } from '../../../../domain/python-literal.js';
 import type { AuthContext } from '../../../../keystone/context.js';
+import { zonesNamed } from '../../../../kube/zones.js';
 import { nodeImageOf, type TemplateCloud } from '../../../../openstack/template-checks.js';
 import { coerceScalars } from '../../../plugins/coerce.js';
 import { validationError } from '../../../plugins/envelope.js';
@@ -55,7 +56,8 @@ function schemaCheck(flavor: Flavor, attrs: Attributes): void {
 
 /**
  * Glance/Nova/Neutron checks of the attributes in `changed`; the image's os_distro fills cluster_distro. A
- * Kubernetes template's image (a new one, or the same under a new COE or server type) meets the node image contract.
+ * Kubernetes template's image (a new one, or the same under a new COE or server type) meets the node image contract;
+ * the availability zones its labels name are Nova's.
  */
 async function cloudChecks(deps: TemplateDeps, who: Caller, t: ClusterTemplateRow, changed: Set<string> | 'all', distro?: string, flavor: Flavor = 'template'): Promise<void> {
   const cloud = deps.cloud;
@@ -73,6 +75,7 @@ async function cloudChecks(deps: TemplateDeps, who: Caller, t: ClusterTemplateRo
     if (v !== null && has(f)) await cloud.checkFlavor(who, v);
   }
   if (t.external_network_id !== null && has('external_network_id')) await cloud.checkExternalNetwork(who, t.external_network_id);
+  if (has('labels')) await cloud.checkZones(who, zonesNamed(t.labels));
 }
 
 function checkPublish(flavor: Flavor, who: Caller, before: { public: boolean; hidden: boolean }, after: { public: boolean; hidden: boolean }): void {

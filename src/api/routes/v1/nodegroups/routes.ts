@@ -29,7 +29,7 @@ import { nodegroupCreated, nodegroupDetail, nodegroupListItem, type NodeGroupVie
 const MIN_VERSION = 9;
 const LATE_FIELDS = ['node_labels', 'node_taints'];
 
-const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, version: request.apiVersion });
+const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, version: request.apiVersion, token: request.authToken });
 const viewContext = (request: FastifyRequest, cluster: ClusterRow): NodeGroupViewContext => ({
   host: hostUrl(request),
   version: request.apiVersion,
@@ -52,6 +52,7 @@ export const nodegroupsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     nodegroups: app.services.nodegroups,
     templates: app.services.templates.repo,
     outbox: app.services.outbox,
+    ...(app.services.templates.cloud ? { checkZones: app.services.templates.cloud.checkZones } : {}),
   };
   const config = { minVersion: MIN_VERSION };
 

@@ -13,6 +13,8 @@ import type { NodeGroupRepo } from '../../../../db/repos/nodegroups.js';
 import { errors } from '../../../../domain/errors.js';
 import { applyPatch, BASE_INTERNAL, type PatchOp, type PatchRules } from '../../../../domain/json-patch.js';
 import { labelStrings } from '../../../../domain/labels.js';
+import { zonesNamed } from '../../../../kube/zones.js';
+import type { CloudCaller } from '../../../../openstack/caller.js';
 import type { AuthContext } from '../../../../keystone/context.js';
 import { beginOperation, started, UNCHANGED, type OperationDeps } from '../../../../operations/begin.js';
 import { atLeast, type ApiVersion } from '../../../microversion.js';
@@ -28,11 +30,15 @@ export interface NodeGroupDeps {
   nodegroups: NodeGroupRepo;
   templates: ClusterTemplateRepo;
   outbox: OperationDeps;
+  /** The zones a group's labels name are the cloud's (Nova's); absent when cloud checks are off. */
+  checkZones?: (who: CloudCaller, named: { label: string; zone: string }[]) => Promise<void>;
 }
 
 export interface Caller {
   ctx: AuthContext;
   version: ApiVersion;
+  /** The caller's token, for the cloud checks made as them. */
+  token?: string;
 }
 
 /** Reads: admins see every project (nodegroup:get_*_all_projects); everyone else their own. */
@@ -85,6 +91,10 @@ export async function createNodegroup(deps: NodeGroupDeps, who: Caller, clusterI
   const found = await findCluster(deps, clusterIdent, writeScope(who.ctx));
   const counts = { node_count: body.node_count ?? 1, min_node_count: body.min_node_count ?? 0, max_node_count: body.max_node_count ?? null };
   const role = body.role ?? 'worker';
+  // The group's own zone, and the zones it inherits (which may have gone since the cluster was made).
+  const labels = groupLabels(found, body);
+  const zones = zonesNamed(labels);
+  if (deps.checkZones && who.token !== undefined) await deps.checkZones({ ctx: who.ctx, token: who.token }, zones);
   const begun = await beginOperation(deps.outbox, found.uuid, {
     kind: 'nodegroup_create',
     check: async (em, cluster) => {
