@@ -20,6 +20,7 @@ import type { KeystoneSim } from './keystone/index.js';
 import { KubeSim } from './kube/index.js';
 import { createManilaSim, type ManilaSim } from './manila/index.js';
 import { createNeutronSim, type NeutronSim } from './neutron/index.js';
+import type { BootReport } from './nova/boot-log.js';
 import { createNovaSim, type NovaSim } from './nova/index.js';
 import { zonesOf } from './nova/hosts.js';
 import { NeutronVipAllocator } from './neutron/vip.js';
@@ -112,6 +113,8 @@ export interface CloudSims {
   /** Calls per operation since the start (or the last reset), keyed like 'nova POST /servers'. */
   calls(): Record<string, number>;
   resetCalls(): void;
+  /** Servers Nova booted, and the names booted more than once (duplicate boots), by project. */
+  boots(projectId?: string): BootReport;
   /** The whole cloud as the state file holds it. */
   snapshot(): CloudSnapshot;
   /** True when the cloud was loaded from the state file rather than seeded. */
@@ -192,6 +195,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
     audit: (projectId?: string) => auditCloud(states, projectName, projectId),
     calls: () => callsOf(counters),
     resetCalls: () => Object.values(counters).forEach((c) => c.reset()),
+    boots: (projectId?: string) => nova.state.boots.report(projectId),
     faults,
     snapshot,
   };

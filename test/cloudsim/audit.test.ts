@@ -86,3 +86,34 @@ test('every live resource of a project, across services, with its tags; gone whe
   assert.equal((await call('DELETE', `${sims.urls['cloudsim-admin']}/calls`, admin)).status, 204);
   assert.deepEqual(sims.calls(), {});
 });
+
+test('every boot by project and name: a name booted again is listed, and whether the first server still lived (a duplicate)', async () => {
+  const nova = sims.urls.compute;
+  const image = (await call('GET', `${sims.urls.image}/v2/images?name=fedora-coreos-40`, demo)).body.images[0].id as string;
+  const boot = async (name: string) => {
+    const r = await call('POST', `${nova}/servers`, demo, { server: { name, flavorRef: '2', imageRef: image, networks: 'none' } }, { 'X-OpenStack-Nova-API-Version': '2.37' });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    return r.body.server.id as string;
+  };
+  const before = sims.boots(demoId).booted;
+  const first = await boot('twice-at-once');
+  const second = await boot('twice-at-once');
+  const replaced = await boot('replaced');
+  assert.equal((await call('DELETE', `${nova}/servers/${replaced}`, demo)).status, 204);
+  await waitFor(() => call('GET', `${nova}/servers/${replaced}`, demo), (r) => r.status === 404);
+  const replacement = await boot('replaced');
+  const once = await boot('once');
+
+  const report = sims.boots(demoId);
+  assert.equal(report.booted - before, 5);
+  assert.deepEqual(report.repeated, [
+    { project_id: demoId, name: 'twice-at-once', server_ids: [first, second], concurrent: true },
+    { project_id: demoId, name: 'replaced', server_ids: [replaced, replacement], concurrent: false },
+  ]);
+  assert.deepEqual(sims.boots(keystone.state.projectId('other')), { booted: 0, names: 0, repeated: [] });
+  const http = await call('GET', `${sims.urls['cloudsim-admin']}/boots?project_id=${demoId}`, admin);
+  assert.equal(http.status, 200);
+  assert.deepEqual(http.body, report);
+  assert.equal((await call('GET', `${sims.urls['cloudsim-admin']}/boots`, demo)).status, 403);
+  for (const id of [first, second, replacement, once]) assert.equal((await call('DELETE', `${nova}/servers/${id}`, demo)).status, 204);
+});

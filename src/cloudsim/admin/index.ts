@@ -5,6 +5,7 @@
 // caller, for its own project's clusters).
 import type { FastifyInstance } from 'fastify';
 import type { CloudAudit } from '../audit.js';
+import type { BootReport } from '../nova/boot-log.js';
 import { reason, type RenderedError, type SimError } from '../common/errors.js';
 import { Faults } from '../common/faults.js';
 import { KeystoneAuth, type KeystoneAuthOptions } from '../common/keystone-auth.js';
@@ -18,6 +19,8 @@ export interface AdminTarget {
   audit(projectId?: string): CloudAudit;
   calls(): Record<string, number>;
   resetCalls(): void;
+  /** Nova's boots by project and name (GET /v1/boots). */
+  boots(projectId?: string): BootReport;
   /** Each service's fault rules, by service name. */
   faults: Record<string, Faults>;
   /** Saves the state file now; false when the cloud is not persisted. */

@@ -1,5 +1,6 @@
-// GET /v1/audit[?project_id=]: every live resource by project. GET/DELETE /v1/calls: the call
-// counters. POST /v1/state: save the state file now.
+// GET /v1/audit[?project_id=]: every live resource by project. GET /v1/boots[?project_id=]: every
+// server Nova booted and the names booted more than once. GET/DELETE /v1/calls: the call counters.
+// POST /v1/state: save the state file now.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SimError } from '../common/errors.js';
 import { one, type RawQuery } from '../common/query.js';
@@ -13,6 +14,8 @@ export function requireAdmin(request: FastifyRequest): void {
 
 export function registerAuditRoutes(scope: FastifyInstance, target: AdminTarget): void {
   scope.get('/v1/audit', async (request) => target.audit(one(request.query as RawQuery, 'project_id')));
+
+  scope.get('/v1/boots', async (request) => target.boots(one(request.query as RawQuery, 'project_id')));
 
   scope.get('/v1/calls', async () => ({ calls: target.calls() }));
 

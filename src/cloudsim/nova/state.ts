@@ -5,6 +5,7 @@ import type { AuditResource } from '../common/audit.js';
 import { SimClock, type SimTimer } from '../common/clock.js';
 import { Faults } from '../common/faults.js';
 import { ConsoleLogs } from './console-log.js';
+import { BootLog } from './boot-log.js';
 import { anyImage, LocalNetworking, type NovaImages, type NovaNetworking, type NovaVolumes } from './backends.js';
 import { DEFAULT_ZONES, type ComputeZone } from './hosts.js';
 import type { Keypair } from './keypairs.js';
@@ -108,6 +109,8 @@ export class NovaState {
   readonly faults = new Faults();
   /** What the guests wrote to their consoles. */
   readonly consoles = new ConsoleLogs();
+  /** Every boot by project and name (not in the state file): GET /v1/boots of the admin API. */
+  readonly boots = new BootLog();
   readonly clock: SimClock;
   readonly behaviour: NovaBehaviour;
   readonly networking: NovaNetworking;
