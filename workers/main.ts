@@ -25,6 +25,8 @@ export interface WorkerOptions {
   lockDurationMs?: number;
   /** How often stalled jobs are looked for. Default 30 s. */
   stalledIntervalMs?: number;
+  /** A heartbeat row silent this long may be taken over by a new worker of its host (SERVICE_DOWN_TIME). Default 180 s. */
+  heartbeatStaleMs?: number;
   /** How often the health of settled clusters is checked (one job for all workers). Default 60 s; 0 = never. */
   healthIntervalMs?: number;
   /**
@@ -37,7 +39,8 @@ export interface WorkerOptions {
 }
 
 export interface WorkerHandle {
-  id: string;
+  /** Its row in the heartbeat hash (GET /v1/mservices). */
+  readonly id: string;
   /** True while the worker takes jobs from the queue. */
   consuming(): boolean;
   /** Resolves when the worker's Redis connection answers. */
@@ -73,7 +76,7 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
       await scheduler.upsertJobScheduler('health', { every }, { name: 'health', opts: { removeOnComplete: true, removeOnFail: 100 } });
     }
   }
-  const heartbeat = startHeartbeat(connection, { prefix, intervalMs: opts.heartbeatMs ?? 10_000 });
+  const heartbeat = startHeartbeat(connection, { prefix, intervalMs: opts.heartbeatMs ?? 10_000, ...(opts.heartbeatStaleMs ? { staleMs: opts.heartbeatStaleMs } : {}) });
   const worker = new Worker(OPERATIONS_QUEUE, dispatcher(registered), {
     connection,
     concurrency: opts.concurrency,
@@ -92,7 +95,9 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
   // Listed by GET /v1/mservices as soon as this returns.
   await Promise.all([worker.waitUntilReady(), heartbeat.ready]);
   return {
-    id: heartbeat.id,
+    get id() {
+      return heartbeat.id;
+    },
     consuming: () => worker.isRunning() && !worker.closing,
     ping: () => connection.ping(),
     /**

@@ -15,7 +15,8 @@ export const JOB_RETENTION = { removeOnComplete: { age: 3600, count: 5000 }, rem
 
 /**
  * Redis hash of live workers under the deployment's BullMQ prefix (deployments or tests sharing
- * one Redis do not see each other's): field `<host>:<pid>:<instance>`, value a JSON Heartbeat.
+ * one Redis do not see each other's): field `<host>` (a host's second worker `<host>#2`, ...),
+ * value a JSON Heartbeat (workers/heartbeat.ts).
  */
 export const servicesKey = (prefix: string): string => `${prefix}:magnum:services`;
 
@@ -24,6 +25,8 @@ export interface Heartbeat {
   id: number;
   host: string;
   pid: number;
+  /** Random per process start: who writes the row now (a restarted worker takes its predecessor's row over). */
+  instance?: string;
   binary: string;
   started_at: string;
   updated_at: string;

@@ -89,8 +89,11 @@ test('heartbeats live under the queue prefix: other deployments on the same Redi
   const w = await startWorker({ redisUrl, concurrency: 1, heartbeatMs: 50, prefix: other });
   try {
     assert.deepEqual(await redis.hkeys(servicesKey(other)), [w.id]);
-    assert.equal(await redis.hexists(key, w.id), 0);
-    assert.equal((JSON.parse((await redis.hget(servicesKey(other), w.id))!) as Heartbeat).id, 1);
+    const theirs = JSON.parse((await redis.hget(servicesKey(other), w.id))!) as Heartbeat;
+    assert.equal(theirs.id, 1);
+    // Both are their host's first worker, each in its own deployment's hash.
+    assert.deepEqual(await redis.hkeys(key), [worker.id]);
+    assert.notEqual((JSON.parse((await redis.hget(key, worker.id))!) as Heartbeat).instance, theirs.instance);
   } finally {
     await w.close();
   }
