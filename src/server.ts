@@ -52,7 +52,18 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv = process.env): 
   const config = loadConfig(env);
   const db = createDataSource(config.databaseUrl, Math.max(4, config.workerConcurrency * 2), config.db);
   await db.initialize();
-  const worker = await startWorker({ redisUrl: config.redisUrl, concurrency: config.workerConcurrency, prefix: config.queuePrefix, db, config, closeTimeoutMs: config.shutdownTimeoutMs });
+  const worker = await startWorker({
+    redisUrl: config.redisUrl,
+    concurrency: config.workerConcurrency,
+    prefix: config.queuePrefix,
+    db,
+    config,
+    closeTimeoutMs: config.shutdownTimeoutMs,
+    heartbeatStaleMs: config.serviceDownTime * 1000,
+    lockDurationMs: config.workerLockMs,
+    stalledIntervalMs: config.workerLockMs,
+    runner: { pollMs: config.workerPollMs },
+  });
   const { host, port } = config.workerHealth;
   const probes =
     env === process.env && port > 0

@@ -1,0 +1,21 @@
+// The workers' timing knobs (WORKER_LOCK_MS, WORKER_POLL_MS): defaults, values, and bad values
+// stopping the start with the variable named (src/config.ts).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { TEST_SECRET_KEY } from './support/app.js';
+
+const base = { DATABASE_URL: 'postgres://db.example/m', REDIS_URL: 'redis://redis.example', KEYSTONE_URL: 'http://ks.example/v3', SERVICE_PASSWORD: 'x', SECRET_KEYS: TEST_SECRET_KEY };
+
+test('worker lock and poll: 30 s and 2 s by default, as set otherwise', () => {
+  const d = loadConfig(base);
+  assert.deepEqual([d.workerLockMs, d.workerPollMs], [30_000, 2000]);
+  const set = loadConfig({ ...base, WORKER_LOCK_MS: '5000', WORKER_POLL_MS: '250' });
+  assert.deepEqual([set.workerLockMs, set.workerPollMs], [5000, 250]);
+});
+
+for (const [name, value] of [['WORKER_LOCK_MS', '999'], ['WORKER_LOCK_MS', 'soon'], ['WORKER_POLL_MS', '5'], ['WORKER_POLL_MS', '-1']] as const) {
+  test(`${name}=${value} is refused`, () => {
+    assert.throws(() => loadConfig({ ...base, [name]: value }), (e) => e instanceof ConfigError && e.message.startsWith(`${name} must be an integer between`));
+  });
+}
