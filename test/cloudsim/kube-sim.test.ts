@@ -349,6 +349,18 @@ describe('one cluster: init behind a load balancer, joins, add-ons, drains, CA r
     assert.equal((await call('GET', `${h.sims.urls['cloudsim-admin']}/audit`, h.tokens.demo)).status, 403, 'the rest stays admin-only');
   });
 
+  test('GET /v1/kube/agents (admins): each server\'s kubeadm, as the simulated cluster sees it', async () => {
+    const all = await call('GET', `${h.sims.urls['cloudsim-admin']}/kube/agents`, h.tokens.admin);
+    assert.equal(all.status, 200);
+    assert.deepEqual(all.body.agents, JSON.parse(JSON.stringify(h.sims.kube.agentsOf())));
+    const cp = all.body.agents.find((a: { role: string }) => a.role === 'init');
+    assert.deepEqual([cp.state, typeof cp.server_id, typeof cp.nodeName, cp.lastError], ['joined', 'string', 'string', undefined]);
+    assert.ok(all.body.agents.length >= 2);
+    const other = await call('GET', `${h.sims.urls['cloudsim-admin']}/kube/agents?project_id=${h.sims.kube.agentsOf()[0]!.project_id}x`, h.tokens.admin);
+    assert.deepEqual(other.body.agents, []);
+    assert.equal((await call('GET', `${h.sims.urls['cloudsim-admin']}/kube/agents`, h.tokens.demo)).status, 403);
+  });
+
   test('the last control plane deleted: the API stops answering and the listener closes', async () => {
     const before = h.sims.kube.resolve(fip, 6443)!;
     assert.equal(await kube.readyz(), true);

@@ -1,5 +1,6 @@
 // GET /v1/audit[?project_id=]: every live resource by project. GET /v1/boots[?project_id=]: every
-// server Nova booted and the names booted more than once. GET/DELETE /v1/calls: the call counters.
+// server Nova booted and the names booted more than once. GET /v1/kube/agents[?project_id=]: each
+// server's kubeadm (joined, failed and why). GET/DELETE /v1/calls: the call counters.
 // POST /v1/state: save the state file now.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SimError } from '../common/errors.js';
@@ -14,6 +15,9 @@ export function requireAdmin(request: FastifyRequest): void {
 
 export function registerAuditRoutes(scope: FastifyInstance, target: AdminTarget): void {
   scope.get('/v1/audit', async (request) => target.audit(one(request.query as RawQuery, 'project_id')));
+
+  // Why a node did not join: each server's kubeadm as the simulated cluster sees it.
+  scope.get('/v1/kube/agents', async (request) => ({ agents: target.kube?.agentsOf(one(request.query as RawQuery, 'project_id')) ?? [] }));
 
   scope.get('/v1/boots', async (request) => target.boots(one(request.query as RawQuery, 'project_id')));
 

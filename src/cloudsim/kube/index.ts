@@ -106,6 +106,13 @@ export class KubeSim implements Snapshotable {
     return this.reachable(address, port, undefined)?.connections() ?? Promise.resolve(0);
   }
 
+  /** Every server's kubeadm (the admin API's GET /v1/kube/agents), a project's only when given. */
+  agentsOf(projectId?: string): (JoinStatus & { server_id: string; project_id: string })[] {
+    return [...this.agents.values()]
+      .filter((a) => projectId === undefined || a.projectId === projectId)
+      .map((a) => ({ server_id: a.serverId, project_id: a.projectId, ...this.joinStatus(a.serverId)! }));
+  }
+
   joinStatus(serverId: string): JoinStatus | undefined {
     const a = this.agents.get(serverId);
     return a && { role: a.role, nodeName: a.nodeName, state: a.state, attempts: a.attempts, lastError: a.lastError, clusterId: a.clusterId };

@@ -10,6 +10,8 @@ import type { KubeTarget } from './index.js';
 
 export interface KubeEndpoints {
   resolve(address: string, port: number, projectId?: string): KubeTarget | undefined;
+  /** Every server's kubeadm: role, node name, state (discovering, joining, joined, failed...), attempts, last error. */
+  agentsOf(projectId?: string): unknown[];
 }
 
 export function registerKubeEndpointRoutes(scope: FastifyInstance, kube: KubeEndpoints): void {
