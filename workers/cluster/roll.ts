@@ -100,6 +100,16 @@ export const roll: Step = {
     const nodes = new Map((await kube.listNodes()).map((n) => [n.metadata.name, n]));
     const joining = fresh.filter((s) => { const n = nodes.get(s.name); return s.server.status !== 'ACTIVE' || !n || !nodeUsable(n); });
     if (joining.length > 0) {
+      // Every run grants the joining control plane its turn and its load balancer member again
+      // (both idempotent): the run that booted it may have ended before it could (killed, a
+      // retryable error); the node waits for its turn, and removing the old member later must not
+      // leave the API without one.
+      if (controlPlane) {
+        await grantJoinTurn(kube, joining[0]!.name);
+        await syncMembers(ctx).catch((e) => {
+          if (!(e instanceof Wait)) throw e;
+        });
+      }
       await ctx.setCondition(condition, 'Unknown', 'Replacing', `${joining.map((s) => s.name).join(', ')} joining to replace ${oldInGroup.slice(0, batch).map((s) => s.name).join(', ')}.`);
       throw new Wait(ctx.pollMs, `${joining[0]!.name} joining`);
     }
