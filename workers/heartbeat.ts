@@ -102,6 +102,7 @@ export function startHeartbeat(redis: Redis, opts: HeartbeatOptions): HeartbeatH
   OURS.add(instance);
   const beat: Omit<Heartbeat, 'id'> = {
     host,
+    machine: host,
     pid: process.pid,
     instance,
     binary: 'magnum-conductor',
@@ -118,7 +119,7 @@ export function startHeartbeat(redis: Redis, opts: HeartbeatOptions): HeartbeatH
     if (raw === null) return true;
     if (!b || Number.isNaN(Date.parse(b.updated_at))) return true;
     if (Date.now() - Date.parse(b.updated_at) > staleMs) return true;
-    return !lostOne && b.host === host && !running(b);
+    return !lostOne && (b.machine ?? b.host) === host && !running(b);
   };
 
   /** Takes the first row of the host that is free, keeping a taken-over row's id, creation time and count. */
@@ -128,8 +129,9 @@ export function startHeartbeat(redis: Redis, opts: HeartbeatOptions): HeartbeatH
       const raw = await redis.hget(key, f);
       const b = parse(raw);
       if (!claimable(b, raw)) continue;
-      const next = { ...beat, updated_at: new Date().toISOString(), report_count: 1 };
-      if (b && raw !== null && b.host === host) {
+      // The row's name is the host Magnum shows.
+      const next = { ...beat, host: f, updated_at: new Date().toISOString(), report_count: 1 };
+      if (b && raw !== null && (b.machine ?? b.host) === host) {
         next.started_at = b.started_at;
         next.report_count = (b.report_count ?? 0) + 1;
       }

@@ -23,7 +23,10 @@ export const servicesKey = (prefix: string): string => `${prefix}:magnum:service
 export interface Heartbeat {
   /** Small and stable while the worker lives: the lowest id free when it registered. */
   id: number;
+  /** What `coe service list` shows: the machine's host name, `<host>#2` for its second worker at once, ... */
   host: string;
+  /** The machine's host name (rows are taken over only by a worker of the same machine). */
+  machine?: string;
   pid: number;
   /** Random per process start: who writes the row now (a restarted worker takes its predecessor's row over). */
   instance?: string;

@@ -64,6 +64,7 @@ test("a row whose process still runs is not taken: the host's second worker gets
     // Two workers of one process on one host: two rows.
     const second = await start('node-b');
     assert.equal(second.id, 'node-b#3');
+    assert.equal((await row('node-b#3'))?.host, 'node-b#3', 'the row name is the host coe service list shows');
     assert.equal((await row('node-b#3'))?.id, 2);
   } finally {
     sleeper.kill('SIGKILL');
