@@ -151,7 +151,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
 
 async function template(fleet: Fleet, name: string, kubeTag: string): Promise<string> {
   const r = await fleet.call(0, 'demo', 'POST', '/v1/clustertemplates', {
-    name, coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
+    name, coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
     master_lb_enabled: true, floating_ip_enabled: true, network_driver: 'calico', labels: { kube_tag: kubeTag },
   });
   // The API checks the image, flavors and network against the faulty cloud: a 503 is tried again.

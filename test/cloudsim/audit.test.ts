@@ -89,7 +89,7 @@ test('every live resource of a project, across services, with its tags; gone whe
 
 test('every boot by project and name: a name booted again is listed, and whether the first server still lived (a duplicate)', async () => {
   const nova = sims.urls.compute;
-  const image = (await call('GET', `${sims.urls.image}/v2/images?name=fedora-coreos-40`, demo)).body.images[0].id as string;
+  const image = (await call('GET', `${sims.urls.image}/v2/images?name=ubuntu-24.04`, demo)).body.images[0].id as string;
   const boot = async (name: string) => {
     const r = await call('POST', `${nova}/servers`, demo, { server: { name, flavorRef: '2', imageRef: image, networks: 'none' } }, { 'X-OpenStack-Nova-API-Version': '2.37' });
     assert.equal(r.status, 202, JSON.stringify(r.body));

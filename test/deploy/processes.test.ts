@@ -74,7 +74,7 @@ test("each worker process has its own row in coe service list, the same from eit
 
 test("one API process's template cache follows the other's writes, also after PostgreSQL restarted", async () => {
   const created = await fleet.call(0, 'demo', 'POST', '/v1/clustertemplates', {
-    name: 'shared', coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium', docker_volume_size: 10,
+    name: 'shared', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium', docker_volume_size: 10,
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const size = async (api: number) => (await fleet.call(api, 'demo', 'GET', '/v1/clustertemplates/shared')).body?.docker_volume_size as number | undefined;
@@ -109,7 +109,7 @@ test("one API process's template cache follows the other's writes, also after Po
 test('creates through both API processes all run once: an API killed after answering, a worker killed mid-run, every job delivered twice', async () => {
   const projectId = await fleet.projectId('demo');
   let tpl = await fleet.call(0, 'demo', 'POST', '/v1/clustertemplates', {
-    name: 'k8s', coe: 'kubernetes', image_id: 'fedora-coreos-40', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
+    name: 'k8s', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.medium',
     master_lb_enabled: true, floating_ip_enabled: true, labels: { kube_tag: 'v1.35.1' },
   });
   assert.equal(tpl.status, 201, JSON.stringify(tpl.body));

@@ -4,23 +4,16 @@
 // cluster at once). A run checks `held` at every step.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { acquireClusterLock, clusterLockKey } from '../../workers/lock.js';
-import { PrivateRedis } from '../support/fleet/servers.js';
-import { closedPort } from '../support/net.js';
+import { privateRedis, type PrivateRedis } from '../support/private-redis.js';
 
 let server: PrivateRedis;
 let redis: Redis;
-let dir: string;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'lock-test-'));
-  server = new PrivateRedis(dir, await closedPort());
-  await server.start();
+  server = await privateRedis();
   // As the worker connects: commands wait while Redis is away.
   redis = new Redis(server.url, { maxRetriesPerRequest: null });
   redis.on('error', () => undefined); // while the test has Redis stopped
@@ -28,7 +21,6 @@ before(async () => {
 after(async () => {
   redis.disconnect();
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 test('held while renewed past its expiry; a second taker is refused until it is released', async () => {
@@ -62,7 +54,7 @@ test('lost when Redis stops answering for as long as the key lives, though no re
   const key = clusterLockKey('t', 'silent');
   const lock = await acquireClusterLock(redis, key, 1500);
   assert.ok(lock);
-  await server.stop('SIGKILL');
+  await server.stop();
   try {
     assert.equal(lock.held, true, 'still within its expiry');
     await sleep(1600);
