@@ -37,7 +37,7 @@ export interface RunnerDeps {
   lockRetryMs?: number;
   /** How long a waiting step waits before it looks again. Default 2 s. */
   pollMs?: number;
-  /** Retry of retryable cloud errors: base × 2^n (jittered), capped; terminal after maxRetries. */
+  /** Retry of retryable errors: base × 2^n (jittered), capped; terminal after maxRetries in a row (a run that completes a step or reaches a wait starts the count again). */
   backoff?: { baseMs: number; maxMs: number; maxRetries: number };
   hooks?: RunnerHooks;
 }
@@ -134,6 +134,8 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
       const { ctx, end } = context(deps, store, started.cluster, started.op, lock, cache.values);
       let current: Step | undefined;
       const earlier = cache.steps;
+      /** Steps this run completed: progress, which resets the retry budget. */
+      let completed = 0;
       try {
         const done = new Set<string>();
         let waiting: Wait | undefined;
@@ -148,6 +150,7 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
           current = step;
           try {
             await step.run(ctx);
+            completed++;
             done.add(step.name);
             earlier.add(step.name);
           } catch (e) {
@@ -166,11 +169,14 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
         }
         if (e instanceof Wait) {
           requeued = true;
+          // The run got where it waits: the retry budget counts failures in a row, not over the
+          // operation's life (a long upgrade meets many passing faults; each must not cost more).
+          if (job.data.retries) await job.updateData({ ...job.data, retries: 0 });
           return await delay(job, token, e.ms);
         }
         if (isRetryable(e)) {
           const b = deps.backoff ?? DEFAULT_BACKOFF;
-          const retries = (job.data.retries ?? 0) + 1;
+          const retries = (completed > 0 ? 0 : (job.data.retries ?? 0)) + 1;
           if (retries <= b.maxRetries) {
             ctx.log('retryable error', { step: current?.name, retries, reason: (e as Error).message });
             await job.updateData({ ...job.data, retries });
