@@ -2,12 +2,14 @@
 // on, then relayed to BullMQ with the row's id as the job id. A relay that runs twice adds the
 // same job id twice, which BullMQ ignores; a relay that never ran is caught up by the next pass
 // (woken by NOTIFY operation_pending, and by a periodic sweep), so no operation is lost or doubled.
+// The LISTEN connection comes back by itself after PostgreSQL restarts (a ChangeFeed), and each
+// time it does the relay passes once: what was written meanwhile does not wait for the sweep.
 // The sweep also finds operations still queued or running whose job has ended without ending them
 // (it stalled more often than BullMQ allows, a closing worker's run stopped, the job was removed)
 // and queues them again: the row, not the job, says what is left to do.
 import type { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
-import pg from 'pg';
+import { ChangeFeed } from '../db/change-feed.js';
 import { OperationRepo, tryNamedLock } from '../db/repos/operations.js';
 import { JOB_RETENTION, type OperationJob } from './queue.js';
 
@@ -16,7 +18,7 @@ const ENDED_JOB_STATES = new Set(['completed', 'failed', 'unknown']);
 
 /** Relays pending operations to the queue; one per process (API and workers may all run one). */
 export class OperationRelay {
-  private listener: pg.Client | undefined;
+  private listener: ChangeFeed | undefined;
   private sweep: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
   private recovering: Promise<number> | undefined;
@@ -39,11 +41,10 @@ export class OperationRelay {
   }
 
   async start(): Promise<void> {
-    this.listener = new pg.Client({ connectionString: this.opts.databaseUrl, application_name: 'magnum-ts-relay' });
-    this.listener.on('error', (e) => this.opts.onError?.(e));
-    this.listener.on('notification', () => void this.kick());
-    await this.listener.connect();
-    await this.listener.query('LISTEN operation_pending');
+    this.listener = new ChangeFeed(this.opts.databaseUrl, 'operation_pending', () => void this.kick(), {
+      warn: (obj, msg) => this.opts.onError?.(new Error(`${msg}: ${JSON.stringify(obj)}`)),
+    });
+    await this.listener.start();
     this.sweep = setInterval(() => {
       void this.kick();
       void this.recover().catch((e: Error) => this.opts.onError?.(e));
@@ -137,6 +138,6 @@ export class OperationRelay {
     if (this.sweep) clearInterval(this.sweep);
     await this.running;
     await this.recovering?.catch(() => undefined);
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.close();
   }
 }
