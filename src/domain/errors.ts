@@ -248,6 +248,9 @@ export const errors = {
     new ApiError('keystone_unavailable', 503, 'The Keystone service is temporarily unavailable.'),
   cloudUnavailable: (service: string) =>
     new ApiError('cloud_unavailable', 503, `The ${service} service is temporarily unavailable.`),
+  /** PostgreSQL or Redis unreachable for a moment (a restart, a failover): worth trying again shortly. */
+  backendUnavailable: () =>
+    new ApiError('backend_unavailable', 503, 'The service is temporarily unavailable: its database or queue did not answer. Try again shortly.', 'server', undefined, { 'retry-after': '2' }),
   internal: () => new ApiError('internal', 500, 'An unexpected error prevented the server from fulfilling your request.'),
 };
 

@@ -2,7 +2,7 @@
 // one Redis of the test's own (test/support/fleet): what issue 20 asks of "any number of API and
 // worker processes": each worker its own row in `coe service list`, kept across a crash and
 // restart; the template read cache of one API process follows another's writes (PostgreSQL
-// NOTIFY), also after PostgreSQL restarts; operations written by either API are relayed and run
+// NOTIFY), also after PostgreSQL restarts, during which the APIs answer 503, not 500; operations written by either API are relayed and run
 // once although an API process dies right after answering, a worker dies mid-run and every job
 // is delivered twice.
 import { after, before, test } from 'node:test';
@@ -95,7 +95,29 @@ test("one API process's template cache follows the other's writes, also after Po
   await patch(0, 20);
   await until('API 2 to serve the size API 1 wrote', async () => (await size(1)) === 20, 10_000);
 
+  // While PostgreSQL is down the API answers 503 with Retry-After, never a 500.
+  const seen = new Map<number, number>();
+  let retryAfter: string | null = null;
+  let probing = true;
+  const prober = (async () => {
+    const token = await fleet.token('demo');
+    while (probing) {
+      const r = await fetch(`${fleet.apiUrl(1)}/v1/clusters`, { headers: { 'x-auth-token': token }, signal: AbortSignal.timeout(5000) }).catch(() => undefined);
+      if (r) {
+        seen.set(r.status, (seen.get(r.status) ?? 0) + 1);
+        if (r.status === 503) retryAfter = r.headers.get('retry-after');
+        await r.arrayBuffer();
+      }
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  })();
   await fleet.pg.restart(1000, 'immediate');
+  await until('API 2 to answer from the database again', async () => (await fleet.call(1, 'demo', 'GET', '/v1/clusters')).status === 200, 20_000);
+  probing = false;
+  await prober;
+  assert.deepEqual([...seen.keys()].filter((k) => k !== 200 && k !== 503), [], `answers during the restart: ${JSON.stringify([...seen])}`);
+  assert.ok(seen.has(503), `some answers came while it was down: ${JSON.stringify([...seen])}`);
+  assert.equal(retryAfter, '2');
   // Written while API 2's change feed may still be reconnecting: it must not serve the old row.
   await patch(0, 30);
   await until('API 2 to serve the size written after the restart', async () => (await size(1)) === 30, 20_000);

@@ -2,6 +2,7 @@
 // wsme's messages, and answers unknown routes with 404 or 405.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, MicroversionUnsupported, errors, titleOf } from '../../domain/errors.js';
+import { transientInfraError } from '../../process/transient.js';
 import { format, MAX_VERSION, MIN_VERSION } from '../microversion.js';
 import { routeMatcher } from './route-matcher.js';
 
@@ -112,6 +113,10 @@ export function registerEnvelope(app: FastifyInstance): void {
     if (apiErr) {
       if (apiErr.status >= 500) request.log.error({ err: apiErr }, 'request failed');
       return sendError(reply, apiErr);
+    }
+    if (transientInfraError(err)) {
+      request.log.warn({ reason: transientInfraError(err) }, 'database or queue unavailable');
+      return sendError(reply, errors.backendUnavailable());
     }
     request.log.error({ err }, 'unexpected error');
     return sendError(reply, errors.internal());
