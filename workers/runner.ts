@@ -294,9 +294,12 @@ function context(
     },
     async checkpoint() {
       if (!lock.held) throw new Stop('lock_lost');
-      const state = await store.state(op.id);
-      if (state === undefined) throw new Stop('gone');
-      if (state !== 'running') throw new Stop('cancelled');
+      const now = await store.state(op.id);
+      if (now === undefined) throw new Stop('gone');
+      if (now.state !== 'running') throw new Stop('cancelled');
+      // A fence beside the Redis lock: a run started since this one (its lock lost to a Redis outage
+      // or restart without this run noticing yet) owns the operation; this one stops here.
+      if (now.attempts !== op.attempts) throw new Stop('lock_lost');
     },
     async event(type, reason, message, severity = 'info') {
       await store.event(cluster.uuid, op.id, type, reason, message, severity);

@@ -40,8 +40,8 @@ export class OperationStore {
     return this.operations.get(id);
   }
 
-  /** The operation's state now (a run's checkpoint); undefined when its row is gone. */
-  state(id: string): Promise<OperationState | undefined> {
+  /** The operation's state and its runs so far (a run's checkpoint); undefined when its row is gone. */
+  state(id: string): Promise<{ state: OperationState; attempts: number } | undefined> {
     return this.operations.state(id);
   }
 
@@ -123,7 +123,8 @@ export class OperationStore {
     return this.ds.transaction(async (em) => {
       const row = await this.clusters.lock(em, op.cluster_id);
       if (!row) return 'gone';
-      const ended = await this.operations.end(em, op.id, state, error);
+      // Fenced: only the run that started the operation last may end it.
+      const ended = await this.operations.end(em, op.id, op.attempts, state, error);
       if (!ended) return 'not-running';
       await change?.(em, row);
       await this.writeStatus(em, row, ended);

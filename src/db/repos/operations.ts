@@ -46,10 +46,10 @@ export class OperationRepo {
     return this.ds.getRepository(OperationEntity).findOneBy({ id });
   }
 
-  /** The operation's state now; undefined when its row is gone. */
-  async state(id: string): Promise<OperationState | undefined> {
-    const rows: { state: OperationState }[] = await this.ds.query('SELECT state FROM operation WHERE id = $1', [id]);
-    return rows[0]?.state;
+  /** The operation's state and how many runs have started it; undefined when its row is gone. */
+  async state(id: string): Promise<{ state: OperationState; attempts: number } | undefined> {
+    const rows: { state: OperationState; attempts: number }[] = await this.ds.query('SELECT state, attempts FROM operation WHERE id = $1', [id]);
+    return rows[0];
   }
 
   /**
@@ -109,13 +109,17 @@ export class OperationRepo {
     return rows[0];
   }
 
-  /** Ends a running operation; undefined when it was not running (cancelled meanwhile). */
-  async end(em: EntityManager, id: string, state: 'succeeded' | 'failed', error: string | null): Promise<OperationRow | undefined> {
+  /**
+   * Ends a running operation, as the run that started it the `attempt`-th time; undefined when it was
+   * not running (cancelled meanwhile) or a later run has started it since (this one is stale).
+   */
+  async end(em: EntityManager, id: string, attempt: number, state: 'succeeded' | 'failed', error: string | null): Promise<OperationRow | undefined> {
     const rows = updated<OperationRow>(
-      await em.query(`UPDATE operation SET state = $2, error = $3, finished_at = now(), updated_at = now() WHERE id = $1 AND state = 'running' RETURNING *`, [
+      await em.query(`UPDATE operation SET state = $2, error = $3, finished_at = now(), updated_at = now() WHERE id = $1 AND state = 'running' AND attempts = $4 RETURNING *`, [
         id,
         state,
         error,
+        attempt,
       ]),
     );
     return rows[0];
