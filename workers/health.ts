@@ -40,29 +40,41 @@ export async function checkCluster(ds: DataSource, factory: CloudFactory, c: Clu
   return { status: healthy ? 'HEALTHY' : 'UNHEALTHY', reason };
 }
 
-/** One pass over the clusters that are not being changed; returns how many were checked. */
-export async function healthPass(ds: DataSource, factory: CloudFactory): Promise<number> {
+/** The clusters a pass looks at: settled, with an API address. */
+const SETTLED = ['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_FAILED', 'ROLLBACK_COMPLETE'] as const;
+
+/**
+ * One pass over the clusters that are not being changed, a page of them at a time; returns how many
+ * were checked. `stillOurs` is asked between clusters: false ends the pass early (its lock was lost).
+ */
+export async function healthPass(ds: DataSource, factory: CloudFactory, stillOurs: () => boolean = () => true): Promise<number> {
   const repo = new ClusterRepo(ds);
-  const clusters = await repo.withApiIn(['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_FAILED', 'ROLLBACK_COMPLETE']);
   let checked = 0;
-  for (const c of clusters) {
-    const now = new Date();
-    const kube = await kubeClient(ds, factory, c).catch(() => undefined);
-    const h: HealthResult = await checkCluster(ds, factory, c, kube).catch((e: unknown) => ({ status: 'UNKNOWN' as const, reason: { api: (e as Error).message } }));
-    // Healing and scaling read the cluster once between them, and judge only through an API that answers.
-    const view = h.status === 'UNKNOWN' ? undefined : await clusterView(ds, c, kube, factory.forCluster(c));
-    const notRun = (e: unknown) => `not run: ${(e as Error).message}`;
-    const heal = view ? await autoHeal(ds, c, view, now).catch((e: unknown) => ({ unhealthy: c.unhealthy_since, note: notRun(e) })) : { unhealthy: c.unhealthy_since };
-    // Scaling after healing, which goes first when both want to act.
-    const scale = view ? await autoScale(ds, c, view, now).catch((e: unknown) => ({ note: notRun(e) })) : {};
-    // All above settle whatever happens: the client's kept-alive connections can go now.
-    kube?.close();
-    if (heal.note) h.reason.auto_healing = heal.note;
-    if (scale.note) h.reason.auto_scaling = scale.note;
-    const condition: Condition = { status: h.status === 'HEALTHY' ? 'True' : h.status === 'UNHEALTHY' ? 'False' : 'Unknown', reason: h.status === 'HEALTHY' ? 'Healthy' : h.status === 'UNHEALTHY' ? 'NodesNotReady' : 'Unreachable', message: JSON.stringify(h.reason), since: now.toISOString() };
-    // Only the health columns and condition: an operation that started meanwhile owns the rest.
-    await repo.recordHealth(c.uuid, { status: h.status, reason: h.reason, checkedAt: now, condition, unhealthySince: heal.unhealthy });
-    checked++;
+  for (let page = await repo.withApiIn(SETTLED); page.length > 0; page = await repo.withApiIn(SETTLED, page.at(-1)!.id)) {
+    for (const c of page) {
+      if (!stillOurs()) return checked;
+      await checkOne(ds, factory, repo, c);
+      checked++;
+    }
   }
   return checked;
+}
+
+async function checkOne(ds: DataSource, factory: CloudFactory, repo: ClusterRepo, c: ClusterRow): Promise<void> {
+  const now = new Date();
+  const kube = await kubeClient(ds, factory, c).catch(() => undefined);
+  const h: HealthResult = await checkCluster(ds, factory, c, kube).catch((e: unknown) => ({ status: 'UNKNOWN' as const, reason: { api: (e as Error).message } }));
+  // Healing and scaling read the cluster once between them, and judge only through an API that answers.
+  const view = h.status === 'UNKNOWN' ? undefined : await clusterView(ds, c, kube, factory.forCluster(c));
+  const notRun = (e: unknown) => `not run: ${(e as Error).message}`;
+  const heal = view ? await autoHeal(ds, c, view, now).catch((e: unknown) => ({ unhealthy: c.unhealthy_since, note: notRun(e) })) : { unhealthy: c.unhealthy_since };
+  // Scaling after healing, which goes first when both want to act.
+  const scale = view ? await autoScale(ds, c, view, now).catch((e: unknown) => ({ note: notRun(e) })) : {};
+  // All above settle whatever happens: the client's kept-alive connections can go now.
+  kube?.close();
+  if (heal.note) h.reason.auto_healing = heal.note;
+  if (scale.note) h.reason.auto_scaling = scale.note;
+  const condition: Condition = { status: h.status === 'HEALTHY' ? 'True' : h.status === 'UNHEALTHY' ? 'False' : 'Unknown', reason: h.status === 'HEALTHY' ? 'Healthy' : h.status === 'UNHEALTHY' ? 'NodesNotReady' : 'Unreachable', message: JSON.stringify(h.reason), since: now.toISOString() };
+  // Only the health columns and condition: an operation that started meanwhile owns the rest.
+  await repo.recordHealth(c.uuid, { status: h.status, reason: h.reason, checkedAt: now, condition, unhealthySince: heal.unhealthy });
 }

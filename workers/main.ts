@@ -8,6 +8,7 @@ import { OPERATIONS_QUEUE } from '../src/operations/queue.js';
 import { deadline } from '../src/operations/bounded-close.js';
 import { CloudFactory, type WorkerCloudConfig } from './cloud.js';
 import { healthPass } from './health.js';
+import { acquireClusterLock } from './lock.js';
 import { startHeartbeat } from './heartbeat.js';
 import { clusterOperations, dispatcher, type Operation } from './operations.js';
 import type { RunnerDeps } from './runner.js';
@@ -69,7 +70,18 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
       lockTtlMs: opts.lockDurationMs ?? 30_000,
       ...opts.runner,
     });
-    registered.set('health', async () => ({ checked: await healthPass(ds, cloud) }));
+    // The scheduler adds the next health job as soon as a worker takes the current one: a pass longer
+    // than the interval (tens of thousands of clusters) would run beside the next, on any worker.
+    // One pass at a time in the deployment: the others skip.
+    registered.set('health', async () => {
+      const lock = await acquireClusterLock(connection, `${prefix}:magnum:health-pass`, opts.lockDurationMs ?? 30_000, closing.signal);
+      if (!lock) return { skipped: 'a health pass is running' };
+      try {
+        return { checked: await healthPass(ds, cloud, () => lock.held) };
+      } finally {
+        await lock.release();
+      }
+    });
     const every = opts.healthIntervalMs ?? 60_000;
     if (every > 0) {
       scheduler = new Queue(OPERATIONS_QUEUE, { connection, prefix });

@@ -80,13 +80,19 @@ export class ClusterRepo {
     await em.getRepository(ClusterEntity).update({ uuid }, changes);
   }
 
-  /** Clusters in one of `statuses` whose API has an address (the health check's). */
-  withApiIn(statuses: readonly string[]): Promise<ClusterRow[]> {
+  /**
+   * Clusters in one of `statuses` whose API has an address (the health check's), `limit` at a time
+   * in id order after `afterId`: a pass over 100,000 clusters never holds them all.
+   */
+  withApiIn(statuses: readonly string[], afterId = 0, limit = 500): Promise<ClusterRow[]> {
     return this.ds
       .getRepository(ClusterEntity)
       .createQueryBuilder('c')
       .where('c.api_address IS NOT NULL')
       .andWhere('c.status IN (:...statuses)', { statuses })
+      .andWhere('c.id > :afterId', { afterId })
+      .orderBy('c.id', 'ASC')
+      .take(limit)
       .getMany();
   }
 
