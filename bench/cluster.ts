@@ -7,7 +7,9 @@
 //    scaled by --scale (default 0.25); the worker's poll interval is scaled alike (its production
 //    2 s × scale), so the ratio is the one a real-time run would show, less CPU-bound overhead.
 // 2. --many clusters (default 200) of 1 control plane and 1 worker created at once: wall time to all
-//    CREATE_COMPLETE, how many completed, worker CPU per cluster, peak memory; then all deleted and
+//    CREATE_COMPLETE against one such create alone at the same scale (measured first), how many
+//    completed, worker CPU per cluster, the bench process's and PostgreSQL's CPU, how busy the two
+//    cores were (all processes), peak memory; then all deleted and
 //    the project's leftovers counted. A public subnet large enough for their routers and floating IPs.
 //
 // Options: --scale=0.25  --masters=3  --workers=5  --many=200  --many-scale=0.05  --concurrency=16  --no-single  --no-many  --timeline  --json=<file>
@@ -60,6 +62,28 @@ function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+/** Busy and total jiffies of the whole machine (/proc/stat), to tell how much of both cores a run used. */
+function machineTicks(): { busy: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = (f[3] ?? 0) + (f[4] ?? 0);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+/** CPU (ms) of the PostgreSQL backends serving `db` now (their pids from pg_stat_activity). */
+async function postgresCpuMs(h: Harness): Promise<Map<number, number>> {
+  const rows: { pid: number }[] = await h.t.app.services.db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
+  const out = new Map<number, number>();
+  for (const r of rows) {
+    try {
+      out.set(r.pid, cpuMs(r.pid));
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return out;
+}
+
 const peakRssMb = (pid: number): number => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 /** A worker in its own process (test/support/worker-child.ts), so that its CPU is its own. */
@@ -167,8 +191,17 @@ async function many(): Promise<Record<string, unknown>> {
   const worker = await workerProcess(h, pollMs, CONCURRENCY);
   try {
     h.templates.v135 = await template(h, 'bench-many');
+    // The single-cluster critical path, measured: one 1+1 create alone at the same scale.
+    const aloneStart = Date.now();
+    const alone = await createCluster(h, 'alone', 1, 1);
+    const aloneStatus = await completed(h, alone, 600_000);
+    const aloneS = (Date.now() - aloneStart) / 1000;
+    if ((await api(h, 'DELETE', `/v1/clusters/${alone}`)).status !== 204) throw new Error('delete of the lone cluster refused');
+    await until('the lone cluster gone', async () => (await listed(h)).length === 0, 600_000);
     const cpu0 = cpuMs(worker.pid!);
     const own0 = process.cpuUsage();
+    const machine0 = machineTicks();
+    const pg0 = await postgresCpuMs(h);
     const start = Date.now();
     const uuids = await Promise.all(Array.from({ length: MANY }, (_, i) => createCluster(h, `m${i}`, 1, 1)));
     const accepted = Date.now() - start;
@@ -176,6 +209,11 @@ async function many(): Promise<Record<string, unknown>> {
     const wallMs = Date.now() - start;
     const cpu = cpuMs(worker.pid!) - cpu0;
     const own = process.cpuUsage(own0);
+    const machine1 = machineTicks();
+    const pg1 = await postgresCpuMs(h);
+    // Backends present at both ends (the pools'): what PostgreSQL spent for this run.
+    let pgCpu = 0;
+    for (const [pid, ms] of pg1) pgCpu += ms - (pg0.get(pid) ?? ms);
     const ok = statuses.filter((s) => s === 'CREATE_COMPLETE').length;
     const workerRssMb = peakRssMb(worker.pid!);
     const delStart = Date.now();
@@ -188,6 +226,9 @@ async function many(): Promise<Record<string, unknown>> {
     return {
       clusters: MANY, scale: MANY_SCALE, concurrency: CONCURRENCY, acceptedMs: accepted, createComplete: ok, failed: statuses.filter((s) => s !== 'CREATE_COMPLETE'),
       wallS: +(wallMs / 1000).toFixed(1), lowerBoundS: +((lowerBoundMs(1, 1).ms * MANY_SCALE) / 1000).toFixed(1),
+      aloneS: +aloneS.toFixed(1), aloneStatus, lastOverAlone: +(wallMs / 1000 / aloneS).toFixed(2), p50OverAlone: +(percentile(settledMs, 50) / 1000 / aloneS).toFixed(2),
+      machineBusyPct: +((100 * (machine1.busy - machine0.busy)) / Math.max(1, machine1.total - machine0.total)).toFixed(1),
+      postgresCpuS: +(pgCpu / 1000).toFixed(1),
       workerCpuMsPerCluster: Math.round(cpu / MANY), workerCpuS: +(cpu / 1000).toFixed(1), workerPeakRssMb: Math.round(workerRssMb),
       settledP50S: +(percentile(settledMs, 50) / 1000).toFixed(1), settledP90S: +(percentile(settledMs, 90) / 1000).toFixed(1),
       benchProcessCpuS: +((own.user + own.system) / 1e6).toFixed(1),

@@ -96,10 +96,11 @@ try {
     case 'bench': {
       const { adminUrl, redisUrl } = await infra('postgres');
       // `npm run bench`: the template reads (bench/run.ts), cluster creation (bench/cluster.ts), then the
-      // portal (bench/portal.ts); `npm run bench -- templates|cluster|portal|soak [options]`: one of them
-      // (the soak, bench/soak.ts, is only run by name: it starts its own PostgreSQL and Redis and lasts minutes).
+      // portal (bench/portal.ts); `npm run bench -- templates|cluster|portal|soak|lists [options]`: one of
+      // them (the soak, bench/soak.ts, and the list scaling, bench/lists.ts, only by name: each starts its
+      // own PostgreSQL and Redis and lasts minutes).
       const env = { ...process.env, TEST_DATABASE_ADMIN_URL: adminUrl, REDIS_URL: redisUrl };
-      const scripts = { templates: 'bench/run.ts', cluster: 'bench/cluster.ts', portal: 'bench/portal.ts', soak: 'bench/soak.ts' };
+      const scripts = { templates: 'bench/run.ts', cluster: 'bench/cluster.ts', portal: 'bench/portal.ts', soak: 'bench/soak.ts', lists: 'bench/lists.ts' };
       const which = extra[0] in scripts ? [extra[0]] : ['templates', 'cluster', 'portal'];
       const args = which.length === 1 ? extra.slice(1) : extra;
       for (const w of which) {

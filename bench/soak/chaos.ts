@@ -11,7 +11,7 @@ export interface ChaosOptions {
   killEveryMs: [number, number];
   /** From a kill to the start again (ms). */
   restartAfterMs: [number, number];
-  /** Share of lives finished at which PostgreSQL, Redis and an API process go down (0..1; undefined: never). */
+  /** Share of the run's operations accepted at which PostgreSQL, Redis and an API process go down (0..1; undefined: never). */
   postgresAt?: number;
   redisAt?: number;
   apiAt?: number;
@@ -76,7 +76,7 @@ export class Chaos {
     this.watcher.unref();
   }
 
-  /** Called as lives finish: brings the restarts due at this share of the run. */
+  /** Called as the run goes on (share of its operations accepted): brings the restarts due by then. */
   progress(done: number): void {
     const o = this.opts;
     if (o.postgresAt !== undefined && !this.fired.postgres && done >= o.postgresAt) {

@@ -15,6 +15,8 @@ export interface LifeContext {
   stepTimeoutMs: number;
   pollMs: number;
   tag: string;
+  /** Called as each operation is accepted (the run's progress, for the chaos' set points). */
+  onAccepted?: () => void;
 }
 
 export interface StepRecord {
@@ -81,6 +83,7 @@ export async function life(ctx: LifeContext, seed: number, index: number): Promi
       throw new Error(`create: ${r.status} ${JSON.stringify(r.body)}`);
     }
     create.acceptedMs = Date.now() - began;
+    ctx.onAccepted?.();
     await settle(ctx, rnd, result, create, 'CREATE_COMPLETE', began);
     await expectServers(ctx, result, shape.masters + shape.workers, 'after the create');
 
@@ -106,6 +109,7 @@ export async function life(ctx: LifeContext, seed: number, index: number): Promi
       throw new Error(`delete: ${r.status} ${JSON.stringify(r.body)}`);
     }
     del.acceptedMs = Date.now() - began;
+    ctx.onAccepted?.();
     const end = Date.now() + ctx.stepTimeoutMs;
     for (;;) {
       const r = await ctx.client.call(rnd, 'demo', 'GET', `/v1/clusters/${result.uuid}`);
@@ -170,6 +174,7 @@ async function write(ctx: LifeContext, rnd: SeededRandom, result: LifeResult, s:
     throw new Error(`${s.kind}: ${r.status} ${JSON.stringify(r.body)}`);
   }
   s.acceptedMs = Date.now() - began;
+  ctx.onAccepted?.();
 }
 
 /** Polls the cluster until it leaves *_IN_PROGRESS; it must then be `want`. */
