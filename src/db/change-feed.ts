@@ -1,6 +1,7 @@
 // A LISTEN connection on one PostgreSQL channel. While it is down the feed is not `healthy`
 // (readers must not trust caches it guards); every (re)connection and every notification
-// calls `onChange`.
+// calls `onChange`. Its connection is named for its channel (`magnum-ts-listen <channel>`), so an
+// operator reading pg_stat_activity tells the template cache's feed from the relay's.
 import pg from 'pg';
 
 export interface FeedLog {
@@ -24,7 +25,7 @@ export class ChangeFeed {
   }
 
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: 'magnum-ts-listen' });
+    const client = new pg.Client({ connectionString: this.url, application_name: `magnum-ts-listen ${this.channel}` });
     client.on('notification', () => this.onChange());
     client.on('error', (e) => this.lost(client, e));
     client.on('end', () => this.lost(client, new Error('connection ended')));

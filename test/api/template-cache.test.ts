@@ -72,7 +72,7 @@ describe('template read cache', () => {
     const ct = (await t.as('demo', { method: 'POST', url: '/v1/clustertemplates', payload: { name: 'feed', coe: 'kubernetes', image_id: 'i' } })).json();
     await show(ct.uuid);
     const killed = await sql.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'magnum-ts-listen' AND datname = current_database()`,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'magnum-ts-listen cluster_template_changed' AND datname = current_database()`,
     );
     assert.equal(killed.rowCount, 1);
     await eventually(async () => !cache().rows.usable(), 'the feed notices its connection died');
