@@ -542,6 +542,8 @@ export interface operations {
                 loadbalancer_id?: string;
                 /** @description Has all of these (comma-separated). */
                 tags?: components["parameters"]["tags"];
+                /** @description An admin's list is every project's without it. */
+                project_id?: string;
                 limit?: components["parameters"]["limit"];
                 marker?: components["parameters"]["marker"];
             };
@@ -649,6 +651,8 @@ export interface operations {
                 loadbalancer_id?: string;
                 /** @description Has all of these (comma-separated). */
                 tags?: components["parameters"]["tags"];
+                /** @description An admin's list is every project's without it. */
+                project_id?: string;
                 limit?: components["parameters"]["limit"];
                 marker?: components["parameters"]["marker"];
             };
@@ -868,6 +872,8 @@ export interface operations {
                 name?: components["parameters"]["name"];
                 /** @description Has all of these (comma-separated). */
                 tags?: components["parameters"]["tags"];
+                /** @description An admin's list is every project's without it. */
+                project_id?: string;
                 limit?: components["parameters"]["limit"];
                 marker?: components["parameters"]["marker"];
             };

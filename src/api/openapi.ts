@@ -29,6 +29,7 @@ import {
   UpgradeBody,
 } from './routes/v1/clusters/schema.js';
 import { CloudChoices } from './routes/v1/cloud-choices.js';
+import { DryRun } from './routes/v1/dry-run.js';
 import { ClusterResources } from './routes/v1/clusters/resources.js';
 import { ClusterUpgrades } from './routes/v1/clusters/upgrades.js';
 import { ClusterLive, ClusterSummary } from './routes/v1/streams/summary.js';
@@ -41,7 +42,7 @@ export const sharedSchemas = [ErrorEnvelope, Unauthorized, ClusterTemplate, Clus
   Bay, BayListItem, BayList, BayDetailList, BayCreate,
   NodeGroup, NodeGroupCreated, NodeGroupListItem, NodeGroupList, NodeGroupCreate,
   Certificate, CertificateCreate, SignedCertificate,
-  ClusterResources, ClusterUpgrades, CloudChoices, ClusterSummary, ClusterLive, LoginBody, PortalSession];
+  ClusterResources, ClusterUpgrades, CloudChoices, DryRun, ClusterSummary, ClusterLive, LoginBody, PortalSession];
 
 export const openapiInfo: FastifyDynamicSwaggerOptions = {
   openapi: {

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createAdminSim, type AdminSim } from './admin/index.js';
 import { auditCloud, callsOf, type CloudAudit } from './audit.js';
+import { projectUsage, watchUsage, type ProjectUsage, type UsageWatch } from './usage.js';
 import { createBarbicanSim, type BarbicanSim } from './barbican/index.js';
 import { createCinderSim, type CinderSim } from './cinder/index.js';
 import type { CallCounter } from './common/audit.js';
@@ -110,6 +111,10 @@ export interface CloudSims {
   faults: Record<ServiceName, Faults>;
   /** Every live resource, by owning project (only `projectId`'s when given). */
   audit(projectId?: string): CloudAudit;
+  /** What the project holds now of each quota, as the services count it. */
+  usage(projectId: string): ProjectUsage;
+  /** The project's high-water mark of each quota from now on, sampled after every answered request. */
+  watchUsage(projectId: string): UsageWatch;
   /** Calls per operation since the start (or the last reset), keyed like 'nova POST /servers'. */
   calls(): Record<string, number>;
   resetCalls(): void;
@@ -191,8 +196,11 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
   const projectName = (id: string) => identity.projectName(id);
   const snapshot = () => snapshotCloud(states);
   const saver = opts.persist ? new StateSaver(opts.persist.file, snapshot, opts.persist.intervalMs ?? 30_000, opts.persist.log) : undefined;
+  const usageStates = { nova: nova.state, neutron: neutron.state, cinder: cinder.state, octavia: octavia.state, designate: designate.state, barbican: barbican.state };
   const cloud = {
     audit: (projectId?: string) => auditCloud(states, projectName, projectId),
+    usage: (projectId: string) => projectUsage(usageStates, projectId),
+    watchUsage: (projectId: string) => watchUsage(usageStates, Object.values(counters), projectId),
     calls: () => callsOf(counters),
     resetCalls: () => Object.values(counters).forEach((c) => c.reset()),
     boots: (projectId?: string) => nova.state.boots.report(projectId),

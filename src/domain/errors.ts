@@ -114,6 +114,7 @@ export const errors = {
       `Invalid input for label ${label}. Value: '${zone}'. The cloud offers no availability zone ${zone} (Nova's zones: ${offered.join(', ') || 'none'}).`,
     ),
   networkNotFound: (id: string) => new ApiError('network_not_found', 400, `Unable to find network ${id}.`),
+  subnetNotFound: (id: string) => new ApiError('subnet_not_found', 400, `Unable to find subnet ${id}.`),
   restrictedApplicationCredential: () =>
     new ApiError(
       'restricted_application_credential',
@@ -165,11 +166,15 @@ export const errors = {
   notAuthorizedPublish: () =>
     new ApiError('publish', 403, 'Not authorized to set public or hidden flag for cluster template.'),
   notAuthorizedImage: (id: string) => new ApiError('image_forbidden', 403, `Not authorized for image ${id}.`),
-  cloudQuotaShortfall: (missing: { resource: string; needed: number; available: number }[]) =>
+  /**
+   * Magnum's ResourceLimitExceeded (403, "Resource limit exceeded: ...") for the cloud's quotas: every short quota
+   * with what the request needs, what the project uses and the limit.
+   */
+  quotaShortage: (short: { quota: string; needed: number; inUse: number; limit: number }[]) =>
     new ApiError(
-      'cloud_quota',
+      'quota_shortage',
       403,
-      `Quota exceeded for the cluster: ${missing.map((m) => `${m.resource} needs ${m.needed}, ${m.available} available`).join('; ')}. Ask for a larger quota or a smaller cluster.`,
+      `Resource limit exceeded: the project's quotas leave too little for this request; ${short.map((q) => `${q.quota}: needed ${q.needed}, in use ${q.inUse}, limit ${q.limit}`).join('; ')}. Ask for a larger quota or a smaller request.`,
     ),
   cloudForbidden: (service: string) => new ApiError('cloud_forbidden', 403, `Not authorized by the ${service} service.`),
   /** Another project's quota or stats asked for by a non-admin. */

@@ -1,12 +1,15 @@
 // Whether a cluster at one Kubernetes version may move to a template's: never down, never past the
 // next minor, only between supported minors, and only to a template that names its version
-// (kube_tag, ostree_remote or ostree_commit). The upgrade planner lists targets with it; the rules
-// are the upgrade action's (src/api/routes/v1/clusters/actions.ts).
+// (kube_tag, ostree_remote or ostree_commit). The upgrade planner lists targets with it and the upgrade
+// action (src/api/routes/v1/clusters/upgrade.ts) decides with it, so the two cannot disagree.
 import { resolveKubeTag, SUPPORTED_MINORS, type ResolvedVersion } from '../kube/versions.js';
 
 export type UpgradeVerdict =
   | { ok: true; from: string; to: string; kind: 'patch' | 'minor' }
-  | { ok: false; from: string | null; to: string | null; reason: string };
+  | { ok: false; from: string | null; to: string | null; reason: string; refusal: UpgradeRefusal };
+
+/** Why a target is refused: each has its own error at the upgrade action. */
+export type UpgradeRefusal = 'no_version' | 'bad_tag' | 'down' | 'same' | 'skip';
 
 export function compareKubeVersions(a: string, b: string): number {
   const pa = a.replace(/^v/, '').split('.').map(Number);
@@ -20,7 +23,7 @@ const minorIndex = (v: ResolvedVersion): number => SUPPORTED_MINORS.indexOf(v.mi
 /** `current`: the cluster's running version (coe_version) or, before it has one, its kube_tag label. */
 export function upgradeVerdict(current: string | undefined, target: Record<string, string>): UpgradeVerdict {
   if (!['kube_tag', 'ostree_remote', 'ostree_commit'].some((k) => k in target)) {
-    return { ok: false, from: current ?? null, to: null, reason: 'The template sets none of the labels kube_tag, ostree_remote, ostree_commit.' };
+    return { ok: false, from: current ?? null, to: null, reason: 'The template sets none of the labels kube_tag, ostree_remote, ostree_commit.', refusal: 'no_version' };
   }
   let from: ResolvedVersion;
   let to: ResolvedVersion;
@@ -28,14 +31,16 @@ export function upgradeVerdict(current: string | undefined, target: Record<strin
     from = resolveKubeTag(current);
     to = resolveKubeTag(target.kube_tag);
   } catch (e) {
-    return { ok: false, from: current ?? null, to: target.kube_tag ?? null, reason: (e as Error).message };
+    return { ok: false, from: current ?? null, to: target.kube_tag ?? null, reason: (e as Error).message, refusal: 'bad_tag' };
   }
   const cmp = compareKubeVersions(to.kubernetes, from.kubernetes);
-  if (cmp < 0) return { ok: false, from: from.kubernetes, to: to.kubernetes, reason: `Kubernetes never goes down: ${to.kubernetes} is older than ${from.kubernetes}.` };
-  if (cmp === 0) return { ok: false, from: from.kubernetes, to: to.kubernetes, reason: `The cluster already runs ${from.kubernetes}.` };
+  const refused = (refusal: UpgradeRefusal, reason: string): UpgradeVerdict => ({ ok: false, from: from.kubernetes, to: to.kubernetes, reason, refusal });
+  if (cmp < 0) return refused('down', `Kubernetes never goes down: ${to.kubernetes} is older than ${from.kubernetes}.`);
+  if (cmp === 0) return refused('same', `The cluster already runs ${from.kubernetes}.`);
   if (minorIndex(to) > minorIndex(from) + 1) {
     const next = SUPPORTED_MINORS[minorIndex(from) + 1];
-    return { ok: false, from: from.kubernetes, to: to.kubernetes, reason: `${to.kubernetes} skips a minor version: upgrade to ${next}.x first (one minor at a time).` };
+    const allowed = SUPPORTED_MINORS.slice(minorIndex(from), minorIndex(from) + 2).map((m) => `${m}.x`);
+    return refused('skip', `kube_tag ${to.kubernetes} skips a minor version: upgrade to ${next}.x first (from ${from.kubernetes} a cluster can upgrade to ${allowed.join(' or ')}).`);
   }
   return { ok: true, from: from.kubernetes, to: to.kubernetes, kind: to.minor === from.minor ? 'patch' : 'minor' };
 }

@@ -4,6 +4,7 @@
 import type { AuthContext } from '../keystone/context.js';
 import { findEndpoint, type EndpointFilter } from './catalog.js';
 import { CinderClient } from './cinder.js';
+import { DesignateClient } from './designate.js';
 import { GlanceClient } from './glance.js';
 import { sessionFor, type Session } from './http.js';
 import { KeystoneClient } from './keystone.js';
@@ -37,6 +38,7 @@ export interface CallerCloud {
   neutron(): NeutronClient;
   cinder(): CinderClient;
   octavia(): OctaviaClient;
+  designate(): DesignateClient;
   /** The caller's own Keystone: application credentials belong to the user who makes them. */
   keystone(): KeystoneClient;
 }
@@ -62,6 +64,7 @@ export class CallerClouds {
       neutron: () => new NeutronClient(session('network')),
       cinder: () => new CinderClient(session('block-storage')),
       octavia: () => new OctaviaClient(session('load-balancer')),
+      designate: () => new DesignateClient(session('dns')),
       keystone: () => new KeystoneClient({ service: 'identity', baseUrl: keystone.authUrl, token: who.token, timeoutMs: keystone.timeoutMs }, who.ctx.userId),
     };
   }

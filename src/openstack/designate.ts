@@ -1,5 +1,5 @@
 // Designate v2 (catalog type `dns`): find a zone by name, then create, list and delete the
-// recordsets of a cluster's names in it. Objects come unwrapped, lists page through links.next,
+// recordsets of a cluster's names in it; the project's quotas (the pre-flight's recordsets per zone). Objects come unwrapped, lists page through links.next,
 // writes answer 202 with the object PENDING until the DNS servers have it.
 import type { components } from '../../openapi/openstack/designate.js';
 import { deleted, versionPrefix } from './collection.js';
@@ -11,6 +11,15 @@ type S = components['schemas'];
 export type Zone = S['Zone'];
 export type Recordset = S['Recordset'];
 export type RecordsetCreate = S['RecordsetCreate'];
+
+/** GET /v2/quotas/{project}: the project's limits (-1 = unlimited); per zone for zone_recordsets and zone_records. */
+export interface DnsQuotas {
+  zones: number;
+  zone_recordsets: number;
+  zone_records: number;
+  recordset_records: number;
+  api_export_size?: number;
+}
 
 export interface RecordsetFilters {
   /** Fully qualified, with the trailing dot. */
@@ -62,6 +71,11 @@ export class DesignateClient {
     return deleted(() =>
       requestJson(this.session, { method: 'DELETE', path: `${this.recordsetsPath(zoneId)}/${encodeURIComponent(id)}`, operation: 'recordsets.delete' }),
     );
+  }
+
+  async quotas(projectId: string): Promise<DnsQuotas> {
+    const res = await requestJson<DnsQuotas>(this.session, { path: `${this.v2}/quotas/${encodeURIComponent(projectId)}`, operation: 'quotas.get' });
+    return res.body;
   }
 
   private recordsetsPath(zoneId: string): string {

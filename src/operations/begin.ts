@@ -97,6 +97,19 @@ export async function beginOperation<C = undefined, T = undefined>(deps: Operati
   return begun;
 }
 
+/**
+ * What the transition table would say of starting `kind` now, read without a lock and writing nothing (a
+ * dry-run): the error the request would get, or undefined when it would start (or join). A cluster gone
+ * meanwhile is `gone` (the caller's 404).
+ */
+export async function wouldBegin(deps: OperationDeps, clusterId: string, kind: OperationKind, origin?: Origin): Promise<ApiError | 'gone' | undefined> {
+  const cluster = await new ClusterRepo(deps.db).find(clusterId, { all: true });
+  if (!cluster || cluster === 'ambiguous') return 'gone';
+  const active = await new OperationRepo(deps.db).active(deps.db.manager, clusterId);
+  const verdict = judge(kind, { name: cluster.name, status: cluster.status }, active.map((o) => o.kind), origin);
+  return verdict.outcome === 'refused' ? verdict.error : undefined;
+}
+
 /** The started operation, for a caller to whom anything else is an error: `gone` says which (a 404). */
 export function started<T>(begun: Begun<T>, gone: () => ApiError): Extract<Begun<T>, { outcome: 'started' }> {
   switch (begun.outcome) {

@@ -2,7 +2,8 @@
 // and its bill must fit the project's Nova, Neutron, Cinder and Octavia quotas; else nothing is written.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clusterBill, shortfalls } from '../../src/api/routes/v1/clusters/bill.js';
+import { assess, shortage } from '../../src/api/routes/v1/clusters/bill.js';
+import { zero } from '../../src/kube/bill.js';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { OctaviaClient } from '../../src/openstack/octavia.js';
 import { testApp, type TestApp } from '../support/app.js';
@@ -28,28 +29,17 @@ const create = (body: Record<string, unknown> = {}) => t.as('demo', { method: 'P
 const clusters = () => t.app.services.db.getRepository(ClusterEntity).count();
 const appCreds = () => t.keystone.state.appCreds.all().length;
 
-test('the bill: servers, cores, RAM, volumes, ports, floating IPs, load balancer, groups', () => {
-  const bill = clusterBill({
-    masterCount: 3,
-    nodeCount: 5,
-    masterFlavor: { vcpus: 2, ram: 4096 },
-    workerFlavor: { vcpus: 1, ram: 2048 },
-    volumeSize: 10,
-    bootVolumeSize: null,
-    floatingIpPerNode: false,
-    apiLoadBalancer: true,
-    apiFloatingIp: true,
-    ownNetwork: true,
-    securityGroups: 2,
-    securityGroupRules: 30,
-  });
-  assert.deepEqual(bill, {
-    instances: 8, cores: 11, ram: 22528, server_groups: 2, server_group_members: 5, volumes: 8, gigabytes: 80,
-    network: 1, subnet: 1, router: 1, port: 10, floatingip: 1, security_group: 2, security_group_rule: 30, load_balancer: 1,
-  });
-  assert.deepEqual(shortfalls(bill, { cores: { limit: 20, used: 12 }, instances: { limit: -1, used: 99 }, port: { limit: 50, used: 0 } }), [
-    { resource: 'cores', needed: 11, available: 8 },
-  ]);
+test('the shortage names each short quota with what is needed, in use and the limit; Magnum\'s own words when only its cluster quota is short', () => {
+  const needs = { ...zero(), clusters: 1, instances: 4, cores: 5, port: 6 };
+  const a = assess(needs, { cores: { limit: 20, used: 16 }, instances: { limit: -1, used: 99 }, port: { limit: 50, used: 0 }, clusters: { limit: 5, used: 1 } });
+  assert.deepEqual(a.lines.filter((l) => l.short).map((l) => l.quota), ['cores']);
+  assert.equal(a.lines.find((l) => l.quota === 'volumes')!.limit, null, 'a quota nobody reported is not checked');
+  const e = shortage(a)!;
+  assert.equal(e.status, 403);
+  assert.equal(e.message, "Resource limit exceeded: the project's quotas leave too little for this request; cores: needed 5, in use 16, limit 20. Ask for a larger quota or a smaller request.");
+  const onlyClusters = shortage(assess(needs, { clusters: { limit: 1, used: 1 } }))!;
+  assert.equal(onlyClusters.message, 'Resource limit exceeded: You have reached the maximum clusters per project, 1. You may delete a cluster to make room for a new one.');
+  assert.equal(shortage(assess(needs, {})), undefined);
 });
 
 test('a keypair, flavor or network that does not exist is refused before anything is made', async () => {
@@ -74,9 +64,10 @@ test('a bill larger than the quotas is one 403 naming each missing resource; not
     const res = await create({ node_count: 3, floating_ip_enabled: true });
     assert.equal(res.statusCode, 403, res.body);
     const detail: string = res.json().errors[0].detail;
-    assert.match(detail, /instances needs 4, 3 available/);
-    assert.match(detail, /cores needs 5, 4 available/);
-    assert.match(detail, /floatingip needs 4, 0 available/);
+    assert.match(detail, /^Resource limit exceeded: /);
+    assert.match(detail, /instances: needed 4, in use 0, limit 3/);
+    assert.match(detail, /cores: needed 5, in use 0, limit 4/);
+    assert.match(detail, /floatingip: needed 4, in use 0, limit 0/);
     assert.deepEqual([await clusters(), appCreds()], before);
   } finally {
     t.cloud!.nova.quotas.delete(demoProject);
@@ -93,8 +84,8 @@ test('Cinder and Octavia quotas count too; load balancers are counted in the cal
     const res = await create({ docker_volume_size: 10 });
     assert.equal(res.statusCode, 403, res.body);
     const detail: string = res.json().errors[0].detail;
-    assert.match(detail, /volumes needs 2, 1 available/);
-    assert.match(detail, /gigabytes needs 20, 15 available/);
+    assert.match(detail, /volumes: needed 2, in use 0, limit 1/);
+    assert.match(detail, /gigabytes: needed 20, in use 0, limit 15/);
   } finally {
     sims.cinder.state.quotas.delete(demoProject);
   }
@@ -109,7 +100,7 @@ test('Cinder and Octavia quotas count too; load balancers are counted in the cal
     sims.octavia.state.setQuota(adminProject, { load_balancer: 0 });
     const full = await asAdmin({ name: 'lb-over' });
     assert.equal(full.statusCode, 403, full.body);
-    assert.match(full.json().errors[0].detail, /load_balancer needs 1, 0 available/);
+    assert.match(full.json().errors[0].detail, /load_balancer: needed 1, in use \d+, limit 0/);
   } finally {
     sims.octavia.state.quotas.delete(adminProject);
   }

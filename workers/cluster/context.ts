@@ -40,9 +40,13 @@ export const findNetwork = (n: NeutronClient, ref: string): Promise<NeutronNetwo
 export const findSubnet = (n: NeutronClient, ref: string): Promise<NeutronSubnet | undefined> =>
   byIdOrName(() => n.subnets.get(ref), () => n.subnets.list({ name: ref }));
 
-/** The cluster's spec, parsed by the one parser from template, cluster, node groups and labels. */
-export function clusterSpec(ctx: RunContext, subnetCidr?: string): Promise<ClusterSpec> {
-  return ctx.memo(`spec:${subnetCidr ?? ''}`, async () => {
+/**
+ * The cluster's spec, parsed by the one parser from template, cluster, node groups and labels; a cluster on
+ * a fixed subnet with that subnet's CIDR (looked up when the caller does not give it).
+ */
+export function clusterSpec(ctx: RunContext, given?: string): Promise<ClusterSpec> {
+  return ctx.memo(`spec:${given ?? ''}`, async () => {
+    const subnetCidr = given ?? (ctx.cluster.fixed_subnet ? (await clusterNet(ctx)).subnetCidr : undefined);
     const groups = await nodeGroups(ctx);
     const count = (role: string) => groups.filter((g) => g.role === role).reduce((a, g) => a + g.node_count, 0);
     const t = await template(ctx);

@@ -1,7 +1,8 @@
 // Rolling replacement (k8s-bootstrap §5, §6): upgrade and CA rotation replace nodes, control
 // planes first and one at a time, then the workers of the group with a surge of the upgrade's
 // max_batch_size (at most the group's outdated nodes): the new nodes join and are Ready before as
-// many old ones are drained and deleted. A node is outdated when its server
+// many old ones are drained and deleted (the ports those kept go before the next batch's are made,
+// so the roll holds no more than its surge: src/kube/bill.ts rollBill). A node is outdated when its server
 // metadata shows another Kubernetes version (upgrade) or an older CA generation (rotation).
 import { loadCa, loadClusterPki, rotateClusterPki, sealContext } from '../../src/pki/store.js';
 import { StepFailure, Wait } from '../errors.js';
@@ -83,6 +84,8 @@ export const roll: Step = {
         const name = serverName(spec.cluster.shortName, g.role === 'master' ? 'control-plane' : g.is_default ? 'worker' : g.name, ctx.op.id, g.uuid, i);
         if (!taken.has(name)) names.push(name);
       }
+      // The ports the previous batch's servers kept go before this batch's are made: the roll holds at most its surge.
+      await dropOrphanPorts(ctx);
       await ensureJoinToken(ctx, kube);
       const role = controlPlane ? 'control-plane' : 'worker';
       await ensureServers(ctx, names.map((name, k) => ({ name, group: g, role, index: replacing[k]! })));

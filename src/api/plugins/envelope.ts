@@ -13,7 +13,8 @@ interface AjvError {
   message?: string;
 }
 
-function envelope(err: ApiError) {
+/** Magnum's envelope of one error (spec §4.1). */
+export function envelope(err: ApiError) {
   return {
     errors: [
       {
@@ -69,7 +70,8 @@ export function validationError(e: AjvError, data: unknown): ApiError {
   }
 }
 
-function toApiError(err: FastifyError | Error, request: FastifyRequest): ApiError | undefined {
+/** The registry's error for anything a route threw (validation, bad JSON, framework 4xx); undefined for the unexpected. */
+export function toApiError(err: FastifyError | Error, request: FastifyRequest): ApiError | undefined {
   if (err instanceof ApiError) return err;
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe.validation && fe.validation.length > 0) {

@@ -28,6 +28,17 @@ export interface Snapshotable {
 /** Calls per operation (`METHOD /route`), as the service apps count them. */
 export class CallCounter {
   private readonly counts = new Map<string, number>();
+  private readonly listeners = new Set<() => void>();
+
+  /** Calls `fn` after each answered request; returns its removal. */
+  onAnswered(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  answered(): void {
+    for (const fn of this.listeners) fn();
+  }
 
   hit(operation: string): void {
     this.counts.set(operation, (this.counts.get(operation) ?? 0) + 1);

@@ -107,6 +107,7 @@ export function createServiceApp(opts: ServiceAppOptions): FastifyInstance {
     });
   }
 
+  app.addHook('onResponse', async () => calls.answered());
   app.addHook('onRequest', async (request, reply) => {
     const id = `req-${randomUUID()}`;
     for (const h of headers) reply.header(h, id);

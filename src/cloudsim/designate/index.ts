@@ -8,6 +8,7 @@ import { KeystoneAuth, type KeystoneAuthOptions } from '../common/keystone-auth.
 import { jsonschemaMessage } from '../common/schema-messages.js';
 import { createServiceApp } from '../common/service-app.js';
 import { dnsErrors, renderDesignateError } from './errors.js';
+import { registerQuotaRoutes } from './routes-quotas.js';
 import { registerRecordSetRoutes } from './routes-recordsets.js';
 import { registerVersionRoutes } from './routes-versions.js';
 import { registerZoneRoutes } from './routes-zones.js';
@@ -50,6 +51,7 @@ export function createDesignateSim(opts: DesignateSimOptions): DesignateSim {
     routes: (scope) => {
       registerZoneRoutes(scope, state);
       registerRecordSetRoutes(scope, state);
+      registerQuotaRoutes(scope, state);
     },
   });
   app.addHook('onClose', async () => state.close());

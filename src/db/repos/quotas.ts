@@ -54,11 +54,22 @@ export class QuotaRepo {
     return (res.raw as QuotaRow[])[0] ?? null;
   }
 
+  /** The project's cluster limit and its clusters now (the create's bill). */
+  clusterUsage(projectId: string, defaultLimit: number): Promise<{ limit: number; used: number }> {
+    return clusterUsageOf(this.ds.manager, projectId, defaultLimit);
+  }
+
   /** False when there was no such row. */
   async remove(projectId: string, resource: string): Promise<boolean> {
     const res = await this.repo.delete({ project_id: projectId, resource });
     return (res.affected ?? 0) > 0;
   }
+}
+
+/** The project's cluster limit (its `Cluster` row, else `defaultLimit`) and its clusters now, for a bill (not locked). */
+export async function clusterUsageOf(em: EntityManager, projectId: string, defaultLimit: number): Promise<{ limit: number; used: number }> {
+  const row = await em.getRepository(QuotaEntity).findOneBy({ project_id: projectId, resource: CLUSTER_RESOURCE });
+  return { limit: row?.hard_limit ?? defaultLimit, used: await em.getRepository(ClusterEntity).countBy({ project_id: projectId }) };
 }
 
 /**

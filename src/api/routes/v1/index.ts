@@ -6,6 +6,7 @@ import { clusterResourceRoutes } from './clusters/resources.js';
 import { clusterUpgradeRoutes } from './clusters/upgrades.js';
 import { cloudChoiceRoutes } from './cloud-choices.js';
 import { templateRoutes } from './clustertemplates/routes.js';
+import { dryRunRoutes } from './dry-run.js';
 import { mservicesRoutes } from './mservices.js';
 import { nodegroupsRoutes } from './nodegroups/routes.js';
 import { quotasRoutes } from './quotas/routes.js';
@@ -26,4 +27,5 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
   await app.register(clusterUpgradeRoutes);
   await app.register(streamRoutes);
   await app.register(cloudChoiceRoutes);
+  await app.register(dryRunRoutes);
 }

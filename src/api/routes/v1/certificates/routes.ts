@@ -5,6 +5,7 @@ import { errorResponses, Ident, UuidBody } from '../../../schemas/common.js';
 import { hostUrl, selfLinks } from '../../../views.js';
 import { CaQuery, Certificate, CertificateCreate, SignedCertificate } from './schema.js';
 import { rotateCa, showCa, signCertificate, type CertificateDeps } from './service.js';
+import { rotationBill } from '../clusters/node-bills.js';
 
 const Params = Type.Object({ ident: Ident });
 const TAGS = ['certificates'];
@@ -69,7 +70,7 @@ export const certificatesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const uuid = await rotateCa(deps, request.auth, request.params.ident);
+      const uuid = await rotateCa(deps, request.auth, request.params.ident, (c) => rotationBill(s, { ctx: request.auth, token: request.authToken }, c));
       return reply.code(202).send({ uuid });
     },
   );

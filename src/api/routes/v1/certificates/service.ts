@@ -11,6 +11,7 @@ import { loadCa, loadCaCert, pkiGeneration, signCsr, type CaKind } from '../../.
 import type { SecretBox } from '../../../../security/secret-box.js';
 import { enforce } from '../../../policy.js';
 import type { CaCertType, CertificateCreateT } from './schema.js';
+import { shortage, type Assessment } from '../clusters/bill.js';
 
 export interface CertificateDeps {
   db: DataSource;
@@ -65,11 +66,14 @@ export async function signCertificate(deps: CertificateDeps, ctx: AuthContext, b
  * carries the PKI generation it replaces, so the worker's rotation is an ensure
  * (src/pki/store.ts rotateClusterPki).
  */
-export async function rotateCa(deps: CertificateDeps, ctx: AuthContext, ident: string): Promise<string> {
+export async function rotateCa(deps: CertificateDeps, ctx: AuthContext, ident: string, bill: (cluster: ClusterRow) => Promise<Assessment>): Promise<string> {
   const cluster = await lookup(deps, ctx, ident, (id) => errors.notFound('Cluster', id));
   enforce(ctx, 'certificate:rotate_ca', cluster);
   const template = await deps.templates.byUuid(cluster.cluster_template_id);
   if (template?.tls_disabled) throw errors.rotateCaTlsDisabled();
+  // Every node is replaced, one at a time: the roll's surge must fit the project's quotas.
+  const short = shortage(await bill(cluster));
+  if (short) throw short;
   const begun = await beginOperation(deps.outbox, cluster.uuid, {
     kind: 'rotate_ca',
     change: (em, locked) => pkiGeneration(em, locked.uuid),

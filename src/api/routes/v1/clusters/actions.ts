@@ -1,23 +1,22 @@
-// PATCH, resize, upgrade and delete of a cluster (spec §3.2, §3.3, §5). Each checks what Magnum
-// checks synchronously, then starts an operation (src/operations/begin.ts) — or answers the error
-// of the transition table when the cluster's state forbids it, where Magnum accepted and silently
-// dropped the request.
+// PATCH, resize and delete of a cluster (spec §3.2, §3.3, §5; the upgrade is upgrade.ts). Each checks
+// what Magnum checks synchronously and weighs what it adds against the project's quotas (preflight.ts),
+// then starts an operation (src/operations/begin.ts) — or answers the error of the transition table
+// when the cluster's state forbids it, where Magnum accepted and silently dropped the request.
 import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import type { ClusterTemplateRow } from '../../../../db/entities/cluster-template.js';
 import type { NodeGroupRow } from '../../../../db/entities/nodegroup.js';
 import { errors } from '../../../../domain/errors.js';
 import { applyPatch, BASE_INTERNAL, changedFields, type PatchOp } from '../../../../domain/json-patch.js';
-import { parseClusterSpec } from '../../../../kube/spec/parse.js';
-import { resolveKubeTag, SUPPORTED_MINORS, type ResolvedVersion } from '../../../../kube/versions.js';
 import { beginOperation, started } from '../../../../operations/begin.js';
 import { parseBool } from '../../../plugins/coerce.js';
 import { atLeast, type ApiVersion } from '../../../microversion.js';
 import { allowed, enforce, type Rule } from '../../../policy.js';
 import type { Services } from '../../../services.js';
 import type { Flavor } from './create.js';
-import { templateFor } from './create.js';
-import { preflight, type Caller } from './preflight.js';
-import type { ResizeBodyT, UpgradeBodyT } from './schema.js';
+import { assess, shortage, type Assessment } from './bill.js';
+import { zero } from '../../../../kube/bill.js';
+import { clusterSpecOf, groupPlans, preflight, type Caller } from './preflight.js';
+import type { ResizeBodyT } from './schema.js';
 
 const CLUSTER_INTERNAL = [
   ...BASE_INTERNAL,
@@ -124,11 +123,19 @@ export async function updateCluster(
   if (count === 0 && (flavor === 'bay' || !atLeast(version, 10))) throw errors.zeroNodesUnsupported();
   const worker = defaultWorker(groups);
   if (!worker) throw errors.notFound('Nodegroup', 'default-worker');
-  return resizeGroup(s, who, c, worker, count, [], 'update', { rollback });
+  return resizeGroup(s, c, { ng: worker, count, nodesToRemove: [], bill: await resizeBill(s, who, c, groups, worker, count) }, 'update', { rollback });
 }
 
-/** POST /clusters/{id}/actions/resize. */
-export async function resizeCluster(s: Services, who: Caller, c: ClusterRow, body: ResizeBodyT, version: ApiVersion): Promise<ClusterRow> {
+/** A resize checked and billed, not started. */
+export interface ResizePlan {
+  ng: NodeGroupRow;
+  count: number;
+  nodesToRemove: string[];
+  bill: Assessment;
+}
+
+/** Every check of POST /clusters/{id}/actions/resize and its bill (the resize and its dry-run). */
+export async function planResize(s: Services, who: Caller, c: ClusterRow, body: ResizeBodyT, version: ApiVersion): Promise<ResizePlan> {
   if (body.node_count === 0 && !atLeast(version, 10)) throw errors.zeroNodesUnsupported();
   enforce(who.ctx, 'cluster:resize', c);
   const groups = await s.clusters.nodegroups([c.uuid]);
@@ -139,31 +146,36 @@ export async function resizeCluster(s: Services, who: Caller, c: ClusterRow, bod
   if (body.node_count < ng.min_node_count || (ng.max_node_count !== null && body.node_count > ng.max_node_count)) {
     throw errors.resizeOutOfRange(ng.name, ng.min_node_count, ng.max_node_count);
   }
-  return resizeGroup(s, who, c, ng, body.node_count, body.nodes_to_remove ?? [], 'resize', {});
+  return { ng, count: body.node_count, nodesToRemove: body.nodes_to_remove ?? [], bill: await resizeBill(s, who, c, groups, ng, body.node_count) };
 }
 
-function findGroup(groups: NodeGroupRow[], ident: string): NodeGroupRow | undefined {
+/** POST /clusters/{id}/actions/resize. */
+export async function resizeCluster(s: Services, who: Caller, c: ClusterRow, body: ResizeBodyT, version: ApiVersion): Promise<ClusterRow> {
+  const plan = await planResize(s, who, c, body, version);
+  return resizeGroup(s, c, plan, 'resize', {});
+}
+
+export function findGroup(groups: NodeGroupRow[], ident: string): NodeGroupRow | undefined {
   const byName = groups.filter((g) => g.name === ident);
   if (byName.length > 1) throw errors.ambiguousName('nodegroups', 'nodegroup');
   return groups.find((g) => g.uuid === ident.toLowerCase()) ?? byName[0] ?? groups.find((g) => String(g.id) === ident);
 }
 
-async function resizeGroup(
-  s: Services,
-  who: Caller,
-  c: ClusterRow,
-  ng: NodeGroupRow,
-  count: number,
-  nodesToRemove: string[],
-  kind: 'update' | 'resize',
-  extra: Record<string, unknown>,
-): Promise<ClusterRow> {
-  const added = count - ng.node_count;
-  if (added > 0) {
-    const t = await templateOf(s, c);
-    const spec = parseClusterSpec({ template: t, cluster: c, labels: c.labels }).spec;
-    await preflight(s, who, { template: t, cluster: c, masterCount: 0, nodeCount: count, spec, addedWorkers: { count: added, flavor: ng.flavor_id } });
-  }
+/** What the group's new size adds to the cluster (nothing when it shrinks). */
+async function resizeBill(s: Services, who: Caller, c: ClusterRow, groups: NodeGroupRow[], ng: NodeGroupRow, count: number): Promise<Assessment> {
+  // Shrinking adds nothing: the cloud is not asked.
+  if (count <= ng.node_count) return assess(zero(), {});
+  const t = await templateOf(s, c);
+  const spec = await clusterSpecOf(s, who, c, t, groups);
+  const before = groupPlans(c, t, groups);
+  const after = before.map((g) => (g.name === ng.name ? { ...g, count } : g));
+  return preflight(s, who, { template: t, cluster: c, spec, bill: { kind: 'change', before, after } });
+}
+
+async function resizeGroup(s: Services, c: ClusterRow, plan: ResizePlan, kind: 'update' | 'resize', extra: Record<string, unknown>): Promise<ClusterRow> {
+  const short = shortage(plan.bill);
+  if (short) throw short;
+  const { ng, count, nodesToRemove } = plan;
   const begun = await beginOperation(s.outbox, c.uuid, {
     kind,
     params: { nodegroup: ng.uuid, node_count: count, previous_node_count: ng.node_count, nodes_to_remove: nodesToRemove, ...extra },
@@ -173,58 +185,10 @@ async function resizeGroup(
   return started(begun, () => errors.notFound('Cluster', c.uuid)).cluster;
 }
 
-async function templateOf(s: Services, c: ClusterRow): Promise<ClusterTemplateRow> {
+export async function templateOf(s: Services, c: ClusterRow): Promise<ClusterTemplateRow> {
   const t = await s.templates.repo.find(c.cluster_template_id, { all: true });
   if (!t || t === 'ambiguous') throw errors.notFound('ClusterTemplate', c.cluster_template_id);
   return t;
-}
-
-const kubeVersionOf = (labels: Record<string, string>): ResolvedVersion => resolveKubeTag(labels.kube_tag);
-const minorIndex = (v: ResolvedVersion): number => SUPPORTED_MINORS.indexOf(v.minor);
-
-function compareVersions(a: string, b: string): number {
-  const pa = a.replace(/^v/, '').split('.').map(Number);
-  const pb = b.replace(/^v/, '').split('.').map(Number);
-  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
-  return 0;
-}
-
-/** POST /clusters/{id}/actions/upgrade: one minor at a time, never down (checked here, not by the workers). */
-export async function upgradeCluster(s: Services, who: Caller, c: ClusterRow, body: UpgradeBodyT, version: ApiVersion): Promise<ClusterRow> {
-  if (!atLeast(version, 8)) throw errors.upgradeUnsupportedVersion();
-  enforce(who.ctx, 'cluster:upgrade', c);
-  const target = await templateFor(s, who, body.cluster_template, 'cluster_template', 404);
-  const groups = await s.clusters.nodegroups([c.uuid]);
-  const ng = body.nodegroup ? findGroup(groups, body.nodegroup) : defaultWorker(groups);
-  if (!ng) throw errors.notFound('Nodegroup', body.nodegroup ?? 'default-worker');
-  if (!ng.is_default && target.uuid !== c.cluster_template_id) {
-    throw errors.upgradeTemplateInvalid(`Nodegroup ${ng.name} can be upgraded only to match cluster's template (${c.cluster_template_id}).`);
-  }
-  if (!['kube_tag', 'ostree_remote', 'ostree_commit'].some((k) => k in target.labels)) {
-    throw errors.upgradeTemplateInvalid('the template sets none of the labels kube_tag, ostree_remote, ostree_commit.');
-  }
-  let from: ResolvedVersion;
-  let to: ResolvedVersion;
-  try {
-    from = kubeVersionOf(c.coe_version ? { kube_tag: c.coe_version } : c.labels);
-    to = kubeVersionOf(target.labels);
-  } catch (e) {
-    throw errors.invalidLabel('kube_tag', target.labels.kube_tag ?? '', (e as Error).message);
-  }
-  const allowed = SUPPORTED_MINORS.slice(minorIndex(from), minorIndex(from) + 2).map((m) => `${m}.x`);
-  if (compareVersions(to.kubernetes, from.kubernetes) < 0) throw errors.upgradeInvalidTag('kube_tag');
-  if (minorIndex(to) > minorIndex(from) + 1) {
-    throw errors.upgradeTemplateInvalid(
-      `kube_tag ${to.kubernetes} skips a minor version; from ${from.kubernetes} a cluster can upgrade to ${allowed.join(' or ')}.`,
-    );
-  }
-  const begun = await beginOperation(s.outbox, c.uuid, {
-    kind: 'upgrade',
-    params: { cluster_template: target.uuid, nodegroup: ng.uuid, max_batch_size: body.max_batch_size ?? 1, from: from.kubernetes, to: to.kubernetes },
-    change: (em) => s.nodegroups.updateByUuid(em, ng.uuid, { status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() }),
-    event: { reason: 'UpgradeAccepted', message: `Upgrade of ${ng.name} from ${from.kubernetes} to ${to.kubernetes} accepted.` },
-  });
-  return started(begun, () => errors.notFound('Cluster', c.uuid)).cluster;
 }
 
 /** DELETE: allowed in any state; a second delete while one runs is the same delete (204, nothing new queued). */

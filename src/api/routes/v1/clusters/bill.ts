@@ -1,94 +1,61 @@
-// What a cluster will take from the project's quotas (its "bill"), and what is missing for it.
-// Pure: the numbers come from the cluster's shape and its flavors; the quotas from the services.
+// The bill against the project's quotas: for each quota what the request needs (src/kube/bill.ts), what
+// the project uses and its limit as the services report them, and whether it is short. The pre-flight
+// of every operation and its dry-run assess the same way (preflight.ts); a shortage is one 403.
+import { errors, type ApiError } from '../../../../domain/errors.js';
+import { PER_OBJECT, QUOTA_NAMES, QUOTAS, type QuotaName, type Usage } from '../../../../kube/bill.js';
 
-export interface FlavorSize {
-  vcpus: number;
-  ram: number; // MiB
-}
-
-export interface BillInput {
-  masterCount: number;
-  nodeCount: number;
-  masterFlavor: FlavorSize;
-  workerFlavor: FlavorSize;
-  /** GB of the per-node container volume (docker_volume_size); null: none. */
-  volumeSize: number | null;
-  /** GB of a boot volume per node (boot_volume_size label); null: boot from the image. */
-  bootVolumeSize: number | null;
-  floatingIpPerNode: boolean;
-  apiLoadBalancer: boolean;
-  /** A floating IP on the API load balancer. */
-  apiFloatingIp: boolean;
-  /** A network, subnet and router made for the cluster (not when it uses fixed_network). */
-  ownNetwork: boolean;
-  /** Security groups the cluster makes and their rules in total. */
-  securityGroups: number;
-  securityGroupRules: number;
-}
-
-/** One line per quota a cluster consumes. Keys are the names each service's quota uses. */
-export interface Bill {
-  instances: number;
-  cores: number;
-  ram: number;
-  server_groups: number;
-  server_group_members: number;
-  volumes: number;
-  gigabytes: number;
-  network: number;
-  subnet: number;
-  router: number;
-  port: number;
-  floatingip: number;
-  security_group: number;
-  security_group_rule: number;
-  load_balancer: number;
-}
-
-export function clusterBill(i: BillInput): Bill {
-  const nodes = i.masterCount + i.nodeCount;
-  const volumesPerNode = (i.volumeSize ? 1 : 0) + (i.bootVolumeSize ? 1 : 0);
-  return {
-    instances: nodes,
-    cores: i.masterCount * i.masterFlavor.vcpus + i.nodeCount * i.workerFlavor.vcpus,
-    ram: i.masterCount * i.masterFlavor.ram + i.nodeCount * i.workerFlavor.ram,
-    // One anti-affinity group for the control plane, one for the workers.
-    server_groups: 2,
-    server_group_members: Math.max(i.masterCount, i.nodeCount),
-    volumes: nodes * volumesPerNode,
-    gigabytes: nodes * ((i.volumeSize ?? 0) + (i.bootVolumeSize ?? 0)),
-    network: i.ownNetwork ? 1 : 0,
-    subnet: i.ownNetwork ? 1 : 0,
-    router: i.ownNetwork ? 1 : 0,
-    // A port per node, the load balancer's VIP, and the router's interface.
-    port: nodes + (i.apiLoadBalancer ? 1 : 0) + (i.ownNetwork ? 1 : 0),
-    floatingip: (i.floatingIpPerNode ? nodes : 0) + (i.apiLoadBalancer && i.apiFloatingIp ? 1 : 0),
-    security_group: i.securityGroups,
-    security_group_rule: i.securityGroupRules,
-    load_balancer: i.apiLoadBalancer ? 1 : 0,
-  };
-}
-
-/** What a quota leaves: `limit` −1 means unlimited. */
+/** What a quota leaves: `limit` −1 means unlimited; `used` what the project holds now. */
 export interface Headroom {
   limit: number;
   used: number;
 }
 
-export interface Shortfall {
-  resource: keyof Bill;
+export type Headrooms = Partial<Record<QuotaName, Headroom>>;
+
+export interface BillLine {
+  quota: QuotaName;
+  /** The service type that keeps the quota (container-infra for Magnum's clusters). */
+  service: string;
   needed: number;
-  available: number;
+  /** null: the service does not report it (or is not in the catalog): not checked. */
+  in_use: number | null;
+  /** −1 unlimited; null unknown. */
+  limit: number | null;
+  short: boolean;
+  /** A limit per object (a server group, a DNS zone) rather than a project total. */
+  per?: 'server group' | 'zone';
 }
 
-/** Each resource whose bill exceeds what its quota leaves; resources without a known quota pass. */
-export function shortfalls(bill: Bill, headroom: Partial<Record<keyof Bill, Headroom>>): Shortfall[] {
-  const out: Shortfall[] = [];
-  for (const [k, needed] of Object.entries(bill) as [keyof Bill, number][]) {
-    const h = headroom[k];
-    if (!h || h.limit < 0 || needed === 0) continue;
-    const available = Math.max(0, h.limit - h.used);
-    if (needed > available) out.push({ resource: k, needed, available });
-  }
-  return out;
+export interface Assessment {
+  /** False when the service was configured not to ask the cloud (CLOUD_RESOURCE_CHECKS off): no line is checked. */
+  checked: boolean;
+  lines: BillLine[];
+}
+
+const PER: Partial<Record<QuotaName, BillLine['per']>> = { server_group_members: 'server group', zone_recordsets: 'zone' };
+
+/** One line per quota, in QUOTAS' order. */
+export function assess(needs: Usage, headroom: Headrooms, checked = true): Assessment {
+  const lines = QUOTA_NAMES.map((quota): BillLine => {
+    const h = checked ? headroom[quota] : undefined;
+    const needed = needs[quota];
+    const short = h !== undefined && h.limit >= 0 && needed > 0 && h.used + needed > h.limit;
+    const per = PER[quota];
+    return { quota, service: QUOTAS[quota], needed, in_use: h?.used ?? null, limit: h?.limit ?? null, short, ...(per ? { per } : {}) };
+  });
+  return { checked, lines };
+}
+
+export const shortLines = (a: Assessment): BillLine[] => a.lines.filter((l) => l.short);
+
+/**
+ * The error the request gets for its shortage, or undefined when it fits: Magnum's own when only its
+ * cluster quota is short, else one 403 naming every short quota with what is needed, in use and the limit.
+ */
+export function shortage(a: Assessment): ApiError | undefined {
+  const short = shortLines(a);
+  if (short.length === 0) return undefined;
+  const clusters = short.find((l) => l.quota === 'clusters');
+  if (clusters && short.length === 1) return errors.clusterQuotaExceeded(clusters.limit ?? 0);
+  return errors.quotaShortage(short.map((l) => ({ quota: PER_OBJECT.has(l.quota) ? `${l.quota} (per ${l.per})` : l.quota, needed: l.needed, inUse: l.in_use ?? 0, limit: l.limit ?? 0 })));
 }

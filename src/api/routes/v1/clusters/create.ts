@@ -19,7 +19,8 @@ import type { Services } from '../../../services.js';
 import { visibility } from '../clustertemplates/service.js';
 import { checkClusterQuota } from '../quotas/service.js';
 import { createClusterCredential, deleteClusterCredential, type ClusterCredential } from './credential.js';
-import { preflight, type Caller } from './preflight.js';
+import { shortage, type Assessment } from './bill.js';
+import { fixedSubnetCidr, groupPlans, preflight, type Caller } from './preflight.js';
 import type { CreateBodyT } from './schema.js';
 
 export type Flavor = 'cluster' | 'bay';
@@ -134,7 +135,20 @@ function workerMax(labels: Record<string, string>, nodeCount: number): number | 
 
 const statusOf = (c: ClusterRow) => ({ status: c.status, status_reason: c.status_reason });
 
-export async function createCluster(s: Services, who: Caller, body: CreateBodyT, version: ApiVersion, flavor: Flavor): Promise<ClusterRow> {
+/** A create checked and billed, not written: what the create writes, its label warnings and its bill. */
+export interface CreatePlan {
+  row: ClusterRow;
+  template: ClusterTemplateRow;
+  masterCount: number;
+  nodeCount: number;
+  groups: Omit<NodeGroupRow, 'id'>[];
+  /** Labels accepted but ignored, unknown or deprecated (the label parser's warnings). */
+  warnings: string[];
+  bill: Assessment;
+}
+
+/** Every check of a create, in Magnum's order, and its bill; nothing is written (the create and its dry-run). */
+export async function planCreate(s: Services, who: Caller, body: CreateBodyT, version: ApiVersion, flavor: Flavor): Promise<CreatePlan> {
   const t =
     flavor === 'bay'
       ? await templateFor(s, who, body.baymodel_id, 'baymodel_id', 400)
@@ -147,19 +161,28 @@ export async function createCluster(s: Services, who: Caller, body: CreateBodyT,
   const { row, masterCount, nodeCount } = resolve(who, body, t, flavor, version);
   if (masterCount > 1 && !row.master_lb_enabled) throw errors.masterCountNeedsLb();
   // Labels are read once, here and by the workers, through the one parser.
-  const spec = parseClusterSpec({
+  const subnetCidr = await fixedSubnetCidr(s, who, row.fixed_subnet);
+  const { spec, warnings } = parseClusterSpec({
     template: t,
     cluster: { ...row, master_count: masterCount, node_count: nodeCount },
     labels: row.labels,
+    ...(subnetCidr !== undefined ? { subnetCidr } : {}),
   });
   await s.templates.cloud?.checkZones(who, zonesNamed(row.labels));
-  await preflight(s, who, { template: t, cluster: row, masterCount, nodeCount, spec: spec.spec });
+  const groups = defaultNodegroups(row, t, masterCount, nodeCount);
+  const bill = await preflight(s, who, { template: t, cluster: row, spec, checkResources: true, bill: { kind: 'create', groups: groupPlans(row, t, groups as NodeGroupRow[]) } });
+  return { row, template: t, masterCount, nodeCount, groups, warnings, bill };
+}
 
+export async function createCluster(s: Services, who: Caller, body: CreateBodyT, version: ApiVersion, flavor: Flavor): Promise<CreatePlan> {
+  const plan = await planCreate(s, who, body, version, flavor);
+  const short = shortage(plan.bill);
+  if (short) throw short;
+  const { row, masterCount, nodeCount, groups } = plan;
   const pki = await generateClusterPki({ uuid: row.uuid, name: row.name });
   const credential: ClusterCredential = await createClusterCredential(s.clouds, who, row.uuid);
   row.app_cred_id = credential.id;
   row.app_cred_secret = s.secretBox.seal(credential.secret, `app-cred:${row.uuid}`);
-  const groups = defaultNodegroups(row, t, masterCount, nodeCount);
   try {
     const begun = await beginOperation(s.outbox, row.uuid, {
       kind: 'create',
@@ -178,5 +201,5 @@ export async function createCluster(s: Services, who: Caller, body: CreateBodyT,
     await deleteClusterCredential(s.clouds, who, credential.id);
     throw e;
   }
-  return row;
+  return plan;
 }

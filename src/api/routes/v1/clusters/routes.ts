@@ -11,7 +11,8 @@ import { nextLink, parsePage } from '../../../pagination.js';
 import { enforce, type Rule } from '../../../policy.js';
 import { errorResponses, Ident, ListQuery, NoContent, PatchDocument, UuidBody, type ListQueryT } from '../../../schemas/common.js';
 import { hostUrl } from '../../../views.js';
-import { deleteCluster, resizeCluster, rollbackArg, updateCluster, upgradeCluster } from './actions.js';
+import { deleteCluster, resizeCluster, rollbackArg, updateCluster } from './actions.js';
+import { upgradeCluster } from './upgrade.js';
 import { createCluster, type Flavor } from './create.js';
 import { rotateCredential } from './credential-rotation.js';
 import type { Caller } from './preflight.js';
@@ -125,7 +126,7 @@ export const clustersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
       async (request, reply) => {
-        const c = await createCluster(s, caller(request), request.body, request.apiVersion, flavor);
+        const { row: c } = await createCluster(s, caller(request), request.body, request.apiVersion, flavor);
         if (flavor === 'bay' && !atLeast(request.apiVersion, 2)) {
           reply.code(201).header('location', `${hostUrl(request)}/v1/bays/${c.uuid}`);
           return detail(request, c, flavor);

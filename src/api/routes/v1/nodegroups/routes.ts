@@ -10,7 +10,9 @@ import { atLeast } from '../../../microversion.js';
 import { nextLink, parsePage } from '../../../pagination.js';
 import { enforce } from '../../../policy.js';
 import { errorResponses, NoContent, PatchDocument } from '../../../schemas/common.js';
+import type { Services } from '../../../services.js';
 import { hostUrl } from '../../../views.js';
+import { nodegroupCreateBill } from '../clusters/node-bills.js';
 import {
   ItemParams,
   ListParams,
@@ -29,7 +31,6 @@ import { nodegroupCreated, nodegroupDetail, nodegroupListItem, type NodeGroupVie
 const MIN_VERSION = 9;
 const LATE_FIELDS = ['node_labels', 'node_taints'];
 
-const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, version: request.apiVersion, token: request.authToken });
 const viewContext = (request: FastifyRequest, cluster: ClusterRow): NodeGroupViewContext => ({
   host: hostUrl(request),
   version: request.apiVersion,
@@ -37,7 +38,7 @@ const viewContext = (request: FastifyRequest, cluster: ClusterRow): NodeGroupVie
 });
 
 /** Below 1.14 node_labels and node_taints are unknown attributes, as any other. */
-async function refuseLateFields(request: FastifyRequest): Promise<void> {
+export async function refuseLateFields(request: FastifyRequest): Promise<void> {
   const body = request.body;
   if (atLeast(request.apiVersion, NODE_LABELS_VERSION) || body === null || typeof body !== 'object' || Array.isArray(body)) return;
   const late = LATE_FIELDS.filter((k) => k in body);
@@ -46,14 +47,20 @@ async function refuseLateFields(request: FastifyRequest): Promise<void> {
 
 const tags = ['nodegroups'];
 
+/** What the node group operations need of the app's services (their dry-run too). */
+export const nodegroupDeps = (s: Services): NodeGroupDeps => ({
+  clusters: s.clusters,
+  nodegroups: s.nodegroups,
+  templates: s.templates.repo,
+  outbox: s.outbox,
+  bill: (who, cluster, group) => nodegroupCreateBill(s, who, cluster, group),
+  ...(s.templates.cloud ? { checkZones: s.templates.cloud.checkZones } : {}),
+});
+
+export const nodegroupCaller = (request: FastifyRequest): Caller => ({ ctx: request.auth, version: request.apiVersion, token: request.authToken });
+
 export const nodegroupsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const deps: NodeGroupDeps = {
-    clusters: app.services.clusters,
-    nodegroups: app.services.nodegroups,
-    templates: app.services.templates.repo,
-    outbox: app.services.outbox,
-    ...(app.services.templates.cloud ? { checkZones: app.services.templates.cloud.checkZones } : {}),
-  };
+  const deps = nodegroupDeps(app.services);
   const config = { minVersion: MIN_VERSION };
 
   app.get(
@@ -116,7 +123,7 @@ export const nodegroupsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { ng, cluster } = await createNodegroup(deps, caller(request), request.params.cluster, request.body);
+      const { ng, cluster } = await createNodegroup(deps, nodegroupCaller(request), request.params.cluster, request.body);
       reply.code(202);
       return nodegroupCreated(ng, viewContext(request, cluster));
     },
@@ -138,7 +145,7 @@ export const nodegroupsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const ops = checkPatch(request.body);
-      const { ng, cluster } = await updateNodegroup(deps, caller(request), request.params.cluster, request.params.nodegroup, ops);
+      const { ng, cluster } = await updateNodegroup(deps, nodegroupCaller(request), request.params.cluster, request.params.nodegroup, ops);
       reply.code(202);
       return nodegroupDetail(ng, viewContext(request, cluster));
     },
@@ -156,7 +163,7 @@ export const nodegroupsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await deleteNodegroup(deps, caller(request), request.params.cluster, request.params.nodegroup);
+      await deleteNodegroup(deps, nodegroupCaller(request), request.params.cluster, request.params.nodegroup);
       return reply.code(204).send();
     },
   );

@@ -24,6 +24,8 @@ import { enforce } from '../../../policy.js';
 import { NInt } from '../../../schemas/common.js';
 import { checkCounts, checkNodegroupUpdatable, checkNodeLabels, checkNodeTaints } from './rules.js';
 import { NODE_LABELS_VERSION, type NodeGroupCreateT } from './schema.js';
+import { shortage, type Assessment } from '../clusters/bill.js';
+import type { NewGroup } from '../clusters/node-bills.js';
 
 export interface NodeGroupDeps {
   clusters: ClusterRepo;
@@ -32,13 +34,15 @@ export interface NodeGroupDeps {
   outbox: OperationDeps;
   /** The zones a group's labels name are the cloud's (Nova's); absent when cloud checks are off. */
   checkZones?: (who: CloudCaller, named: { label: string; zone: string }[]) => Promise<void>;
+  /** What a new group adds against the project's quotas (the clusters' pre-flight, clusters/node-bills.ts). */
+  bill: (who: Caller, cluster: ClusterRow, group: NewGroup) => Promise<Assessment>;
 }
 
 export interface Caller {
   ctx: AuthContext;
   version: ApiVersion;
   /** The caller's token, for the cloud checks made as them. */
-  token?: string;
+  token: string;
 }
 
 /** Reads: admins see every project (nodegroup:get_*_all_projects); everyone else their own. */
@@ -79,7 +83,28 @@ function groupLabels(cluster: ClusterRow, body: NodeGroupCreateT): Record<string
   return body.merge_labels === true ? { ...cluster.labels, ...given } : given;
 }
 
-export async function createNodegroup(deps: NodeGroupDeps, who: Caller, clusterIdent: string, body: NodeGroupCreateT): Promise<Written> {
+/** The checks of a create against its cluster (Magnum's, in its order): before the bill, and again under the lock. */
+async function createChecks(deps: NodeGroupDeps, em: EntityManager | undefined, cluster: ClusterRow, name: string, counts: Counts, role: string): Promise<void> {
+  if (!cluster.api_address) throw errors.clusterApiAddressUnavailable();
+  if (await deps.nodegroups.nameTaken(em ?? deps.outbox.db.manager, cluster.uuid, name)) throw errors.nodegroupExists(name, cluster.name);
+  checkCounts(name, counts);
+  if (role === 'master') throw errors.createMasterNodegroup();
+}
+
+type Counts = { node_count: number; min_node_count: number; max_node_count: number | null };
+
+/** A node group create checked and billed, not written (the create and its dry-run). */
+export interface NodegroupCreatePlan {
+  cluster: ClusterRow;
+  name: string;
+  counts: Counts;
+  role: string;
+  nodeLabels: Record<string, string> | null;
+  nodeTaints: NodeTaint[] | null;
+  bill: Assessment;
+}
+
+export async function planNodegroupCreate(deps: NodeGroupDeps, who: Caller, clusterIdent: string, body: NodeGroupCreateT): Promise<NodegroupCreatePlan> {
   const name = body.name;
   if (name === undefined || name === null) throw errors.invalidInput('name', 'None', 'Mandatory field missing.');
   const late = atLeast(who.version, NODE_LABELS_VERSION);
@@ -88,21 +113,24 @@ export async function createNodegroup(deps: NodeGroupDeps, who: Caller, clusterI
   if (nodeLabels) checkNodeLabels(nodeLabels);
   if (nodeTaints) checkNodeTaints(nodeTaints);
   enforce(who.ctx, 'nodegroup:create');
-  const found = await findCluster(deps, clusterIdent, writeScope(who.ctx));
+  const cluster = await findCluster(deps, clusterIdent, writeScope(who.ctx));
   const counts = { node_count: body.node_count ?? 1, min_node_count: body.min_node_count ?? 0, max_node_count: body.max_node_count ?? null };
   const role = body.role ?? 'worker';
   // The group's own zone, and the zones it inherits (which may have gone since the cluster was made).
-  const labels = groupLabels(found, body);
-  const zones = zonesNamed(labels);
-  if (deps.checkZones && who.token !== undefined) await deps.checkZones({ ctx: who.ctx, token: who.token }, zones);
+  const zones = zonesNamed(groupLabels(cluster, body));
+  if (deps.checkZones) await deps.checkZones({ ctx: who.ctx, token: who.token }, zones);
+  await createChecks(deps, undefined, cluster, name, counts, role);
+  const bill = await deps.bill(who, cluster, { name, role, node_count: counts.node_count, flavor_id: body.flavor_id ?? cluster.flavor_id, docker_volume_size: body.docker_volume_size ?? null });
+  return { cluster, name, counts, role, nodeLabels, nodeTaints, bill };
+}
+
+export async function createNodegroup(deps: NodeGroupDeps, who: Caller, clusterIdent: string, body: NodeGroupCreateT): Promise<Written> {
+  const { cluster: found, name, counts, role, nodeLabels, nodeTaints, bill } = await planNodegroupCreate(deps, who, clusterIdent, body);
+  const short = shortage(bill);
+  if (short) throw short;
   const begun = await beginOperation(deps.outbox, found.uuid, {
     kind: 'nodegroup_create',
-    check: async (em, cluster) => {
-      if (!cluster.api_address) throw errors.clusterApiAddressUnavailable();
-      if (await deps.nodegroups.nameTaken(em, cluster.uuid, name)) throw errors.nodegroupExists(name, cluster.name);
-      checkCounts(name, counts);
-      if (role === 'master') throw errors.createMasterNodegroup();
-    },
+    check: (em, cluster) => createChecks(deps, em, cluster, name, counts, role),
     change: async (em, cluster) => {
       const template = body.image_id ? null : await deps.templates.byUuid(cluster.cluster_template_id, em);
       const inserted = await deps.nodegroups.insert(em, {
