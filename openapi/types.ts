@@ -402,6 +402,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description An extension Magnum clients ignore: one `299 - "<text>"` value (RFC 7234 §5.5, as the Kubernetes API sends them) per label the cluster or template carries that is accepted but ignored, deprecated or unknown. */
+                        Warning?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -701,6 +703,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description An extension Magnum clients ignore: one `299 - "<text>"` value (RFC 7234 §5.5, as the Kubernetes API sends them) per label the cluster or template carries that is accepted but ignored, deprecated or unknown. */
+                        Warning?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -843,6 +847,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description An extension Magnum clients ignore: one `299 - "<text>"` value (RFC 7234 §5.5, as the Kubernetes API sends them) per label the cluster or template carries that is accepted but ignored, deprecated or unknown. */
+                        Warning?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1142,6 +1148,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description An extension Magnum clients ignore: one `299 - "<text>"` value (RFC 7234 §5.5, as the Kubernetes API sends them) per label the cluster or template carries that is accepted but ignored, deprecated or unknown. */
+                        Warning?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1284,6 +1292,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description An extension Magnum clients ignore: one `299 - "<text>"` value (RFC 7234 §5.5, as the Kubernetes API sends them) per label the cluster or template carries that is accepted but ignored, deprecated or unknown. */
+                        Warning?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1293,6 +1303,8 @@ export interface paths {
                 /** @description Default Response */
                 202: {
                     headers: {
+                        /** @description An extension Magnum clients ignore: one `299 - "<text>"` value (RFC 7234 §5.5, as the Kubernetes API sends them) per label the cluster or template carries that is accepted but ignored, deprecated or unknown. */
+                        Warning?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1755,6 +1767,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description An extension Magnum clients ignore: one `299 - "<text>"` value (RFC 7234 §5.5, as the Kubernetes API sends them) per label the cluster or template carries that is accepted but ignored, deprecated or unknown. */
+                        Warning?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1764,6 +1778,8 @@ export interface paths {
                 /** @description Default Response */
                 202: {
                     headers: {
+                        /** @description An extension Magnum clients ignore: one `299 - "<text>"` value (RFC 7234 §5.5, as the Kubernetes API sends them) per label the cluster or template carries that is accepted but ignored, deprecated or unknown. */
+                        Warning?: string;
                         [name: string]: unknown;
                     };
                     content: {

@@ -47,6 +47,8 @@ export interface BeginSpec<C = undefined, T = undefined> {
   change?: (em: EntityManager, cluster: ClusterRow, checked: C) => Promise<T>;
   params?: OperationParams | ((value: T) => OperationParams);
   event: AcceptedEvent | ((value: T) => AcceptedEvent);
+  /** More events recorded with it (a create's label warnings). */
+  notes?: readonly AcceptedEvent[];
   /** When it is accepted (default now): the event's time and the cluster's updated_at. */
   now?: Date;
 }
@@ -87,10 +89,9 @@ export async function beginOperation<C = undefined, T = undefined>(deps: Operati
     const changes = spec.insert ? { status, status_reason } : { status, status_reason, updated_at: now };
     await clusters.update(clusterId, changes, em);
     const event = typeof spec.event === 'function' ? spec.event(value) : spec.event;
-    await events.insert(
-      { cluster_id: clusterId, operation_id: op.id, at: now, type: 'operation', reason: event.reason, message: event.message, severity: event.severity ?? 'info' },
-      em,
-    );
+    for (const e of [event, ...(spec.notes ?? [])]) {
+      await events.insert({ cluster_id: clusterId, operation_id: op.id, at: now, type: 'operation', reason: e.reason, message: e.message, severity: e.severity ?? 'info' }, em);
+    }
     return { outcome: 'started', op, cluster: { ...locked, ...changes }, value };
   });
   if (begun.outcome === 'started') deps.kick?.();

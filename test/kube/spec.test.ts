@@ -6,6 +6,7 @@ import { labelOwners, CORE_MODULES } from '../../src/kube/spec/registry.js';
 import { defineModule, featureOf, type FeatureModule } from '../../src/kube/spec/module.js';
 import { bool, label } from '../../src/kube/labels/types.js';
 import { VERSION_MATRIX } from '../../src/kube/versions.js';
+import { labelTable } from '../../src/kube/labels/table.js';
 import { input, UUID } from './fixtures.js';
 
 function rejects(labels: Record<string, string>, name: string, pattern: RegExp, over: Parameters<typeof input>[0] = {}) {
@@ -131,4 +132,21 @@ test('short names are DNS-safe', () => {
   assert.equal(shortName('My_Cluster.Prod', UUID), 'my-cluster-prod-5d12f');
   assert.equal(shortName('___', UUID), 'k8s-5d12f');
   assert.ok(shortName('a'.repeat(242), UUID).length <= 26);
+});
+
+test('a deprecated label warns; a module says a label is ignored only as its declaration says, which the label table shows', () => {
+  const { spec, warnings } = parseClusterSpec(input({ labels: { prometheus_monitoring: 'true', boot_volume_type: 'fast' } }));
+  assert.equal((spec.features.monitoring as { enabled: boolean }).enabled, true);
+  assert.deepEqual(warnings, ['Label prometheus_monitoring is deprecated: use monitoring_enabled.', 'Label boot_volume_type is ignored without boot_volume_size.']);
+  const table = labelTable();
+  assert.match(table, /\| `boot_volume_type` \| supported \|[^\n]*\| ignored without boot_volume_size \|/);
+  assert.match(table, /\| `prometheus_monitoring` \|[^\n]*\| always: deprecated, use monitoring_enabled\. \|/);
+  const sloppy = defineModule({
+    key: 'sloppy', kind: 'addon', labels: { sloppy_flag: label(bool, 'a flag') },
+    resolve(l, ctx) {
+      if (l.sloppy_flag !== undefined) ctx.ignore('sloppy_flag');
+      return {};
+    },
+  });
+  assert.throws(() => parseClusterSpec(input({ labels: { sloppy_flag: 'true' } }), [...CORE_MODULES, sloppy as FeatureModule]), /declares no 'ignored'/);
 });

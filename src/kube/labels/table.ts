@@ -13,13 +13,14 @@ export function labelTable(): string {
     const m = owners.get(name);
     if (m) {
       const d = m.labels[name]!;
-      return `| \`${name}\` | supported | ${m.kind === 'core' ? 'core' : 'add-on'} \`${m.key}\` | ${cell(d.type.accepts)} | ${cell(d.doc)} |`;
+      const warning = d.deprecated !== undefined ? `always: deprecated, ${d.deprecated}` : d.ignored !== undefined ? `ignored ${d.ignored}` : '–';
+      return `| \`${name}\` | supported | ${m.kind === 'core' ? 'core' : 'add-on'} \`${m.key}\` | ${cell(d.type.accepts)} | ${cell(warning)} | ${cell(d.doc)} |`;
     }
     const c = LABEL_CATALOG[name];
-    if (!c) return `| \`${name}\` | unknown | – | – | – |`;
-    return `| \`${name}\` | not supported: accepted and ignored with a warning | – | – | ${cell(c.reason)} |`;
+    if (!c) return `| \`${name}\` | unknown | – | – | always: unknown | – |`;
+    return `| \`${name}\` | not supported: accepted and ignored | – | – | always: not supported | ${cell(c.reason)} |`;
   };
-  const head = ['| label | status | module | accepts | what it does here, or why not |', '|---|---|---|---|---|'];
+  const head = ['| label | status | module | accepts | warning | what it does here, or why not |', '|---|---|---|---|---|---|'];
   const ours = [...owners.keys()].filter((n) => !SECTION_7_LABELS.includes(n)).sort();
   const counts = { supported: SECTION_7_LABELS.filter((n) => owners.has(n)).length, other: SECTION_7_LABELS.filter((n) => !owners.has(n)).length };
   return [
@@ -30,6 +31,17 @@ export function labelTable(): string {
     `Every Kubernetes label of Magnum's API (${SECTION_7_LABELS.length}; ${counts.supported} supported, ${counts.other} not), in the order Magnum documents them.`,
     'A bad value of a supported label is a 400 naming the label; a label that is not supported, or unknown, is kept on the',
     'cluster and reported as a warning, and never changes what is built.',
+    '',
+    'Warnings (the `warning` column: when a label gives one) reach the user as a `Warning: 299 - "<text>"` response header',
+    '(one per label; Magnum clients ignore it) of a template create or update and of a cluster create, as a `LabelWarning`',
+    'event in the cluster\'s timeline at create (`GET /v1/clusters/{id}/events`), in the `warnings` of a create\'s dry-run',
+    '(`POST /v1/dry-run/clusters`), and in the portal (create wizard, template form). Their texts:',
+    '',
+    '- not supported: `Label <name> is not supported and is ignored: <why, as in the last column>`',
+    '- unknown (any label not in these tables): `Label <name> is unknown; it is kept and ignored.`',
+    '- ignored in context: `Label <name> is ignored <when>.` (the case at hand may be named, e.g. `with network_driver=flannel`)',
+    '- deprecated: `Label <name> is deprecated: <what to use instead>`',
+    '- a template label whose value a cluster create would refuse: the 400\'s text, then `A cluster create from this template is refused until it changes.`',
     '',
     ...head,
     ...SECTION_7_LABELS.map(row),

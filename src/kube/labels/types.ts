@@ -113,9 +113,13 @@ export interface LabelDecl<T> {
   type: LabelType<T>;
   /** What the label does in this implementation (rendered into the label table). */
   doc: string;
+  /** When it is accepted but ignored, with a warning (`without monitoring_enabled=true`): its module says so through ctx.ignore. */
+  ignored?: string;
+  /** Deprecated: what to use instead (every use warns). */
+  deprecated?: string;
 }
 
-export const label = <T>(type: LabelType<T>, doc: string): LabelDecl<T> => ({ type, doc });
+export const label = <T>(type: LabelType<T>, doc: string, more: { ignored?: string; deprecated?: string } = {}): LabelDecl<T> => ({ type, doc, ...more });
 
 export type LabelSchema = Record<string, LabelDecl<unknown>>;
 

@@ -17,17 +17,17 @@ export const autoHealingModule = defineModule({
     auto_healing_enabled: label(bool, "Replace worker nodes that stay unhealthy (the service's health check does it; no healer runs in the cluster). Default false."),
     auto_healing_controller: label(
       oneOf(['draino', 'magnum-auto-healer'] as const),
-      'Accepted for compatibility: either value means the service-side replacement (draino only cordoned; magnum-auto-healer needed Heat).',
+      'Accepted for compatibility: either value means the service-side replacement (draino only cordoned; magnum-auto-healer needed Heat).', { ignored: 'without auto_healing_enabled=true' }
     ),
     auto_healing_unhealthy_seconds: label(
       int(10, 86_400),
-      'Not a Magnum label. How long a worker stays unhealthy before it is replaced (magnum-auto-healer: unhealthy-duration). Default 300.',
+      'Not a Magnum label. How long a worker stays unhealthy before it is replaced (magnum-auto-healer: unhealthy-duration). Default 300.', { ignored: 'without auto_healing_enabled=true' }
     ),
   },
   resolve(l, ctx): AutoHealingSpec {
     const enabled = l.auto_healing_enabled ?? false;
     if (!enabled && (l.auto_healing_controller !== undefined || l.auto_healing_unhealthy_seconds !== undefined)) {
-      ctx.warn('Labels auto_healing_controller and auto_healing_unhealthy_seconds have no effect without auto_healing_enabled=true.');
+      for (const name of ['auto_healing_controller', 'auto_healing_unhealthy_seconds'] as const) if (l[name] !== undefined) ctx.ignore(name);
     }
     return { enabled, unhealthySeconds: l.auto_healing_unhealthy_seconds ?? 300, maxUnhealthyPercent: MAX_UNHEALTHY_PERCENT };
   },

@@ -20,7 +20,7 @@ export const autoScalingModule = defineModule({
     max_node_count: label(int(1, 10_000), "Seeds the default worker group's max_node_count (the autoscaler's upper bound; resize refuses to go above it). With auto_scaling_enabled and no value: node_count + 1, as Magnum's autoscaler had."),
     autoscaler_scale_down_unneeded_seconds: label(
       int(0, 86_400),
-      "Not a Magnum label. How long a worker must run only DaemonSet pods before the autoscaler removes it (cluster-autoscaler's --scale-down-unneeded-time). Default 600.",
+      "Not a Magnum label. How long a worker must run only DaemonSet pods before the autoscaler removes it (cluster-autoscaler's --scale-down-unneeded-time). Default 600.", { ignored: 'without auto_scaling_enabled=true' }
     ),
   },
   resolve(l, ctx): AutoScalingSpec {
@@ -28,7 +28,7 @@ export const autoScalingModule = defineModule({
     if (l.min_node_count !== undefined && l.max_node_count !== undefined && l.min_node_count > l.max_node_count) {
       ctx.reject('max_node_count', `Must be at least min_node_count (${l.min_node_count}).`);
     }
-    if (!enabled && l.autoscaler_scale_down_unneeded_seconds !== undefined) ctx.warn('Label autoscaler_scale_down_unneeded_seconds has no effect without auto_scaling_enabled=true.');
+    if (!enabled && l.autoscaler_scale_down_unneeded_seconds !== undefined) ctx.ignore('autoscaler_scale_down_unneeded_seconds');
     return { enabled, minNodeCount: l.min_node_count ?? 0, maxNodeCount: l.max_node_count ?? null, scaleDownUnneededSeconds: l.autoscaler_scale_down_unneeded_seconds ?? 600 };
   },
 });

@@ -43,9 +43,9 @@ export const nodesModule = defineModule({
     control_plane_availability_zones: label(zoneList, 'Not a Magnum label. magnum-cluster-api\'s: the zones the control planes are spread over, one after the other by node index; a warning event when losing one zone would lose etcd\'s quorum.'),
     worker_availability_zones: label(zoneList, 'Not a Magnum label. The zones the nodes of every worker group without a zone of its own are spread over, one after the other by node index.'),
     boot_volume_size: label(int(0, 16_384), 'GB: every node boots from a Cinder volume of this size made from the image (deleted with the server); 0 or absent: the flavor\'s disk.'),
-    boot_volume_type: label(text, 'Cinder volume type of the boot volumes (default: the cloud\'s default type).'),
+    boot_volume_type: label(text, 'Cinder volume type of the boot volumes (default: the cloud\'s default type).', { ignored: 'without boot_volume_size' }),
     etcd_volume_size: label(int(0, 16_384), 'GB: each control plane gets a volume of this size, formatted and mounted at /var/lib/etcd at first boot (deleted with the server); 0 or absent: etcd on the root disk.'),
-    etcd_volume_type: label(text, 'Cinder volume type of the etcd volumes (default: the cloud\'s default type).'),
+    etcd_volume_type: label(text, 'Cinder volume type of the etcd volumes (default: the cloud\'s default type).', { ignored: 'without etcd_volume_size' }),
     docker_volume_type: label(text, 'Cinder volume type of the container runtime volumes (docker_volume_size: every node gets one, mounted at /var/lib/containerd, deleted with the server; default: the cloud\'s default type).'),
   },
   resolve(l, ctx): NodesSpec {
@@ -56,7 +56,7 @@ export const nodesModule = defineModule({
       if (type !== undefined && !/^[\w .:-]{1,255}$/.test(type)) ctx.reject(`${name}_type`, 'Expected a Cinder volume type name.');
       if (!size) {
         // Node groups may have their own docker_volume_size: the type applies to theirs.
-        if (type && name !== 'docker_volume') ctx.warn(`Label ${name}_type has no effect without ${name}_size.`);
+        if (type && name !== 'docker_volume') ctx.ignore(`${name}_type`);
         return null;
       }
       return { sizeGb: size, type: type ?? '' };

@@ -15,25 +15,25 @@ export const networkModule = defineModule({
   key: 'network',
   kind: 'core',
   labels: {
-    calico_ipv4pool: label(cidr, `Pod CIDR with network_driver=calico (default ${DEFAULT_POD}).`),
+    calico_ipv4pool: label(cidr, `Pod CIDR with network_driver=calico (default ${DEFAULT_POD}).`, { ignored: 'unless network_driver=calico' }),
     calico_ipv4pool_ipip: label(
       oneOf(['Always', 'CrossSubnet', 'Never', 'Off'] as const),
-      'Calico IP-in-IP mode; Off/Never = unencapsulated (pod CIDR becomes an allowed address pair). Default Off.',
+      'Calico IP-in-IP mode; Off/Never = unencapsulated (pod CIDR becomes an allowed address pair). Default Off.', { ignored: 'unless network_driver=calico' }
     ),
-    flannel_network_cidr: label(cidr, `Pod CIDR with network_driver=flannel (default ${DEFAULT_POD}).`),
+    flannel_network_cidr: label(cidr, `Pod CIDR with network_driver=flannel (default ${DEFAULT_POD}).`, { ignored: 'unless network_driver=flannel' }),
     flannel_backend: label(
       oneOf(['vxlan', 'host-gw', 'wireguard', 'udp'] as const),
-      'Flannel backend: vxlan (default), host-gw or wireguard; udp is rejected.',
+      'Flannel backend: vxlan (default), host-gw or wireguard; udp is rejected.', { ignored: 'unless network_driver=flannel' }
     ),
-    flannel_network_subnetlen: label(int(16, 28), 'Per-node pod subnet prefix length (kube-controller-manager node-cidr-mask-size), default 24.'),
+    flannel_network_subnetlen: label(int(16, 28), 'Per-node pod subnet prefix length (kube-controller-manager node-cidr-mask-size), default 24.', { ignored: 'unless network_driver=flannel' }),
     service_cluster_ip_range: label(cidr, `Service CIDR (default ${DEFAULT_SERVICE}).`),
-    fixed_subnet_cidr: label(cidr, `CIDR of the subnet created when the cluster names no fixed_subnet (default ${DEFAULT_SUBNET}).`),
+    fixed_subnet_cidr: label(cidr, `CIDR of the subnet created when the cluster names no fixed_subnet (default ${DEFAULT_SUBNET}).`, { ignored: 'when the cluster uses an existing subnet (fixed_subnet)' }),
   },
   resolve(l, ctx): NetworkSpec {
     const driver = networkDriver(ctx);
     const foreign = driver === 'calico' ? ['flannel_network_cidr', 'flannel_backend', 'flannel_network_subnetlen'] : ['calico_ipv4pool', 'calico_ipv4pool_ipip'];
     for (const name of foreign) {
-      if (name in l) ctx.warn(`Label ${name} is ignored with network_driver=${driver}.`);
+      if (name in l) ctx.ignore(name, `with network_driver=${driver}`);
     }
     const podLabel = driver === 'calico' ? 'calico_ipv4pool' : 'flannel_network_cidr';
     const pod = (driver === 'calico' ? l.calico_ipv4pool : l.flannel_network_cidr) ?? parseCidr(DEFAULT_POD);
@@ -86,7 +86,7 @@ function networkDriver(ctx: ModuleContext): NetworkDriver {
 
 function subnetOf(labelCidr: Cidr | undefined, fixedSubnet: string, ctx: ModuleContext): { subnet: Cidr; subnetLabel?: string } {
   if (fixedSubnet === '') return { subnet: labelCidr ?? parseCidr(DEFAULT_SUBNET), subnetLabel: 'fixed_subnet_cidr' };
-  if (labelCidr) ctx.warn(`Label fixed_subnet_cidr is ignored: the cluster uses the existing subnet ${fixedSubnet}.`);
+  if (labelCidr) ctx.ignore('fixed_subnet_cidr', `when the cluster uses an existing subnet (fixed_subnet ${fixedSubnet})`);
   if (!ctx.subnetCidr) throw errors.invalidInput('fixed_subnet', fixedSubnet, 'The CIDR of the fixed subnet is unknown.');
   return { subnet: parseCidr(ctx.subnetCidr) };
 }

@@ -36,8 +36,8 @@ export const apiServerModule = defineModule({
   key: 'apiServer',
   kind: 'core',
   labels: {
-    master_lb_floating_ip_enabled: label(bool, 'Floating IP on the API LB VIP (default: the floating_ip_enabled field).'),
-    master_lb_allowed_cidrs: label(cidrList, 'Listener allowed_cidrs and API security-group sources; the subnet CIDR is appended.'),
+    master_lb_floating_ip_enabled: label(bool, 'Floating IP on the API LB VIP (default: the floating_ip_enabled field).', { ignored: 'without an API load balancer (master_lb_enabled)' }),
+    master_lb_allowed_cidrs: label(cidrList, 'Listener allowed_cidrs and API security-group sources; the subnet CIDR is appended.', { ignored: 'without an API load balancer (master_lb_enabled)' }),
     api_dns_zone: label(
       dnsZone,
       "Not a Magnum label. A Designate zone of the cluster's project: the API endpoint gets the A record <cluster name>-<first 8 characters of the uuid>.<zone>, also in the apiserver certificate; with ingress_controller=octavia also *.<that name> to a floating IP kept for the ingress; removed with the cluster.",
@@ -58,7 +58,7 @@ export const apiServerModule = defineModule({
     }
     if (!lbEnabled) {
       for (const name of ['master_lb_floating_ip_enabled', 'master_lb_allowed_cidrs'] as const) {
-        if (name in l) ctx.warn(`Label ${name} is ignored: the cluster has no API load balancer.`);
+        if (name in l) ctx.ignore(name, 'because the cluster has no API load balancer');
       }
       return { port, loadBalancer: null, floatingIp: fipField, dnsRecord };
     }

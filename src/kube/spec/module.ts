@@ -18,6 +18,11 @@ export interface ModuleContext {
   /** Sections resolved by modules that ran earlier (registry order). */
   spec: Partial<ClusterSpec>;
   warn(message: string): void;
+  /**
+   * The warning that `label` (one of the module's own, which declares when: `ignored`) is ignored; `why` names the
+   * present case when it says more than the declaration.
+   */
+  ignore(label: string, why?: string): void;
   /** Throws a LabelProblem for `label` (its value defaults to the label's given value). */
   reject(label: string, reason: string, value?: string): never;
 }

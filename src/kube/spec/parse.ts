@@ -33,6 +33,8 @@ export function parseClusterSpec(
         throw errors.invalidLabel(name, value, (e as Error).message);
       }
       known[name] = value;
+      const deprecated = owner.labels[name]!.deprecated;
+      if (deprecated !== undefined) warnings.push(`Label ${name} is deprecated: ${deprecated}`);
       continue;
     }
     ignored[name] = value;
@@ -47,13 +49,21 @@ export function parseClusterSpec(
     ...(input.subnetCidr !== undefined ? { subnetCidr: input.subnetCidr } : {}),
     spec: partial,
     warn: (m) => warnings.push(m),
+    ignore: () => {
+      throw new Error('ignore() is given to each module');
+    },
     reject: (label, reason, value) => {
       throw new LabelProblem(label, reason, value);
     },
   };
   for (const m of modules) {
+    const ignore = (name: string, why?: string) => {
+      const when = m.labels[name]?.ignored;
+      if (when === undefined) throw new Error(`module ${m.key}: label ${name} declares no 'ignored'`);
+      warnings.push(`Label ${name} is ignored ${why ?? when}.`);
+    };
     try {
-      const value = m.resolve(byModule.get(m) as ParsedLabels<typeof m.labels>, ctx);
+      const value = m.resolve(byModule.get(m) as ParsedLabels<typeof m.labels>, { ...ctx, ignore });
       if (m.kind === 'core') (partial as Record<string, unknown>)[m.key] = value;
       else partial.features[m.key] = value;
     } catch (e) {

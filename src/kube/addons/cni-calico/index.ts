@@ -29,12 +29,12 @@ export const calicoAddon = defineAddon({
   name: 'cni-calico',
   order: ORDER.cni,
   labels: {
-    calico_tag: label(oneOf(Object.keys(CALICO_RELEASES)), 'Calico release; selects the tigera-operator release that installs it. Default pinned per Kubernetes minor.'),
+    calico_tag: label(oneOf(Object.keys(CALICO_RELEASES)), 'Calico release; selects the tigera-operator release that installs it. Default pinned per Kubernetes minor.', { ignored: 'unless network_driver=calico' }),
   },
   resolve(l, ctx): CalicoSettings | null {
     const driver = ctx.spec.network!.driver;
     if (driver !== 'calico') {
-      if ('calico_tag' in l) ctx.warn(`Label calico_tag is ignored with network_driver=${driver}.`);
+      if ('calico_tag' in l) ctx.ignore('calico_tag', `with network_driver=${driver}`);
       return null;
     }
     const k = ctx.spec.kubernetes!;

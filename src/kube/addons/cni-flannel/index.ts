@@ -24,13 +24,13 @@ export const flannelAddon = defineAddon({
   name: 'cni-flannel',
   order: ORDER.cni,
   labels: {
-    flannel_tag: label(imageTag, 'flannel image tag (ghcr.io/flannel-io/flannel); default pinned per Kubernetes minor.'),
-    flannel_cni_tag: label(imageTag, 'flannel-cni-plugin image tag; default pinned per Kubernetes minor.'),
+    flannel_tag: label(imageTag, 'flannel image tag (ghcr.io/flannel-io/flannel); default pinned per Kubernetes minor.', { ignored: 'unless network_driver=flannel' }),
+    flannel_cni_tag: label(imageTag, 'flannel-cni-plugin image tag; default pinned per Kubernetes minor.', { ignored: 'unless network_driver=flannel' }),
   },
   resolve(l, ctx): FlannelSettings | null {
     const driver = ctx.spec.network!.driver;
     if (driver !== 'flannel') {
-      for (const n of ['flannel_tag', 'flannel_cni_tag'] as const) if (n in l) ctx.warn(`Label ${n} is ignored with network_driver=${driver}.`);
+      for (const n of ['flannel_tag', 'flannel_cni_tag'] as const) if (n in l) ctx.ignore(n, `with network_driver=${driver}`);
       return null;
     }
     const row = ctx.spec.kubernetes!.components;

@@ -33,11 +33,11 @@ export const externalDnsAddon = defineAddon({
       dnsZone,
       "Not a Magnum label. A Designate zone of the cluster's project: ExternalDNS publishes the cluster's LoadBalancer Services and Ingresses there (hostname annotation or Ingress hosts), owning its records by the cluster uuid; the delete removes them. Default: none (off).",
     ),
-    external_dns_tag: label(imageTag, 'Not a Magnum label. ExternalDNS image tag override (registry.k8s.io/external-dns/external-dns); default pinned in the version table.'),
+    external_dns_tag: label(imageTag, 'Not a Magnum label. ExternalDNS image tag override (registry.k8s.io/external-dns/external-dns); default pinned in the version table.', { ignored: 'without external_dns_zone' }),
   },
   resolve(l, ctx): ExternalDnsSettings {
     const k = ctx.spec.kubernetes!;
-    if (!l.external_dns_zone && l.external_dns_tag !== undefined) ctx.warn('Label external_dns_tag is ignored without external_dns_zone.');
+    if (!l.external_dns_zone && l.external_dns_tag !== undefined) ctx.ignore('external_dns_tag');
     const tag = l.external_dns_tag ?? k.components.externalDns;
     return { zone: l.external_dns_zone ?? null, ownerId: ctx.cluster.uuid, image: `${k.imageRepository || 'registry.k8s.io/external-dns'}/external-dns:${tag}` };
   },

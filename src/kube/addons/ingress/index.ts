@@ -45,7 +45,7 @@ export const ingressAddon = defineAddon({
       oneOf(['', 'octavia', 'nginx', 'traefik'], { caseInsensitive: true }),
       "'' (default) = none; octavia = octavia-ingress-controller (one Octavia LB per Ingress with class annotation 'openstack'); nginx and traefik are rejected with the reason (retired upstream).",
     ),
-    octavia_ingress_controller_tag: label(imageTag, 'octavia-ingress-controller image tag override; must match the Kubernetes minor.'),
+    octavia_ingress_controller_tag: label(imageTag, 'octavia-ingress-controller image tag override; must match the Kubernetes minor.', { ignored: 'without ingress_controller=octavia' }),
   },
   resolve(l, ctx): IngressSettings {
     const k = ctx.spec.kubernetes!;
@@ -57,7 +57,7 @@ export const ingressAddon = defineAddon({
       ctx.reject('octavia_ingress_controller_tag', `Must belong to the Kubernetes ${k.minor} release train (v${k.minor}.x), like ${k.components.octaviaIngressController}.`);
     }
     if (choice !== 'octavia' && l.octavia_ingress_controller_tag !== undefined) {
-      ctx.warn('Label octavia_ingress_controller_tag is ignored without ingress_controller=octavia.');
+      ctx.ignore('octavia_ingress_controller_tag');
     }
     const api = ctx.spec.apiServer?.dnsRecord;
     return {

@@ -46,20 +46,20 @@ export const manilaCsiAddon = defineAddon({
       bool,
       "Not a Magnum label. (magnum-cluster-api has it.) Install the Manila CSI plugin with the NFS node plugin and StorageClass csi-manila-nfs (ReadWriteMany shares); the cloud must offer Manila (sharev2), else the create fails on the add-ons. Default false.",
     ),
-    manila_csi_share_network_id: label(uuidText, 'Not a Magnum label. (magnum-cluster-api has it.) Manila share network of the shares (StorageClass shareNetworkID); default: none (share types without share servers).'),
-    manila_csi_share_type: label(text, "Not a Magnum label. Manila share type of the StorageClass (default 'default')."),
-    manila_csi_share_client: label(cidr, 'Not a Magnum label. Who may mount the shares (nfs-shareClient); default: the cluster subnet (Manila\'s own default would be 0.0.0.0/0).'),
+    manila_csi_share_network_id: label(uuidText, 'Not a Magnum label. (magnum-cluster-api has it.) Manila share network of the shares (StorageClass shareNetworkID); default: none (share types without share servers).', { ignored: 'without manila_csi_enabled=true' }),
+    manila_csi_share_type: label(text, "Not a Magnum label. Manila share type of the StorageClass (default 'default').", { ignored: 'without manila_csi_enabled=true' }),
+    manila_csi_share_client: label(cidr, 'Not a Magnum label. Who may mount the shares (nfs-shareClient); default: the cluster subnet (Manila\'s own default would be 0.0.0.0/0).', { ignored: 'without manila_csi_enabled=true' }),
     manila_csi_delete_shares: label(
       bool,
-      "Not a Magnum label. Deleting the cluster also deletes the Manila shares its CSI made (found by the cluster's uuid in their metadata). Default false: they are kept and listed in the cluster's events.",
+      "Not a Magnum label. Deleting the cluster also deletes the Manila shares its CSI made (found by the cluster's uuid in their metadata). Default false: they are kept and listed in the cluster's events.", { ignored: 'without manila_csi_enabled=true' }
     ),
-    manila_csi_plugin_tag: label(imageTag, 'Not a Magnum label. Manila CSI plugin image tag override; must match the Kubernetes minor.'),
+    manila_csi_plugin_tag: label(imageTag, 'Not a Magnum label. Manila CSI plugin image tag override; must match the Kubernetes minor.', { ignored: 'without manila_csi_enabled=true' }),
   },
   resolve(l, ctx): ManilaCsiSettings {
     const k = ctx.spec.kubernetes!;
     const row = k.components;
     const enabled = l.manila_csi_enabled ?? false;
-    if (!enabled) for (const name of TUNING) if (l[name] !== undefined) ctx.warn(`Label ${name} is ignored without manila_csi_enabled=true.`);
+    if (!enabled) for (const name of TUNING) if (l[name] !== undefined) ctx.ignore(name);
     const tag = l.manila_csi_plugin_tag ?? row.cinderCsi;
     if (!tag.startsWith(`v${k.minor}.`)) ctx.reject('manila_csi_plugin_tag', `Must belong to the Kubernetes ${k.minor} release train (v${k.minor}.x), like ${row.cinderCsi}.`);
     const shareType = l.manila_csi_share_type || 'default';

@@ -35,18 +35,18 @@ export const monitoringAddon = defineAddon({
   order: ORDER.monitoring,
   labels: {
     monitoring_enabled: label(bool, 'Install Prometheus (apiservers, kubelets, cAdvisor, node-exporter, kube-state-metrics, annotated Services and pods) and Grafana with it as data source, in namespace monitoring; Grafana: kubectl -n monitoring port-forward svc/grafana 3000, user admin, password in Secret monitoring/grafana-admin. Default false.'),
-    prometheus_monitoring: label(bool, "Magnum's deprecated switch of its older stack: true is the same as monitoring_enabled=true."),
-    monitoring_retention_days: label(int(1, 3650), 'Prometheus keeps this many days of samples (--storage.tsdb.retention.time). Default 14.'),
-    monitoring_retention_size: label(int(1, 16384), "GiB: size of Prometheus' volume (or its emptyDir limit); samples are dropped, oldest first, at 90% of it (--storage.tsdb.retention.size), leaving room for the WAL. Default 14."),
-    monitoring_interval_seconds: label(int(5, 3600), 'Scrape and rule evaluation interval in seconds. Default 30.'),
-    monitoring_storage_class_name: label(objectName, "StorageClass of Prometheus' volume (e.g. csi-cinder-sc-delete); '' (default): an emptyDir on the node, lost with the pod, as in Magnum."),
-    prometheus_tag: label(imageTag, 'Prometheus image tag (quay.io/prometheus/prometheus); default pinned in the version table (Magnum pinned v1.8.2, which has no Kubernetes discovery of today\'s APIs).'),
-    grafana_tag: label(imageTag, 'Grafana image tag (docker.io/grafana/grafana); default pinned in the version table.'),
+    prometheus_monitoring: label(bool, "Magnum's deprecated switch of its older stack: true is the same as monitoring_enabled=true.", { deprecated: 'use monitoring_enabled.' }),
+    monitoring_retention_days: label(int(1, 3650), 'Prometheus keeps this many days of samples (--storage.tsdb.retention.time). Default 14.', { ignored: 'without monitoring_enabled=true' }),
+    monitoring_retention_size: label(int(1, 16384), "GiB: size of Prometheus' volume (or its emptyDir limit); samples are dropped, oldest first, at 90% of it (--storage.tsdb.retention.size), leaving room for the WAL. Default 14.", { ignored: 'without monitoring_enabled=true' }),
+    monitoring_interval_seconds: label(int(5, 3600), 'Scrape and rule evaluation interval in seconds. Default 30.', { ignored: 'without monitoring_enabled=true' }),
+    monitoring_storage_class_name: label(objectName, "StorageClass of Prometheus' volume (e.g. csi-cinder-sc-delete); '' (default): an emptyDir on the node, lost with the pod, as in Magnum.", { ignored: 'without monitoring_enabled=true' }),
+    prometheus_tag: label(imageTag, 'Prometheus image tag (quay.io/prometheus/prometheus); default pinned in the version table (Magnum pinned v1.8.2, which has no Kubernetes discovery of today\'s APIs).', { ignored: 'without monitoring_enabled=true' }),
+    grafana_tag: label(imageTag, 'Grafana image tag (docker.io/grafana/grafana); default pinned in the version table.', { ignored: 'without monitoring_enabled=true' }),
   },
   resolve(l, ctx): MonitoringSettings {
     const k = ctx.spec.kubernetes!;
     const enabled = (l.monitoring_enabled ?? false) || (l.prometheus_monitoring ?? false);
-    if (!enabled) for (const name of TUNING) if (l[name] !== undefined) ctx.warn(`Label ${name} is ignored without monitoring_enabled=true.`);
+    if (!enabled) for (const name of TUNING) if (l[name] !== undefined) ctx.ignore(name);
     const repo = (upstream: string, name: string, tag: string) => `${k.imageRepository || upstream}/${name}:${tag}`;
     return {
       enabled,

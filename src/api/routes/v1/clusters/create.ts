@@ -20,6 +20,7 @@ import { visibility } from '../clustertemplates/service.js';
 import { checkClusterQuota } from '../quotas/service.js';
 import { createClusterCredential, deleteClusterCredential, type ClusterCredential } from './credential.js';
 import { shortage, type Assessment } from './bill.js';
+import { labelWarningEvent } from './label-warnings.js';
 import { fixedSubnetCidr, groupPlans, preflight, type Caller } from './preflight.js';
 import type { CreateBodyT } from './schema.js';
 
@@ -194,6 +195,7 @@ export async function createCluster(s: Services, who: Caller, body: CreateBodyT,
       },
       change: (em) => storeClusterPki(em, s.secretBox, row.uuid, pki),
       event: { reason: 'CreateAccepted', message: `Create of ${masterCount} control-plane and ${nodeCount} worker node(s) accepted.` },
+      notes: plan.warnings.map(labelWarningEvent),
       now: row.created_at,
     });
     Object.assign(row, statusOf(started(begun, () => errors.notFound('Cluster', row.uuid)).cluster));

@@ -11,6 +11,7 @@ import { nextLink, parsePage } from '../../../pagination.js';
 import { enforce, type Rule } from '../../../policy.js';
 import { errorResponses, Ident, ListQuery, NoContent, PatchDocument, UuidBody, type ListQueryT } from '../../../schemas/common.js';
 import { hostUrl } from '../../../views.js';
+import { sendWarnings, WARNING_HEADERS } from '../../../warnings.js';
 import { deleteCluster, resizeCluster, rollbackArg, updateCluster } from './actions.js';
 import { upgradeCluster } from './upgrade.js';
 import { createCluster, type Flavor } from './create.js';
@@ -122,11 +123,12 @@ export const clustersRoutes: FastifyPluginAsyncTypebox = async (app) => {
           summary: `Create a ${flavor}`,
           description: flavor === 'bay' ? 'At 1.1 the bay is answered in full with 201; from 1.2 with 202 and its uuid.' : undefined,
           body: Type.Ref(sp.create),
-          response: { 201: Type.Ref(Bay), 202: UuidBody, ...errorResponses(400, 401, 403, 404, 409) },
+          response: { 201: Type.Ref(Bay, { headers: WARNING_HEADERS }), 202: Type.Object(UuidBody.properties, { headers: WARNING_HEADERS }), ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
       async (request, reply) => {
-        const { row: c } = await createCluster(s, caller(request), request.body, request.apiVersion, flavor);
+        const { row: c, warnings } = await createCluster(s, caller(request), request.body, request.apiVersion, flavor);
+        sendWarnings(reply, warnings);
         if (flavor === 'bay' && !atLeast(request.apiVersion, 2)) {
           reply.code(201).header('location', `${hostUrl(request)}/v1/bays/${c.uuid}`);
           return detail(request, c, flavor);

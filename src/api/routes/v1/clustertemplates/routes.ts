@@ -6,10 +6,12 @@ import type { ClusterTemplateRow } from '../../../../db/entities/cluster-templat
 import { SORTABLE } from '../../../../db/repos/cluster-templates.js';
 import { errors } from '../../../../domain/errors.js';
 import { checkPatch } from '../../../../domain/json-patch.js';
+import { templateLabelWarnings } from '../../../../kube/spec/template-warnings.js';
 import { nextLink, parsePage } from '../../../pagination.js';
 import { enforce, type Rule } from '../../../policy.js';
 import { errorResponses, Ident, ListQuery, NoContent, PatchDocument, type ListQueryT } from '../../../schemas/common.js';
 import { hostUrl, isoSeconds, selfLinks } from '../../../views.js';
+import { sendWarnings, WARNING_HEADERS } from '../../../warnings.js';
 import { TemplateCache } from './cache.js';
 import type { Flavor } from './rules.js';
 import { BayModel, BayModelCreate, BayModelList, ClusterTemplate, ClusterTemplateList, READ_ONLY, TemplateCreate } from './schema.js';
@@ -118,10 +120,11 @@ export function templateRoutes(flavor: Flavor): FastifyPluginAsyncTypebox {
       `/${s.coll}`,
       {
         config: { bodyName: s.bodyName, readOnly: READ_ONLY },
-        schema: { tags: [s.tag], summary: `Create a ${s.singular}`, body: Type.Ref(s.create), response: { 201: Type.Ref(s.item), ...errorResponses(400, 401, 403, 404, 409) } },
+        schema: { tags: [s.tag], summary: `Create a ${s.singular}`, body: Type.Ref(s.create), response: { 201: Type.Ref(s.item, { headers: WARNING_HEADERS }), ...errorResponses(400, 401, 403, 404, 409) } },
       },
       async (request, reply) => {
         const t = await createTemplate(deps, flavor, caller(request), request.body);
+        sendWarnings(reply, templateLabelWarnings(t));
         const host = hostUrl(request);
         reply.code(201).header('location', `${host}/v1/${s.coll}/${t.uuid}`);
         return templateView(t, host, flavor);
@@ -136,15 +139,16 @@ export function templateRoutes(flavor: Flavor): FastifyPluginAsyncTypebox {
           summary: `Update a ${s.singular} with a JSON patch`,
           params: Params,
           body: PatchDocument,
-          response: { 200: Type.Ref(s.item), ...errorResponses(400, 401, 403, 404, 409) },
+          response: { 200: Type.Ref(s.item, { headers: WARNING_HEADERS }), ...errorResponses(400, 401, 403, 404, 409) },
         },
         // The patch document is checked by Magnum's rules, not by the schema (its errors differ).
         validatorCompiler: () => () => true,
       },
-      async (request) => {
+      async (request, reply) => {
         const ops = checkPatch(request.body);
         const current = await lookup(request, request.params.ident);
         const t = await updateTemplate(deps, flavor, caller(request), current, ops);
+        sendWarnings(reply, templateLabelWarnings(t));
         return templateView(t, hostUrl(request), flavor);
       },
     );
