@@ -1,8 +1,8 @@
 # syntax=docker/dockerfile:1
 # One image for every role of magnum-ts, chosen by the command (src/process/modes.ts):
 #   docker run IMAGE api | worker | migrate | sim        (docker run IMAGE --help lists them)
-# Stages: deps (every npm dependency) -> build (tsc into dist/) -> prod-deps (production
-# dependencies only) -> runtime (dist/ and those, as a non-root user). No HEALTHCHECK here: the
+# Stages: deps (every npm dependency) -> build (tsc into dist/, the portal into portal/dist/) ->
+# prod-deps (production dependencies only) -> runtime (dist/, portal/dist/ and those, as a non-root user). No HEALTHCHECK here: the
 # roles answer different probes; docker-compose.yml and deploy/kubernetes/ give each its own.
 # test/deploy/image.test.ts checks what this file copies and runs its runtime stage as laid out here.
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -20,8 +20,10 @@ COPY workers workers
 COPY migrations migrations
 COPY openapi openapi
 RUN npm run build
-# The portal (portal/, a Vite build) is built in this stage too: COPY portal portal and RUN its
-# build here, then COPY --from=build /app/portal/dist portal/dist in the runtime stage.
+# The portal's front-end (esbuild through tsx, both dev dependencies): it bundles the generated API
+# types (openapi/) and the label registry (src/kube), copied above. The API serves it under /ui/.
+COPY portal portal
+RUN node_modules/.bin/tsx portal/build.ts
 
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
@@ -34,6 +36,7 @@ WORKDIR /app
 COPY package.json ./
 COPY --from=prod-deps /app/node_modules node_modules
 COPY --from=build /app/dist dist
+COPY --from=build /app/portal/dist portal/dist
 # In a container the API and a worker's probes listen on every interface.
 ENV API_HOST=0.0.0.0 \
     WORKER_HEALTH_HOST=0.0.0.0 \

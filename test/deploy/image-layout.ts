@@ -71,6 +71,14 @@ export async function layOutRuntime(stages: Stage[]): Promise<string> {
     'build /app/dist': async (dest) => {
       await run(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--out', dest, '--if-stale'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
     },
+    // The build stage's `tsx portal/build.ts` (here the build npm test keeps current, scripts/portal-build.mjs).
+    'build /app/portal/dist': async (dest) => {
+      const builder = (await import(join(ROOT, 'scripts', 'portal-build.mjs'))) as { ensurePortal(root: string): void };
+      builder.ensurePortal(ROOT);
+      rmSync(dest, { recursive: true, force: true });
+      mkdirSync(dirname(dest), { recursive: true });
+      linkTree(join(ROOT, 'portal', 'dist'), dest);
+    },
     'prod-deps /app/node_modules': async (dest) => {
       const lockHash = createHash('sha256').update(readFileSync(join(ROOT, 'package-lock.json'))).digest('hex');
       const stamp = join(dest, '.lock-hash');

@@ -31,6 +31,10 @@ test('the Dockerfile: valid, staged, copying only what exists and what the build
   assert.ok(runs('deps').some((r) => /^npm ci\b/.test(r)), 'the build installs from the lock file');
   assert.ok(runs('prod-deps').some((r) => /^npm ci --omit=dev\b/.test(r)), 'the runtime gets production dependencies only');
   assert.ok(runs('build').includes('npm run build'));
+  assert.ok(runs('build').includes('node_modules/.bin/tsx portal/build.ts'), 'the build stage builds the portal');
+  const fromBuild = runtime.steps.filter((s) => s.keyword === 'COPY' && s.flags.from === 'build').map((s) => s.args.join(' '));
+  assert.deepEqual(fromBuild, ['/app/dist dist', '/app/portal/dist portal/dist'], 'the runtime takes the compiled server and the built portal');
+  for (const f of ['portal/build.ts', 'portal/labels-registry.ts', 'portal/index.html', 'portal/src/main.tsx']) assert.ok(inBuildContext(f), `.dockerignore keeps ${f}`);
   assert.equal((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.build, 'node scripts/build.mjs');
   assert.deepEqual(runs('runtime'), [], 'the runtime stage installs nothing');
   const tsconfig = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
@@ -50,7 +54,7 @@ test('the Dockerfile: valid, staged, copying only what exists and what the build
       }
     }
   }
-  for (const secret of ['.local', '.local/secret-keys', 'clouds.yaml', 'node_modules', 'dist', '.git', 'test']) {
+  for (const secret of ['.local', '.local/secret-keys', 'clouds.yaml', 'node_modules', 'dist', '.git', 'test', 'portal/dist']) {
     assert.equal(inBuildContext(secret), false, `.dockerignore keeps ${secret} out of the build context`);
   }
   assert.match(user, /^[1-9]\d*:[1-9]\d*$/, 'a numeric non-root user (runAsNonRoot can check it)');
@@ -162,6 +166,15 @@ test('the runtime stage runs every role from dist/ with production dependencies 
       await until('the worker ready', async () => ((await fetch(`http://127.0.0.1:${ports.worker}/readyz`)).status === 200 ? true : undefined));
       // The compose health checks' probe: 0 when ready, 1 and one line when nothing answers.
       assert.deepEqual(await ran(['dist/src/probe.js', `${base}/readyz`], {}, ['node']), { code: 0, out: '', err: '' });
+      // The portal, served by the API from the image's portal/dist: the page and the hashed script it names.
+      const page = await fetch(`${base}/ui/`);
+      assert.equal(page.status, 200);
+      assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+      const script = /src="(\/ui\/assets\/app-[\w-]+\.js)"/.exec(await page.text())?.[1];
+      assert.ok(script, 'index.html names the bundle');
+      const bundle = await fetch(`${base}${script}`);
+      assert.equal(bundle.status, 200);
+      assert.match(bundle.headers.get('cache-control') ?? '', /immutable/);
       const closed = `http://127.0.0.1:${await closedPort()}/readyz`;
       assert.deepEqual(await ran(['dist/src/probe.js', closed], {}, ['node']), { code: 1, out: '', err: `${closed}: ECONNREFUSED\n` });
 
