@@ -10,12 +10,19 @@ export interface LabelInfo {
   kind: 'core' | 'addon';
   accepts: string;
   doc: string;
+  /** When it is accepted but ignored with a warning (`without monitoring_enabled=true`). */
+  ignored?: string;
+  /** Deprecated: what to use instead. */
+  deprecated?: string;
 }
 
 export function labelRegistry(): { labels: LabelInfo[]; unsupported: Record<string, string> } {
   const owners = labelOwners([...CORE_MODULES, ...ADDON_MODULES]);
   const labels = [...owners.entries()]
-    .map(([name, m]) => ({ name, module: m.key, kind: m.kind, accepts: m.labels[name]!.type.accepts, doc: m.labels[name]!.doc }))
+    .map(([name, m]) => {
+      const d = m.labels[name]!;
+      return { name, module: m.key, kind: m.kind, accepts: d.type.accepts, doc: d.doc, ...(d.ignored ? { ignored: d.ignored } : {}), ...(d.deprecated ? { deprecated: d.deprecated } : {}) };
+    })
     .sort((a, b) => a.module.localeCompare(b.module) || a.name.localeCompare(b.name));
   const unsupported = Object.fromEntries(Object.entries(LABEL_CATALOG).map(([k, v]) => [k, v.reason]));
   return { labels, unsupported };

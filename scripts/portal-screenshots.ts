@@ -62,7 +62,13 @@ try {
   await page.locator('summary', { hasText: 'kubernetes' }).click();
   await shoot('create-3-labels', () => page.locator('#cl-kube_tag').waitFor());
   await page.getByRole('button', { name: 'Next' }).click();
-  await shoot('create-4-review', () => page.getByRole('heading', { name: 'Quotas and usage' }).waitFor(), false);
+  const billed = () => page.locator('section.bill-panel[aria-busy="false"] table').waitFor();
+  await shoot('create-4-review', billed);
+  // The same create with the project's vCPUs nearly used up: the bill names the quota and blocks the submit.
+  h.t.cloud!.nova.setQuota(demo, { cores: h.t.cloud!.sims.usage(demo).cores + 1 });
+  await page.locator('#bill-refresh').click();
+  await shoot('create-4-review-short', () => page.locator('#bill-short').waitFor());
+  h.t.cloud!.nova.quotas.delete(demo);
   await page.getByRole('button', { name: 'Cancel' }).click();
   await go(`/ui/p/${demo}/templates`);
   await shoot('templates', () => page.getByRole('rowheader', { name: 'k8s-136' }).waitFor(), false);

@@ -12,6 +12,7 @@ export type ClusterLive = Schemas['ClusterLive'];
 export type ClusterTemplate = Schemas['ClusterTemplate'];
 export type NodeGroup = Schemas['NodeGroup'];
 export type PortalSession = Schemas['PortalSession'];
+export type DryRun = Schemas['DryRun'];
 
 /** The microversion every call is written against (node labels and taints, 1.14). */
 export const API_VERSION = '1.14';
@@ -59,6 +60,20 @@ export async function must<T>(p: Promise<{ data?: T; error?: unknown; response: 
   const r = await p;
   if (r.error !== undefined || !r.response.ok) throw new ApiFailure(r.response.status, errorText(r.error));
   return r.data as T;
+}
+
+/** The texts of a response's `Warning: 299 - "..."` headers (label warnings; fetch joins several with ", "). */
+export function warningsOf(response: Response): string[] {
+  const raw = response.headers.get('warning');
+  if (!raw) return [];
+  return [...raw.matchAll(/299 - "((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, '$1'));
+}
+
+/** Like must(), with the answer's label warnings. */
+export async function mustWarned<T>(p: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<{ data: T; warnings: string[] }> {
+  const r = await p;
+  if (r.error !== undefined || !r.response.ok) throw new ApiFailure(r.response.status, errorText(r.error));
+  return { data: r.data as T, warnings: warningsOf(r.response) };
 }
 
 /** The session calls (not Magnum's). */

@@ -8,6 +8,8 @@ export interface LabelInfo {
   kind: 'core' | 'addon';
   accepts: string;
   doc: string;
+  ignored?: string;
+  deprecated?: string;
 }
 
 export const LABELS: LabelInfo[] = (registry as { labels: LabelInfo[] }).labels;
@@ -22,6 +24,13 @@ export function fieldKind(l: LabelInfo): FieldKind {
   if (int) return { kind: 'int', min: Number(int[1]), max: Number(int[2]) };
   if (/^[\w.-]+(\|[\w.-]+)+$/.test(l.accepts)) return { kind: 'choice', values: l.accepts.split('|') };
   return { kind: 'text' };
+}
+
+/** The warning a label set to a value gives whatever else the cluster has (deprecated, not supported, unknown); undefined when none. */
+export function labelWarning(name: string): string | undefined {
+  const s = labelStatus(name);
+  if (!s.known) return s.warning;
+  return s.info.deprecated ? `Deprecated: ${s.info.deprecated}` : undefined;
 }
 
 /** What the service says of a label: supported (its module), not supported (why), or unknown. */

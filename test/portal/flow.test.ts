@@ -1,6 +1,7 @@
 // The portal in a real browser (Debian's chromium through playwright-core) against the whole stack:
-// demo logs in, makes a template, creates a cluster and watches it reach CREATE_COMPLETE with no
-// reload, resizes it, upgrades it, downloads a kubeconfig (key made in the browser) that kubectl
+// demo logs in, makes a template (its label warnings shown), creates a cluster (its bill blocks the
+// submit while a quota is short, naming it) and watches it reach CREATE_COMPLETE with no
+// reload, resizes it (its bill shown), upgrades it, downloads a kubeconfig (key made in the browser) that kubectl
 // uses to read /api/v1/nodes, and deletes it after the preview, leaving nothing in the cloud.
 // Create → kubeconfig → delete uses the keyboard alone. On the way: other sees none of it, the
 // reader sees it all and can change nothing (the API refuses a forced write), a cross-site POST
@@ -47,6 +48,11 @@ async function accessible(page: Page, what: string): Promise<void> {
 }
 
 const statusOf = (page: Page) => page.locator('.page-head .badge').first().textContent();
+
+/** The bill panel `id` once its dry-run has answered. */
+async function billReady(page: Page, id: string): Promise<void> {
+  await page.locator(`section.bill-panel[aria-labelledby="${id}-title"][aria-busy="false"]`).waitFor();
+}
 
 async function waitStatus(page: Page, want: string, ms = 120_000): Promise<void> {
   await page.locator('.page-head .badge', { hasText: want }).first().waitFor({ timeout: ms }).catch(async (e: Error) => {
@@ -97,8 +103,16 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
     await page.selectOption('#t-flavor_id', 'm1.small');
     await page.selectOption('#t-network_driver', 'calico');
     await page.fill('#tl-kube_tag', 'v1.35.1');
+    // A label the service does not support: accepted, and its warning comes back with the save.
+    await page.fill('#tl-extra-name', 'etcd_tag');
+    await page.fill('#tl-extra-value', '3.5.0');
+    await page.getByRole('button', { name: 'Add label' }).click();
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.getByRole('rowheader', { name: 'portal-135' }).waitFor();
+    const flash = page.getByRole('list', { name: 'Label warnings of portal-135' });
+    await flash.waitFor();
+    assert.match((await flash.textContent())!, /Label etcd_tag is not supported and is ignored: kubeadm pins this component/);
+    await accessible(page, 'templates with label warnings');
   });
 
   await t.test('create a cluster with the keyboard and watch it reach CREATE_COMPLETE with no reload', async () => {
@@ -128,7 +142,10 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
     await tabTo(page, 'button[type="submit"]');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: /Step 4 of 4/ }).waitFor();
-    await page.getByRole('heading', { name: 'Quotas and usage' }).waitFor();
+    await page.getByRole('heading', { name: 'What this create takes from the project’s quotas' }).waitFor();
+    await billReady(page, 'bill');
+    // The dry-run already knows the label is refused: it says so (the submit still lands the error on its field).
+    await page.getByText(/The create would be refused: Invalid input for label kube_tag/).waitFor();
     await accessible(page, 'create: review');
     await tabTo(page, 'button[type="submit"]');
     await page.keyboard.press('Enter');
@@ -142,7 +159,30 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
     await tabTo(page, 'button[type="submit"]');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: /Step 4 of 4/ }).waitFor();
-    await tabTo(page, 'button[type="submit"]');
+    await billReady(page, 'bill');
+    const row = (quota: string) => page.locator('section.bill-panel tr', { hasText: quota });
+    assert.match((await row('vCPUs (Nova cores)').textContent())!, /vCPUs \(Nova cores\)3020✓ fits/);
+    assert.match((await row('Load balancers (Octavia)').textContent())!, /1/);
+    assert.equal(await page.locator('form button[type="submit"]').last().isDisabled(), false);
+    // A quota short: the bill names it and the submit is blocked until it fits.
+    s.h.t.cloud!.nova.setQuota(demoProject, { cores: 2 });
+    try {
+      await tabTo(page, '#bill-refresh');
+      await page.keyboard.press('Enter');
+      await page.locator('#bill-short').waitFor();
+      assert.match((await page.locator('#bill-short').textContent())!, /^Not enough quota: vCPUs \(Nova cores\) needs 3, 2 left\./);
+      assert.match((await row('vCPUs (Nova cores)').textContent())!, /short by 1/);
+      assert.equal(await page.locator('form button[type="submit"]').last().isDisabled(), true, 'a shortage blocks the submit');
+      assert.equal(await page.locator('form button[type="submit"]').last().getAttribute('aria-describedby'), 'bill-short');
+      await accessible(page, 'create: a quota short');
+    } finally {
+      s.h.t.cloud!.nova.quotas.delete(demoProject);
+    }
+    await tabTo(page, '#bill-refresh');
+    await page.keyboard.press('Enter');
+    await page.locator('#bill-short').waitFor({ state: 'detached' });
+    await billReady(page, 'bill');
+    await tabTo(page, 'button[type="submit"]:not([disabled])');
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/clusters\/[0-9a-f-]{36}$/);
     uuid = page.url().split('/').at(-1)!;
@@ -209,8 +249,10 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
     assert.equal(same, 403);
   });
 
-  await t.test('resize inline', async () => {
+  await t.test('resize inline, its bill first', async () => {
     await page.fill('#ng-default-worker-count', '2');
+    await billReady(page, 'ng-default-worker-bill');
+    assert.match((await page.locator('section.bill-panel[aria-labelledby="ng-default-worker-bill-title"] tr', { hasText: 'Servers (Nova instances)' }).textContent())!, /Servers \(Nova instances\)12/);
     await page.locator('#ng-default-worker-resize').click();
     await waitStatus(page, 'UPDATE_IN_PROGRESS', 30_000).catch(() => undefined);
     await waitStatus(page, 'UPDATE_COMPLETE');
@@ -223,6 +265,9 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
     await page.getByText('with the cluster’s upgrade, first: control planes one at a time').waitFor();
     const value = await page.locator('#upgrade-target option', { hasText: 'k8s-136' }).getAttribute('value');
     await page.selectOption('#upgrade-target', value!);
+    await billReady(page, 'upgrade-bill');
+    await page.getByRole('heading', { name: 'While it rolls, the upgrade takes at most' }).waitFor();
+    await page.locator('#upgrade:not([disabled])').waitFor();
     await page.locator('#upgrade').click();
     await page.getByText('Upgrade to k8s-136 accepted.').waitFor();
     await waitStatus(page, 'UPDATE_COMPLETE');

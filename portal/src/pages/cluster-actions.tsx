@@ -1,10 +1,11 @@
 // A cluster's actions: kubeconfig in one click (key made here), the upgrade planner (valid
-// targets only, the order of the roll), CA rotation, and the delete with its preview and
+// targets only, the order of the roll, its bill at its peak: a shortage blocks it), CA rotation, and the delete with its preview and
 // type-the-name confirmation. Each shows its `openstack coe` twin.
 import { useEffect, useState } from 'preact/hooks';
 import { api, must, type ClusterLive, type Schemas } from '../api';
 import { certificateExpiry, download, kubeconfig, makeCsr } from '../kubeconfig';
 import type { Scope } from '../session';
+import { BillPanel, blockedBy, useDryRun } from '../ui/bill';
 import { Cli, Dialog, Field, fmtTime, Notice, WriteButton } from '../ui/components';
 
 const COMPLETE = /_COMPLETE$/;
@@ -56,11 +57,14 @@ export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope;
   const valid = plan?.targets.filter((t) => t.valid) ?? [];
   const refused = plan?.targets.filter((t) => !t.valid) ?? [];
   const chosen = valid.find((t) => t.uuid === target);
+  const body = { cluster_template: target, max_batch_size: plan?.max_batch_size ?? 1 };
+  const bill = useDryRun(chosen && scope.can_write && !busy ? () => must(api.POST('/v1/dry-run/clusters/{ident}/actions/upgrade', { params: { path: { ident: c.uuid } }, body })) : undefined, JSON.stringify(body));
+  const blocked = chosen ? blockedBy(bill.answer) : undefined;
   async function go(e: Event) {
     e.preventDefault();
     setMsg(undefined);
     try {
-      await must(api.POST('/v1/clusters/{ident}/actions/upgrade', { params: { path: { ident: c.uuid } }, body: { cluster_template: target, max_batch_size: plan?.max_batch_size ?? 1 } }));
+      await must(api.POST('/v1/clusters/{ident}/actions/upgrade', { params: { path: { ident: c.uuid } }, body }));
       setMsg({ kind: 'ok', text: `Upgrade to ${chosen?.name} accepted.` });
     } catch (err) {
       setMsg({ kind: 'error', text: (err as Error).message });
@@ -85,11 +89,12 @@ export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope;
               </option>
             ))}
           </select>
-          <WriteButton id="upgrade" canWrite={scope.can_write} reason={!scope.can_write ? undefined : busy ? 'Wait for the current operation to finish.' : undefined} disabled={!chosen || busy} type="submit">
+          <WriteButton id="upgrade" canWrite={scope.can_write} reason={!scope.can_write ? undefined : busy ? 'Wait for the current operation to finish.' : undefined} disabled={!chosen || busy || !!blocked || bill.loading} type="submit">
             Upgrade
           </WriteButton>
         </form>
       )}
+      {chosen && !busy && scope.can_write && <BillPanel id="upgrade-bill" title="While it rolls, the upgrade takes at most" what="upgrade" state={bill} />}
       {plan && (
         <>
           <h4>What rolls, in order</h4>

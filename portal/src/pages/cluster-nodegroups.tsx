@@ -1,9 +1,11 @@
 // A cluster's node groups: roles, flavors, counts and bounds; inline resize and "remove this
-// node" for worker groups; add and delete node groups. Readers see all of it, disabled, with why.
+// node" for worker groups; add and delete node groups. A resize that adds nodes and a new group show
+// their bill first (a shortage blocks them). Readers see all of it, disabled, with why.
 import { useState } from 'preact/hooks';
 import { api, ApiFailure, errorField, must, type ClusterLive } from '../api';
 import { flavorLabel, flavorText, useChoices } from '../choices';
 import type { Scope } from '../session';
+import { BillPanel, blockedBy, useDryRun } from '../ui/bill';
 import { Badge, Cli, described, Dialog, Field, Notice, WriteButton } from '../ui/components';
 
 type Group = ClusterLive['nodegroups'][number];
@@ -71,7 +73,13 @@ function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; sco
       must(api.POST('/v1/clusters/{ident}/actions/resize', { params: { path: { ident: c.uuid } }, body: { node_count: n, nodegroup: g.uuid, ...(remove ? { nodes_to_remove: [remove] } : {}) } })),
       remove ? `Removing ${remove}.` : `Resizing ${g.name} to ${n}.`,
     );
-  const why = master ? 'Control planes are not resized (Magnum: resizing a master nodegroup is not supported).' : busy ? 'Wait for the current operation to finish.' : undefined;
+  const grows = !master && scope.can_write && !busy && /^\d+$/.test(count) && Number(count) > g.node_count;
+  const bill = useDryRun(
+    grows ? () => must(api.POST('/v1/dry-run/clusters/{ident}/actions/resize', { params: { path: { ident: c.uuid } }, body: { node_count: Number(count), nodegroup: g.uuid } })) : undefined,
+    `${g.uuid}:${count}`,
+  );
+  const blocked = grows ? blockedBy(bill.answer) : undefined;
+  const why = master ? 'Control planes are not resized (Magnum: resizing a master nodegroup is not supported).' : busy ? 'Wait for the current operation to finish.' : blocked;
   return (
     <tr>
       <th scope="row">{g.name}</th>
@@ -98,10 +106,11 @@ function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; sco
             >
               <label for={`${id}-count`}>Nodes</label>
               <input id={`${id}-count`} type="number" min={g.min_node_count} max={g.max_node_count ?? undefined} value={count} disabled={!scope.can_write || busy} onInput={(e) => setCount((e.target as HTMLInputElement).value)} />
-              <WriteButton id={`${id}-resize`} canWrite={scope.can_write} reason={!scope.can_write ? undefined : why} disabled={busy || Number(count) === g.node_count} type="submit">
+              <WriteButton id={`${id}-resize`} canWrite={scope.can_write} reason={!scope.can_write ? undefined : why} disabled={busy || Number(count) === g.node_count || !!blocked || (grows && bill.loading)} type="submit">
                 Resize
               </WriteButton>
             </form>
+            {grows && <BillPanel id={`${id}-bill`} title={`Adding ${Number(count) - g.node_count} node(s) takes`} what="resize" state={bill} />}
             <Cli cmd={`openstack coe cluster resize ${c.name} --nodegroup ${g.name} ${count}`} />
             {servers.length > 0 && (
               <form
@@ -162,23 +171,22 @@ function AddGroup({ c, flavors, onDone }: { c: ClusterLive; flavors: { id: strin
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [general, setGeneral] = useState<string | undefined>();
   const set = (k: keyof typeof v) => (e: Event) => setV({ ...v, [k]: (e.target as HTMLInputElement).value });
+  const body = {
+    name: v.name,
+    node_count: Number(v.node_count),
+    min_node_count: Number(v.min_node_count),
+    ...(v.max_node_count ? { max_node_count: Number(v.max_node_count) } : {}),
+    ...(v.flavor_id ? { flavor_id: v.flavor_id } : {}),
+  };
+  const ready = v.name !== '' && /^\d+$/.test(v.node_count);
+  const bill = useDryRun(ready ? () => must(api.POST('/v1/dry-run/clusters/{cluster}/nodegroups', { params: { path: { cluster: c.uuid } }, body: body as never })) : undefined, JSON.stringify(body));
+  const blocked = blockedBy(bill.answer);
   async function submit(e: Event) {
     e.preventDefault();
     setErrors({});
     setGeneral(undefined);
     try {
-      await must(
-        api.POST('/v1/clusters/{cluster}/nodegroups', {
-          params: { path: { cluster: c.uuid } },
-          body: {
-            name: v.name,
-            node_count: Number(v.node_count),
-            min_node_count: Number(v.min_node_count),
-            ...(v.max_node_count ? { max_node_count: Number(v.max_node_count) } : {}),
-            ...(v.flavor_id ? { flavor_id: v.flavor_id } : {}),
-          } as never,
-        }),
-      );
+      await must(api.POST('/v1/clusters/{cluster}/nodegroups', { params: { path: { cluster: c.uuid } }, body: body as never }));
       onDone();
     } catch (err) {
       const m = (err as ApiFailure).message;
@@ -208,13 +216,16 @@ function AddGroup({ c, flavors, onDone }: { c: ClusterLive; flavors: { id: strin
       {input('node_count', 'Nodes', 'number')}
       {input('min_node_count', 'Minimum nodes', 'number')}
       {input('max_node_count', 'Maximum nodes (optional)', 'number')}
+      {ready && <BillPanel id="add-bill" title="This node group takes" what="node group create" state={bill} />}
       {general && <Notice kind="error">{general}</Notice>}
       <Cli cmd={`openstack coe nodegroup create ${c.name} ${v.name || '<name>'} --node-count ${v.node_count}${v.flavor_id ? ` --flavor ${v.flavor_id}` : ''}`} />
       <div class="buttons">
         <button type="button" class="secondary" onClick={onDone}>
           Cancel
         </button>
-        <button type="submit">Add node group</button>
+        <button type="submit" disabled={!!blocked} aria-describedby={blocked ? 'add-bill-short' : undefined}>
+          Add node group
+        </button>
       </div>
     </form>
   );

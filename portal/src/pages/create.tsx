@@ -1,15 +1,16 @@
 // The create wizard: template (its Kubernetes version, CNI, add-ons), name and counts per role,
-// flavors with their sizes, keypair, typed labels, then a review with the project's quotas and
-// usage (the place the quota bill of issue 19 will fill). Server-side errors land on their field
-// and step; the form survives a login in the middle (sessionStorage, no secret in it).
+// flavors with their sizes, keypair, typed labels, then a review with the create's bill against every
+// quota of the project and its label warnings (the API's dry-run of the same body): a shortage blocks
+// the submit and names the quota. Server-side errors land on their field and step; the form survives
+// a login in the middle (sessionStorage, no secret in it).
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure, errorField, must, type ClusterTemplate } from '../api';
+import { BillPanel, blockedBy, useDryRun } from '../ui/bill';
 import { flavorText, useChoices, type Choices } from '../choices';
 import { href, navigate } from '../router';
 import { useDraft, type Scope } from '../session';
 import { Cli, described, Field, Notice } from '../ui/components';
 import { LabelsForm } from '../ui/labels-form';
-import { QuotaPanel } from './quotas';
 
 const STEPS = ['Template', 'Size', 'Access and labels', 'Review'] as const;
 const FIELD_STEP: Record<string, number> = { cluster_template_id: 0, name: 1, master_count: 1, node_count: 1, master_flavor_id: 1, flavor_id: 1, keypair: 2, labels: 2, docker_volume_size: 1 };
@@ -42,6 +43,19 @@ export function CreatePage({ project, scope }: { project: string; scope: Scope }
     must(api.GET('/v1/clustertemplates/detail', {})).then((r) => setTemplates(r.clustertemplates as ClusterTemplate[]), (e: Error) => setGeneral(e.message));
   }, [project]);
   const t = templates?.find((x) => x.uuid === d.cluster_template_id);
+  const body = {
+    name: d.name,
+    cluster_template_id: d.cluster_template_id,
+    master_count: Number(d.master_count),
+    node_count: Number(d.node_count),
+    ...(d.master_flavor_id ? { master_flavor_id: d.master_flavor_id } : {}),
+    ...(d.flavor_id ? { flavor_id: d.flavor_id } : {}),
+    ...(d.keypair ? { keypair: d.keypair } : {}),
+    ...(Object.keys(d.labels).length ? { labels: d.labels, merge_labels: true } : {}),
+  };
+  const reviewing = Math.min(d.step, STEPS.length - 1) === STEPS.length - 1 && !!t && scope.can_write;
+  const bill = useDryRun(reviewing ? () => must(api.POST('/v1/dry-run/clusters', { body })) : undefined, JSON.stringify(body));
+  const blocked = blockedBy(bill.answer);
 
   if (!scope.can_write) {
     return (
@@ -71,16 +85,6 @@ export function CreatePage({ project, scope }: { project: string; scope: Scope }
     setErrors({});
     setGeneral(undefined);
     try {
-      const body = {
-        name: d.name,
-        cluster_template_id: d.cluster_template_id,
-        master_count: Number(d.master_count),
-        node_count: Number(d.node_count),
-        ...(d.master_flavor_id ? { master_flavor_id: d.master_flavor_id } : {}),
-        ...(d.flavor_id ? { flavor_id: d.flavor_id } : {}),
-        ...(d.keypair ? { keypair: d.keypair } : {}),
-        ...(Object.keys(d.labels).length ? { labels: d.labels, merge_labels: true } : {}),
-      };
       const r = await must(api.POST('/v1/clusters', { body }));
       clear();
       navigate(href(project, 'clusters', r.uuid));
@@ -159,7 +163,7 @@ export function CreatePage({ project, scope }: { project: string; scope: Scope }
               <dt>Labels set here</dt>
               <dd>{Object.entries(d.labels).map(([k, v]) => `${k}=${v}`).join(', ') || 'none'}</dd>
             </dl>
-            <QuotaPanel project={project} adding={1} />
+            <BillPanel id="bill" title="What this create takes from the project’s quotas" what="create" state={bill} />
           </>
         )}
         {general && <Notice kind="error">{general}</Notice>}
@@ -173,7 +177,11 @@ export function CreatePage({ project, scope }: { project: string; scope: Scope }
           <button type="button" class="secondary" onClick={() => (clear(), navigate(href(project, 'clusters')))}>
             Cancel
           </button>
-          <button type="submit" disabled={busy || (step > 0 && !t)}>
+          <button
+            type="submit"
+            disabled={busy || (step > 0 && !t) || (step === STEPS.length - 1 && (!!blocked || bill.loading))}
+            aria-describedby={step === STEPS.length - 1 && blocked ? 'bill-short' : undefined}
+          >
             {step === STEPS.length - 1 ? (busy ? 'Creating…' : 'Create cluster') : 'Next'}
           </button>
         </div>

@@ -1,6 +1,6 @@
 // Quotas and usage of the project: Magnum's cluster quota against the project's clusters and
-// nodes (GET /v1/quotas, /v1/stats). The create wizard shows the same panel where the full quota
-// bill (every cloud quota, issue 19) will go.
+// nodes (GET /v1/quotas, /v1/stats). What a change takes from every cloud quota is its bill, shown
+// where the change is made (the create wizard, resize, node group, upgrade: ui/bill.tsx).
 import { useEffect, useState } from 'preact/hooks';
 import { api, must } from '../api';
 import type { Scope } from '../session';

@@ -1,7 +1,9 @@
 // Create or edit a template: image, network, flavors, keypair, CNI, the typed label form; public
-// and hidden for admins. An edit is sent as a JSON patch of what changed.
+// and hidden for admins. An edit is sent as a JSON patch of what changed. The label warnings the API
+// answers (Warning headers) follow to the template list.
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiFailure, errorField, must, type ClusterTemplate } from '../api';
+import { api, ApiFailure, errorField, must, mustWarned, type ClusterTemplate } from '../api';
+import { flashWarnings } from './templates';
 import { flavorText, useChoices } from '../choices';
 import { href, navigate } from '../router';
 import { useDraft, type Scope } from '../session';
@@ -72,15 +74,17 @@ export function TemplateFormPage({ project, id, scope }: { project: string; id: 
     setErrors({});
     setGeneral(undefined);
     try {
-      if (!id) await must(api.POST('/v1/clustertemplates', { body: body(f) as never }));
+      let warnings: string[] = [];
+      if (!id) warnings = (await mustWarned(api.POST('/v1/clustertemplates', { body: body(f) as never }))).warnings;
       else {
         const before = body(fromTemplate(original!)) as Record<string, unknown>;
         const after = body(f) as Record<string, unknown>;
         const ops = [...new Set([...Object.keys(before), ...Object.keys(after)])]
           .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
           .map((k) => (k in after ? { op: k in before ? 'replace' : 'add', path: `/${k}`, value: after[k] } : { op: 'remove', path: `/${k}` }));
-        if (ops.length) await must(api.PATCH('/v1/clustertemplates/{ident}', { params: { path: { ident: id } }, body: ops as never }));
+        if (ops.length) warnings = (await mustWarned(api.PATCH('/v1/clustertemplates/{ident}', { params: { path: { ident: id } }, body: ops as never }))).warnings;
       }
+      flashWarnings(project, f.name, warnings);
       clear();
       navigate(href(project, 'templates'));
     } catch (err) {

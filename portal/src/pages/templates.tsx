@@ -1,5 +1,5 @@
 // Templates: the project's and the public ones, with their Kubernetes version, CNI and add-ons;
-// create, edit and delete (public and hidden for admins).
+// create, edit and delete (public and hidden for admins); the label warnings of the last save.
 import { useEffect, useState } from 'preact/hooks';
 import { api, must, type ClusterTemplate } from '../api';
 import { href, navigate } from '../router';
@@ -7,8 +7,23 @@ import type { Scope } from '../session';
 import { Cli, Dialog, Notice, WriteButton } from '../ui/components';
 import { addonsOf } from './create';
 
+const FLASH = (project: string) => `flash:templates:${project}`;
+
+/** Keeps the label warnings of a template just saved for the list it returns to (this tab only). */
+export function flashWarnings(project: string, name: string, warnings: string[]): void {
+  if (warnings.length > 0) sessionStorage.setItem(FLASH(project), JSON.stringify({ name, warnings }));
+  else sessionStorage.removeItem(FLASH(project));
+}
+
+function takeFlash(project: string): { name: string; warnings: string[] } | undefined {
+  const raw = sessionStorage.getItem(FLASH(project));
+  sessionStorage.removeItem(FLASH(project));
+  return raw ? (JSON.parse(raw) as { name: string; warnings: string[] }) : undefined;
+}
+
 export function TemplatesPage({ project, scope }: { project: string; scope: Scope }) {
   const [list, setList] = useState<ClusterTemplate[] | string | undefined>();
+  const [flash] = useState(() => takeFlash(project));
   const [doomed, setDoomed] = useState<ClusterTemplate | undefined>();
   const [msg, setMsg] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
   const load = () => must(api.GET('/v1/clustertemplates/detail', {})).then((r) => setList(r.clustertemplates as ClusterTemplate[]), (e: Error) => setList(e.message));
@@ -34,6 +49,16 @@ export function TemplatesPage({ project, scope }: { project: string; scope: Scop
       </div>
       <Cli cmd="openstack coe cluster template list" />
       {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
+      {flash && (
+        <Notice kind="warn">
+          Template {flash.name} saved, with label warnings:
+          <ul class="warnings" aria-label={`Label warnings of ${flash.name}`}>
+            {flash.warnings.map((w) => (
+              <li key={w}>{w}</li>
+            ))}
+          </ul>
+        </Notice>
+      )}
       {typeof list === 'string' ? (
         <Notice kind="error">{list}</Notice>
       ) : !list ? (

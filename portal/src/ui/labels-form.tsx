@@ -1,7 +1,7 @@
 // The labels a template or a cluster sets, as typed fields grouped by feature module. Values the
 // template gives are shown as the defaults; unknown or unsupported labels are listed as warnings.
 import { useState } from 'preact/hooks';
-import { fieldKind, labelStatus, LABELS, MODULES } from '../labels';
+import { fieldKind, labelWarning, LABELS, MODULES } from '../labels';
 
 export function LabelsForm(props: { value: Record<string, string>; defaults?: Record<string, string>; onChange: (v: Record<string, string>) => void; errors?: Record<string, string>; idPrefix: string }) {
   const { value, defaults = {}, onChange, errors = {}, idPrefix } = props;
@@ -13,7 +13,7 @@ export function LabelsForm(props: { value: Record<string, string>; defaults?: Re
     else next[name] = v;
     onChange(next);
   };
-  const unknown = Object.keys(value).filter((k) => !labelStatus(k).known);
+  const warned = Object.keys(value).filter((k) => labelWarning(k) !== undefined);
   return (
     <div class="labels-form">
       {MODULES.map((m) => (
@@ -66,7 +66,7 @@ export function LabelsForm(props: { value: Record<string, string>; defaults?: Re
                   />
                 )}
                 <p class="hint" id={`${id}-doc`}>
-                  {l.doc} <span class="sub">Accepts: {l.accepts}.</span>
+                  {l.doc} <span class="sub">Accepts: {l.accepts}.{l.ignored ? ` Ignored ${l.ignored} (with a warning).` : ''}{l.deprecated ? ` Deprecated: ${l.deprecated}` : ''}</span>
                 </p>
                 {err && (
                   <p class="error" id={`${id}-error`} role="alert">
@@ -98,15 +98,15 @@ export function LabelsForm(props: { value: Record<string, string>; defaults?: Re
           Add label
         </button>
       </fieldset>
-      {unknown.length > 0 && (
+      {warned.length > 0 && (
         <ul class="warnings" aria-label="Label warnings">
-          {unknown.map((k) => (
+          {warned.map((k) => (
             <li key={k}>
               <span aria-hidden="true">! </span>
               <span class="mono">
                 {k}={value[k]}
               </span>
-              : {(labelStatus(k) as { warning: string }).warning}{' '}
+              : {labelWarning(k)}{' '}
               <button type="button" class="link" onClick={() => set(k, undefined)}>
                 Remove {k}
               </button>
