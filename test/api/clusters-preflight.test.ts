@@ -1,12 +1,15 @@
-// Pre-flight of a cluster create against the simulated cloud: what the cluster names must exist,
-// and its bill must fit the project's Nova, Neutron, Cinder and Octavia quotas; else nothing is written.
+// Pre-flight of a cluster create, a node group create and a CA rotation against the simulated cloud:
+// what the cluster names must exist, and its bill must fit the project's quotas; else nothing is written.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assess, shortage } from '../../src/api/routes/v1/clusters/bill.js';
 import { zero } from '../../src/kube/bill.js';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
+import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
+import { OperationEntity } from '../../src/db/entities/operation.js';
 import { OctaviaClient } from '../../src/openstack/octavia.js';
 import { testApp, type TestApp } from '../support/app.js';
+import { insertCluster } from '../support/cluster-fixture.js';
 
 let t: TestApp;
 let template: string;
@@ -28,6 +31,7 @@ after(() => t.close());
 const create = (body: Record<string, unknown> = {}) => t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: template, ...body } });
 const clusters = () => t.app.services.db.getRepository(ClusterEntity).count();
 const appCreds = () => t.keystone.state.appCreds.all().length;
+const sims = () => t.cloud!.sims;
 
 test('the shortage names each short quota with what is needed, in use and the limit; Magnum\'s own words when only its cluster quota is short', () => {
   const needs = { ...zero(), clusters: 1, instances: 4, cores: 5, port: 6 };
@@ -136,4 +140,29 @@ test('the node image contract at create: a prebuilt image must carry kube_tag\'s
   }
   const same = await t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: prebuilt } });
   assert.equal(same.statusCode, 202, same.body);
+});
+
+test('a node group create and a CA rotation are billed too: a shortage is the 403 naming the quota, nothing is written', async () => {
+  const user = t.keystone.state.findUserByName('demo', 'default')!.id;
+  const { cluster } = await insertCluster(t.app, { user, project: demoProject, name: 'billed', nodegroups: true, template: { master_lb_enabled: true, labels: { kube_tag: 'v1.35.2', boot_volume_size: '10' } } });
+  const db = t.app.services.db;
+  const written = async () => [await db.getRepository(NodeGroupEntity).count(), await db.getRepository(OperationEntity).count()];
+  const before = await written();
+  sims().cinder.state.setQuota(demoProject, { volumes: 1 });
+  try {
+    // Two nodes of a new group: two boot volumes.
+    const ng = await t.as('demo', { method: 'POST', url: `/v1/clusters/${cluster.uuid}/nodegroups`, payload: { name: 'more', node_count: 2 } });
+    assert.equal(ng.statusCode, 403, ng.body);
+    assert.match(ng.json().errors[0].detail, /^Resource limit exceeded: .*volumes: needed 2, in use 0, limit 1\./);
+    // The rotation's surge: one node at a time, its boot volume; none left.
+    sims().cinder.state.setQuota(demoProject, { volumes: 0 });
+    const rotate = await t.as('demo', { method: 'PATCH', url: `/v1/certificates/${cluster.uuid}`, headers: { 'content-type': 'application/octet-stream' } });
+    assert.equal(rotate.statusCode, 403, rotate.body);
+    assert.match(rotate.json().errors[0].detail, /volumes: needed 1, in use 0, limit 0/);
+    assert.deepEqual(await written(), before);
+  } finally {
+    sims().cinder.state.quotas.delete(demoProject);
+  }
+  const ok = await t.as('demo', { method: 'POST', url: `/v1/clusters/${cluster.uuid}/nodegroups`, payload: { name: 'more', node_count: 2 } });
+  assert.equal(ok.statusCode, 202, ok.body);
 });
