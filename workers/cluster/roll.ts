@@ -85,7 +85,8 @@ export const roll: Step = {
         if (!taken.has(name)) names.push(name);
       }
       // The ports the previous batch's servers kept go before this batch's are made: the roll holds at most its surge.
-      await dropOrphanPorts(ctx);
+      // This batch's own (a port and volumes made while Cinder makes the rest) are not the group's plan: kept by name.
+      await dropOrphanPorts(ctx, names);
       await ensureJoinToken(ctx, kube);
       const role = controlPlane ? 'control-plane' : 'worker';
       await ensureServers(ctx, names.map((name, k) => ({ name, group: g, role, index: replacing[k]! })));

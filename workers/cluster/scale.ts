@@ -83,9 +83,9 @@ export async function removeServer(ctx: RunContext, s: ObservedServer): Promise<
  * Ports of servers that are gone (the server's delete frees but keeps a pre-made port), and the volumes of
  * nodes that are gone (with their server) or were never booted.
  */
-export async function dropOrphanPorts(ctx: RunContext): Promise<void> {
+export async function dropOrphanPorts(ctx: RunContext, making: Iterable<string> = []): Promise<void> {
   const live = new Set((await observedServers(ctx)).map((s) => s.name));
-  const planned = new Set((await plannedNodes(ctx)).map((p) => p.name));
+  const planned = new Set([...(await plannedNodes(ctx)).map((p) => p.name), ...making]);
   const n = await ctx.cloud().neutron();
   for (const row of await ctx.ledger.live('port')) {
     if (!row.name || live.has(row.name) || planned.has(row.name)) continue;
