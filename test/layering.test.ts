@@ -1,6 +1,6 @@
 // The API's handlers and the workers reach the database only through the repositories (src/db/repos) and
 // OpenStack only through the typed clients (src/openstack, src/keystone): a raw query, repository or
-// request written in src/api or workers/ fails here, naming its file and line.
+// request or hand-made session written in src/api or workers/ fails here, naming its file and line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -17,6 +17,7 @@ const RAW = [
   { pattern: /\bcreateQueryBuilder\s*\(/, what: 'a query builder (use a repo of src/db/repos)' },
   { pattern: /\brequestJson\s*\(/, what: 'a raw OpenStack request (use a client of src/openstack)' },
   { pattern: /\bcallJson\s*\(/, what: 'a raw Keystone request (use a client of src/keystone or src/openstack)' },
+  { pattern: /\b(tokenSessions|sessionFor)\s*\(/, what: 'a session made by hand (use the caller\'s clients, CallerClouds, or the worker\'s, workers/cloud.ts)' },
 ];
 
 function sources(dir: string): string[] {
@@ -56,6 +57,7 @@ test('the check finds each kind of raw call, and not one in a comment', () => {
       "const qb = repo.createQueryBuilder('e');",
       "await requestJson(session, { path: '/servers' });",
       "await callJson(url, { method: 'GET', timeoutMs: 1 });",
+      "const nova = new NovaClient(await tokenSessions(catalog, token, {}).session('compute'));",
       "// a comment naming getRepository( and .query( is fine",
     ].join('\n'));
     assert.deepEqual(rawCalls([file]).map((l) => l.replace(/^.*handler\.ts:/, '')), RAW.map((r, i) => `${i + 1}: ${r.what}`));

@@ -8,6 +8,7 @@ import { DesignateClient } from './designate.js';
 import { GlanceClient } from './glance.js';
 import { sessionFor, type Session } from './http.js';
 import { KeystoneClient } from './keystone.js';
+import { ManilaClient } from './manila.js';
 import { NeutronClient } from './neutron.js';
 import { NovaClient } from './nova.js';
 import { NovaResourcesClient } from './nova-resources.js';
@@ -39,6 +40,7 @@ export interface CallerCloud {
   cinder(): CinderClient;
   octavia(): OctaviaClient;
   designate(): DesignateClient;
+  manila(): ManilaClient;
   /** The caller's own Keystone: application credentials belong to the user who makes them. */
   keystone(): KeystoneClient;
 }
@@ -65,6 +67,7 @@ export class CallerClouds {
       cinder: () => new CinderClient(session('block-storage')),
       octavia: () => new OctaviaClient(session('load-balancer')),
       designate: () => new DesignateClient(session('dns')),
+      manila: () => new ManilaClient(session('shared-file-system')),
       keystone: () => new KeystoneClient({ service: 'identity', baseUrl: keystone.authUrl, token: who.token, timeoutMs: keystone.timeoutMs }, who.ctx.userId),
     };
   }

@@ -4,11 +4,6 @@
 // a service that does not answer is named in `unreachable` and its list is empty.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { tokenSessions } from '../../../openstack/auth.js';
-import { GlanceClient } from '../../../openstack/glance.js';
-import { NeutronClient } from '../../../openstack/neutron.js';
-import { NovaClient } from '../../../openstack/nova.js';
-import { NovaResourcesClient } from '../../../openstack/nova-resources.js';
 import { enforce } from '../../policy.js';
 import { errorResponses } from '../../schemas/common.js';
 
@@ -37,11 +32,7 @@ export async function cloudChoiceRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request) => {
       enforce(request.auth, 'clustertemplate:get_all');
-      const sessions = tokenSessions(request.auth.catalog, request.authToken, {
-        interface: s.config.openstack.interface,
-        ...(s.config.openstack.region ? { region: s.config.openstack.region } : {}),
-        timeoutMs: s.config.openstack.timeoutMs,
-      });
+      const cloud = s.clouds.for({ ctx: request.auth, token: request.authToken });
       const unreachable: string[] = [];
       const ask = async <T>(service: string, fn: () => Promise<T[]>): Promise<T[]> =>
         fn().catch((e: Error) => {
@@ -50,12 +41,12 @@ export async function cloudChoiceRoutes(app: FastifyInstance): Promise<void> {
           return [];
         });
       const [flavors, keypairs, images, networks] = await Promise.all([
-        ask('compute', async () => (await new NovaClient(await sessions.session('compute')).listFlavors()).map((f) => ({ id: f.id, name: f.name, vcpus: f.vcpus, ram: f.ram, disk: f.disk }))),
-        ask('compute', async () => (await new NovaResourcesClient(await sessions.session('compute')).listKeypairs()).map((k) => ({ name: k.name, type: (k as { type?: string }).type ?? null }))),
+        ask('compute', async () => (await cloud.nova().listFlavors()).map((f) => ({ id: f.id, name: f.name, vcpus: f.vcpus, ram: f.ram, disk: f.disk }))),
+        ask('compute', async () => (await cloud.novaResources().listKeypairs()).map((k) => ({ name: k.name, type: (k as { type?: string }).type ?? null }))),
         ask('image', async () =>
-          (await new GlanceClient(await sessions.session('image')).listImages()).filter((i) => i.status === 'active').map((i) => ({ id: i.id, name: i.name ?? i.id, os_distro: typeof i.os_distro === 'string' ? i.os_distro : null })),
+          (await cloud.glance().listImages()).filter((i) => i.status === 'active').map((i) => ({ id: i.id, name: i.name ?? i.id, os_distro: typeof i.os_distro === 'string' ? i.os_distro : null })),
         ),
-        ask('network', async () => (await new NeutronClient(await sessions.session('network')).listNetworks({ 'router:external': true } as never)).map((n) => ({ id: n.id, name: n.name ?? n.id }))),
+        ask('network', async () => (await cloud.neutron().listNetworks({ 'router:external': true } as never)).map((n) => ({ id: n.id, name: n.name ?? n.id }))),
       ]);
       return { flavors: flavors.sort((a, b) => a.vcpus - b.vcpus || a.ram - b.ram), keypairs, images, external_networks: networks, unreachable: [...new Set(unreachable)] };
     },

@@ -10,10 +10,6 @@ import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import type { Scope } from '../../../../db/repos/clusters.js';
 import { ResourceRepo } from '../../../../db/repos/resources.js';
 import { errors } from '../../../../domain/errors.js';
-import { tokenSessions } from '../../../../openstack/auth.js';
-import { CinderClient } from '../../../../openstack/cinder.js';
-import { ManilaClient } from '../../../../openstack/manila.js';
-import { OctaviaClient } from '../../../../openstack/octavia.js';
 import { bool } from '../../../../kube/labels/types.js';
 import { enforce } from '../../../policy.js';
 import { errorResponses, Ident } from '../../../schemas/common.js';
@@ -73,11 +69,7 @@ export async function clusterResourceRoutes(app: FastifyInstance): Promise<void>
       const ledger = await ledgerRepo.live(c.uuid);
       const resources: Static[] = ledger.map((r) => ({ service: r.service, type: r.type, id: r.cloud_id, name: r.name, action: 'delete' as const, source: 'ledger' as const }));
       const unreachable: string[] = [];
-      const sessions = tokenSessions(request.auth.catalog, request.authToken, {
-        interface: s.config.openstack.interface,
-        ...(s.config.openstack.region ? { region: s.config.openstack.region } : {}),
-        timeoutMs: s.config.openstack.timeoutMs,
-      });
+      const cloud = s.clouds.for({ ctx: request.auth, token: request.authToken });
       const ask = async (service: string, fn: () => Promise<void>) => {
         try {
           await fn();
@@ -91,7 +83,7 @@ export async function clusterResourceRoutes(app: FastifyInstance): Promise<void>
       const keepShares = !truthy(c.labels.manila_csi_delete_shares);
       await Promise.all([
         ask('block-storage', async () => {
-          const cinder = new CinderClient(await sessions.session('block-storage'));
+          const cinder = cloud.cinder();
           for (const v of await cinder.listVolumes({ metadata: { 'cinder.csi.openstack.org/cluster': c.uuid } })) {
             resources.push({
               service: 'block-storage', type: 'volume', id: v.id, name: v.name ?? null, source: 'cloud',
@@ -101,7 +93,7 @@ export async function clusterResourceRoutes(app: FastifyInstance): Promise<void>
           }
         }),
         ask('sharev2', async () => {
-          const manila = new ManilaClient(await sessions.session('sharev2'));
+          const manila = cloud.manila();
           for (const sh of await manila.listShares({ metadata: { 'manila.csi.openstack.org/cluster': c.uuid } })) {
             resources.push({
               service: 'sharev2', type: 'share', id: sh.id, name: sh.name ?? null, source: 'cloud',
@@ -111,7 +103,7 @@ export async function clusterResourceRoutes(app: FastifyInstance): Promise<void>
           }
         }),
         ask('load-balancer', async () => {
-          const octavia = new OctaviaClient(await sessions.session('load-balancer'));
+          const octavia = cloud.octavia();
           const occm = new RegExp(`^Kubernetes .+ from cluster ${c.uuid}$`);
           const known = new Set(resources.map((r) => r.id));
           for (const lb of await octavia.listLoadBalancers()) {
