@@ -39,6 +39,8 @@ export interface Config {
   templateCache: { enabled: boolean; maxRows: number; maxListBytes: number };
   /** Operations one worker process runs at once. */
   workerConcurrency: number;
+  /** How often the deployment's health pass checks every settled cluster (HEALTH_INTERVAL_MS); 0: never. */
+  healthIntervalMs: number;
   /**
    * How long a worker's claim on a job and on a cluster lasts without renewal (WORKER_LOCK_MS): a
    * killed worker's runs are taken over after about this long, and a worker whose event loop
@@ -149,6 +151,7 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
       maxListBytes: int(env, 'TEMPLATE_CACHE_MB', 32, 1, 4096) * 1024 * 1024,
     },
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 256),
+    healthIntervalMs: int(env, 'HEALTH_INTERVAL_MS', 60_000, 0, 86_400_000),
     workerLockMs: int(env, 'WORKER_LOCK_MS', 30_000, 1000, 600_000),
     workerPollMs: int(env, 'WORKER_POLL_MS', 2000, 10, 600_000),
     workerHealth: { host: str(env, 'WORKER_HEALTH_HOST', '127.0.0.1'), port: int(env, 'WORKER_HEALTH_PORT', 0, 0, 65535) },

@@ -55,6 +55,7 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv = process.env): 
   const worker = await startWorker({
     redisUrl: config.redisUrl,
     concurrency: config.workerConcurrency,
+    healthIntervalMs: config.healthIntervalMs,
     prefix: config.queuePrefix,
     db,
     config,

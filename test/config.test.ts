@@ -1,4 +1,4 @@
-// The workers' timing knobs (WORKER_LOCK_MS, WORKER_POLL_MS): defaults, values, and bad values
+// The workers' timing knobs (WORKER_LOCK_MS, WORKER_POLL_MS, HEALTH_INTERVAL_MS): defaults, values, and bad values
 // stopping the start with the variable named (src/config.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +14,13 @@ test('worker lock and poll: 30 s and 2 s by default, as set otherwise', () => {
   assert.deepEqual([set.workerLockMs, set.workerPollMs], [5000, 250]);
 });
 
-for (const [name, value] of [['WORKER_LOCK_MS', '999'], ['WORKER_LOCK_MS', 'soon'], ['WORKER_POLL_MS', '5'], ['WORKER_POLL_MS', '-1']] as const) {
+test('health pass: every minute by default, as set otherwise, 0 for never', () => {
+  assert.equal(loadConfig(base).healthIntervalMs, 60_000);
+  assert.equal(loadConfig({ ...base, HEALTH_INTERVAL_MS: '300000' }).healthIntervalMs, 300_000);
+  assert.equal(loadConfig({ ...base, HEALTH_INTERVAL_MS: '0' }).healthIntervalMs, 0);
+});
+
+for (const [name, value] of [['WORKER_LOCK_MS', '999'], ['WORKER_LOCK_MS', 'soon'], ['WORKER_POLL_MS', '5'], ['WORKER_POLL_MS', '-1'], ['HEALTH_INTERVAL_MS', 'hourly'], ['HEALTH_INTERVAL_MS', '-5']] as const) {
   test(`${name}=${value} is refused`, () => {
     assert.throws(() => loadConfig({ ...base, [name]: value }), (e) => e instanceof ConfigError && e.message.startsWith(`${name} must be an integer between`));
   });
