@@ -3,8 +3,11 @@
 import type { AuthContext } from '../keystone/context.js';
 import { errors } from '../domain/errors.js';
 
-/** What a rule asks of the caller. */
-type Requirement = 'read' | 'write' | 'admin';
+/**
+ * What a rule asks of the caller: read and write (admins anywhere), admin, or 'project-member':
+ * the member role in the target's project, with no admin widening (Magnum's project_member rule).
+ */
+type Requirement = 'read' | 'write' | 'admin' | 'project-member';
 
 const RULES = {
   'clustertemplate:create': 'write',
@@ -31,7 +34,8 @@ const RULES = {
   'cluster:resize': 'write',
   'cluster:upgrade': 'write',
   'cluster:get_events': 'read',
-  'credential:rotate': 'write',
+  // Magnum: project_member, scope project; the cluster is looked up in the caller's project only.
+  'credential:rotate': 'project-member',
   'bay:create': 'write',
   'bay:get_all': 'read',
   'bay:detail': 'read',
@@ -65,6 +69,7 @@ const canWrite = (ctx: AuthContext): boolean => ctx.isAdmin || (ctx.projectId !=
 export function allowed(ctx: AuthContext, rule: Rule, target?: { project_id: string | null }): boolean {
   const need: Requirement = RULES[rule];
   if (need === 'admin') return ctx.isAdmin;
+  if (need === 'project-member') return ctx.projectId !== null && ctx.roles.includes('member') && (!target || target.project_id === ctx.projectId);
   if (target && !ctx.isAdmin && target.project_id !== ctx.projectId) return false;
   return need === 'read' ? canRead(ctx) : canWrite(ctx);
 }

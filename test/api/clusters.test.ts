@@ -347,6 +347,26 @@ describe('quota and credentials', () => {
     assert.notEqual(after.app_cred_id, before.app_cred_id);
     assert.equal(t.app.services.secretBox.open(after.app_cred_secret!, `app-cred:${uuid}`).length > 10, true);
   });
+
+  test("credential:rotate is Magnum's project_member: another project's cluster is a 404 (its admin too), a reader a 403; nothing is made in Keystone", async () => {
+    // The cluster of the test above (the project is at its cluster quota).
+    const before = await t.app.services.db.getRepository(ClusterEntity).findOneByOrFail({ name: 'cr' });
+    const uuid = before.uuid;
+    const creds = () => t.keystone.state.appCreds.all().length;
+    const made = creds();
+    const rotate = (user: User) => t.as(user, { method: 'PATCH', url: `/v1/credentials/${uuid}` });
+    for (const user of ['admin', 'other'] as const) {
+      const res = await rotate(user);
+      assert.equal(res.statusCode, 404, `${user}: ${res.body}`);
+      assert.equal(res.json().errors[0].detail, `Cluster ${uuid} could not be found.`);
+    }
+    const reader = await rotate('demo-reader');
+    assert.equal(reader.statusCode, 403, reader.body);
+    assert.match(reader.json().errors[0].detail, /credential:rotate/);
+    assert.equal(creds(), made, 'no application credential was made for any of them');
+    const after = await t.app.services.db.getRepository(ClusterEntity).findOneByOrFail({ uuid });
+    assert.equal(after.app_cred_id, before.app_cred_id, 'the cluster keeps its credential');
+  });
 });
 
 describe('bays (≤1.10)', () => {

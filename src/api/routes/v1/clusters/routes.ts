@@ -268,7 +268,10 @@ export const clustersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const c = await lookup(request, request.params.ident);
+      // Magnum's order: the rule first (a project member), then the cluster in the caller's own
+      // project only; an admin of another project gets a 404, never a credential of its own.
+      enforce(request.auth, 'credential:rotate');
+      const c = await lookup(request, request.params.ident, scopeOf(request, true));
       await rotateCredential(s, caller(request), c);
       return reply.code(202).send({ uuid: c.uuid });
     },
