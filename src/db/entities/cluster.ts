@@ -35,8 +35,18 @@ export interface ClusterRow {
   /** The cluster's Keystone application credential; the secret is sealed (src/security/secret-box.ts). */
   app_cred_id: string | null;
   app_cred_secret: string | null;
+  /** Its owner in Keystone (the creator, or the member who rotated it): the user it is deleted under. */
+  app_cred_user_id: string | null;
+  /** Credentials a rotation replaced, still to delete (once nothing in the cluster uses them, or with the cluster). */
+  retired_app_creds: RetiredCredential[];
   created_at: Date;
   updated_at: Date | null;
+}
+
+/** An application credential and its owner in Keystone. */
+export interface RetiredCredential {
+  id: string;
+  user_id: string;
 }
 
 const str = (length = 255) => ({ type: 'varchar' as const, length, nullable: true });
@@ -75,6 +85,8 @@ export const ClusterEntity = new EntitySchema<ClusterRow>({
     conditions: { type: 'jsonb' },
     app_cred_id: str(64),
     app_cred_secret: { type: 'text', nullable: true },
+    app_cred_user_id: str(64),
+    retired_app_creds: { type: 'jsonb', default: () => "'[]'::jsonb" },
     created_at: { type: 'timestamptz' },
     updated_at: { type: 'timestamptz', nullable: true },
   },
@@ -82,5 +94,5 @@ export const ClusterEntity = new EntitySchema<ClusterRow>({
 
 /** Columns a list may sort by (Magnum: any column); secrets and internal state are not offered. */
 export const CLUSTER_SORTABLE = new Set(
-  Object.keys(ClusterEntity.options.columns).filter((c) => !['app_cred_id', 'app_cred_secret', 'conditions', 'health_checked_at', 'unhealthy_since'].includes(c)),
+  Object.keys(ClusterEntity.options.columns).filter((c) => !['app_cred_id', 'app_cred_secret', 'app_cred_user_id', 'retired_app_creds', 'conditions', 'health_checked_at', 'unhealthy_since'].includes(c)),
 );

@@ -63,7 +63,16 @@ export class ClusterRepo {
 
   /** The cluster's application credential is gone (deleted in Keystone): the row forgets it. */
   async forgetCredential(uuid: string): Promise<void> {
-    await this.ds.getRepository(ClusterEntity).update({ uuid }, { app_cred_id: null, app_cred_secret: null, updated_at: new Date() });
+    await this.ds.getRepository(ClusterEntity).update({ uuid }, { app_cred_id: null, app_cred_secret: null, app_cred_user_id: null, updated_at: new Date() });
+  }
+
+  /** A retired credential is gone (deleted in Keystone): the row forgets it, whatever else the list holds now. */
+  async forgetRetired(uuid: string, credentialId: string): Promise<void> {
+    await this.ds.query(
+      `UPDATE cluster SET retired_app_creds = (SELECT coalesce(jsonb_agg(e), '[]'::jsonb) FROM jsonb_array_elements(retired_app_creds) e WHERE e->>'id' <> $2)
+       WHERE uuid = $1`,
+      [uuid, credentialId],
+    );
   }
 
   /** The row goes (node groups, certificates, operations and events with it), in the caller's transaction. */

@@ -86,6 +86,8 @@ function resolve(who: Caller, body: CreateBodyT, t: ClusterTemplateRow, flavor: 
     conditions: initialConditions(now, masterLb),
     app_cred_id: null,
     app_cred_secret: null,
+    app_cred_user_id: null,
+    retired_app_creds: [],
     created_at: now,
     updated_at: null,
   };
@@ -184,6 +186,7 @@ export async function createCluster(s: Services, who: Caller, body: CreateBodyT,
   const credential: ClusterCredential = await createClusterCredential(s.clouds, who, row.uuid);
   row.app_cred_id = credential.id;
   row.app_cred_secret = s.secretBox.seal(credential.secret, `app-cred:${row.uuid}`);
+  row.app_cred_user_id = who.ctx.userId;
   try {
     const begun = await beginOperation(s.outbox, row.uuid, {
       kind: 'create',
