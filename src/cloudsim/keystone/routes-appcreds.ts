@@ -71,11 +71,14 @@ export function registerAppCredRoutes(app: FastifyInstance, ctx: SimContext): vo
     return list(urls, path, 'application_credentials', creds.map((c) => renderAppCred(urls, c, state.roles)));
   });
 
+  // One credential: Keystone judges by its real owner, whatever user the path names (it replaces the
+  // path's user with the owner before its policy check), so an admin reaches any credential by id and
+  // an owner its own under any path; a missing one is judged on the path's user, then 404.
   app.get<{ Params: CredParams }>(`${base}/:id`, async (request) => {
     const { uid, id } = request.params;
-    requireAdminOrOwner(ctx, await callerToken(ctx, request), uid, 'identity:get_application_credential');
     const cred = state.appCreds.get(id);
-    if (!cred || cred.userId !== uid) throw ksErrors.notFound('application credential', id);
+    requireAdminOrOwner(ctx, await callerToken(ctx, request), cred?.userId ?? uid, 'identity:get_application_credential');
+    if (!cred) throw ksErrors.notFound('application credential', id);
     return { application_credential: renderAppCred(urls, cred, state.roles) };
   });
 
@@ -83,10 +86,10 @@ export function registerAppCredRoutes(app: FastifyInstance, ctx: SimContext): vo
     const { uid, id } = request.params;
     const caller = await callerToken(ctx, request);
     const action = 'identity:delete_application_credential';
-    requireAdminOrOwner(ctx, caller, uid, action);
-    forbidRestricted(caller, action);
     const cred = state.appCreds.get(id);
-    if (!cred || cred.userId !== uid) throw ksErrors.notFound('application credential', id);
+    requireAdminOrOwner(ctx, caller, cred?.userId ?? uid, action);
+    forbidRestricted(caller, action);
+    if (!cred) throw ksErrors.notFound('application credential', id);
     state.appCreds.delete(id);
     return reply.code(204).send();
   });

@@ -91,6 +91,15 @@ test('who may create, read and delete', async () => {
   assertKeystoneError(await api(ks, demo, 'GET', `${base}/nope`), 404);
   assert.equal((await api(ks, demo, 'DELETE', `${base}/${id}`)).statusCode, 204);
   assertKeystoneError(await api(ks, demo, 'DELETE', `${base}/${id}`), 404);
+
+  // As Keystone: one credential is judged by its real owner, not by the user its path names.
+  const otherBase = `/v3/users/${ks.state.userId('other')}/application_credentials`;
+  const { id: second } = await createCred(ks, demo, demoId, { name: 'second' });
+  assert.equal((await api(ks, demo, 'GET', `${otherBase}/${second}`)).statusCode, 200, 'its owner, under another user\'s path');
+  assertKeystoneError(await api(ks, other, 'GET', `${otherBase}/${second}`), 403);
+  assertKeystoneError(await api(ks, other, 'DELETE', `${otherBase}/${second}`), 403);
+  assert.equal((await api(ks, admin, 'DELETE', `${otherBase}/${second}`)).statusCode, 204, 'an admin, under any path');
+  assert.equal(ks.state.appCreds.get(second), undefined);
 });
 
 test('auth with an app credential: by id or name+user, project-scoped, no scope allowed, restricted', async () => {
