@@ -4,7 +4,9 @@
 // credential and the key id, and is only rendered for control-plane user-data.
 
 import { stringify } from 'yaml';
+import type { K8sObject } from './addons/framework.js';
 import { iniValue, type CloudCredential } from './cloudconf.js';
+import { hostSyncObjects, sha256 } from './host-sync.js';
 import type { ClusterSpec } from './spec/types.js';
 
 export const KMS_SOCKET_DIR = '/var/lib/kms';
@@ -26,13 +28,17 @@ export function encryptionConfiguration(): string {
   });
 }
 
-/** The plugin as a static pod: kubelet starts it beside the apiserver, on the host network (it reaches Keystone and Barbican). */
-export function kmsStaticPod(spec: ClusterSpec): string {
+/**
+ * The plugin as a static pod: kubelet starts it beside the apiserver, on the host network (it reaches
+ * Keystone and Barbican). `annotations` (a replaced cloud.conf's checksum) make the manifest change, so
+ * that kubelet restarts the plugin, which reads its cloud.conf again.
+ */
+export function kmsStaticPod(spec: ClusterSpec, annotations?: Record<string, string>): string {
   return stringify(
     {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'barbican-kms', namespace: 'kube-system', labels: { component: 'barbican-kms', tier: 'control-plane' } },
+      metadata: { name: 'barbican-kms', namespace: 'kube-system', labels: { component: 'barbican-kms', tier: 'control-plane' }, ...(annotations ? { annotations } : {}) },
       spec: {
         hostNetwork: true,
         priorityClassName: 'system-node-critical',
@@ -80,3 +86,32 @@ export function kmsCloudConf(cred: CloudCredential, keyId: string): string {
   ];
   return `[Global]\n${global.map(([k, v]) => `${k}=${iniValue(v!)}`).join('\n')}\n\n[KeyManager]\nkey-id=${iniValue(keyId)}\n`;
 }
+
+export const KMS_CONFIG_PATH = `${KMS_CONFIG_DIR}/cloud.conf`;
+/** The mirror pod of the plugin on control plane `node`. */
+export const kmsMirrorPod = (node: string): string => `barbican-kms-${node}`;
+/** The annotation of the plugin's manifest naming the cloud.conf it reads. */
+export const KMS_CONF_CHECKSUM = 'checksum/cloud-config';
+
+/**
+ * A new credential for the plugins of the running control planes: the agent (host-sync.ts) writes the
+ * new cloud.conf, then the manifest annotated with its checksum (kubelet restarts the plugin).
+ * `checksum` is what each control plane's barbican-kms mirror pod carries once its plugin reads it.
+ */
+export function kmsCredentialSync(spec: ClusterSpec, cred: CloudCredential, keyId: string): { objects: K8sObject[]; checksum: string } {
+  const conf = kmsCloudConf(cred, keyId);
+  const checksum = sha256(conf);
+  const objects = hostSyncObjects({
+    name: KMS_SYNC_NAME,
+    image: spec.kms.agentImage,
+    files: [
+      ...(cred.caCertPem ? [{ path: `${KMS_CONFIG_DIR}/ca.crt`, content: cred.caCertPem }] : []),
+      { path: KMS_CONFIG_PATH, content: conf },
+      { path: KMS_MANIFEST_PATH, content: kmsStaticPod(spec, { [KMS_CONF_CHECKSUM]: checksum }) },
+    ],
+  });
+  return { objects, checksum };
+}
+
+/** The agent's DaemonSet and Secret (kube-system). */
+export const KMS_SYNC_NAME = 'barbican-kms-credential';

@@ -50,6 +50,8 @@ export interface VersionRow {
   grafana: string;
   /** ghcr.io/headlamp-k8s/headlamp: SIG UI's web UI, the successor of the archived Kubernetes dashboard (not tied to the minor). */
   headlamp: string;
+  /** docker.io/library/busybox: the shell of the service's small node agents (a control plane's files replaced; not tied to the minor). */
+  busybox: string;
 }
 
 export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> = {
@@ -83,6 +85,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     kubeStateMetrics: 'v2.16.0',
     grafana: '12.1.0',
     headlamp: 'v0.43.0',
+    busybox: '1.37.0',
   },
   '1.35': {
     kubernetes: 'v1.35.5',
@@ -114,6 +117,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     kubeStateMetrics: 'v2.16.0',
     grafana: '12.1.0',
     headlamp: 'v0.43.0',
+    busybox: '1.37.0',
   },
   '1.36': {
     kubernetes: 'v1.36.1',
@@ -145,6 +149,7 @@ export const VERSION_MATRIX: Readonly<Record<KubeMinor, Readonly<VersionRow>>> =
     kubeStateMetrics: 'v2.16.0',
     grafana: '12.1.0',
     headlamp: 'v0.43.0',
+    busybox: '1.37.0',
   },
 };
 

@@ -5,6 +5,7 @@ import type { CloudConfigOutput } from '../cloudconf.js';
 import type { LabelSchema } from '../labels/types.js';
 import type { FeatureModule } from '../spec/module.js';
 import type { ClusterSpec } from '../spec/types.js';
+import { withSecretChecksums } from './secret-checksums.js';
 
 /** A Kubernetes object as plain data (serialised to YAML by render-all, applied by the worker). */
 export interface K8sObject {
@@ -76,12 +77,18 @@ export interface RenderedAddon {
   objects: K8sObject[];
 }
 
-/** Enabled add-ons in apply order, each with its objects. */
+/**
+ * Enabled add-ons in apply order, each with its objects; workloads reading Secrets of the rendering
+ * carry those Secrets' checksum (secret-checksums.ts), so a changed Secret rolls its readers.
+ */
 export function renderAddons(modules: readonly AddonModule[], spec: ClusterSpec, ctx: AddonContext): RenderedAddon[] {
-  return [...modules]
+  const rendered = [...modules]
     .sort((a, b) => a.order - b.order || a.name.localeCompare(b.name))
     .filter((m) => m.enabled(spec))
     .map((m) => ({ name: m.name, order: m.order, objects: m.render(spec, ctx) }));
+  const stamped = withSecretChecksums(rendered.flatMap((r) => r.objects));
+  let i = 0;
+  return rendered.map((r) => ({ ...r, objects: r.objects.map(() => stamped[i++]!) }));
 }
 
 /** The merged apiserver wiring of the enabled add-ons, in apply order (what cloudinit/kubeadm.ts consumes). */

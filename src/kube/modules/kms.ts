@@ -20,6 +20,10 @@ export const kmsModule = defineModule({
   resolve(l, ctx): KmsSpec {
     const k = ctx.spec.kubernetes!;
     const enabled = l.barbican_kms_enabled ?? false;
-    return { enabled, image: `${k.imageRepository || 'registry.k8s.io/provider-os'}/barbican-kms-plugin:${k.components.cloudProvider}` };
+    return {
+      enabled,
+      image: `${k.imageRepository || 'registry.k8s.io/provider-os'}/barbican-kms-plugin:${k.components.cloudProvider}`,
+      agentImage: `${k.imageRepository || 'docker.io/library'}/busybox:${k.components.busybox}`,
+    };
   },
 });

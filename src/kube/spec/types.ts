@@ -168,6 +168,8 @@ export interface KmsSpec {
   enabled: boolean;
   /** barbican-kms-plugin image: the CPO release of the Kubernetes minor. */
   image: string;
+  /** The agent that replaces the plugin's files on the control planes (a credential rotation): busybox. */
+  agentImage: string;
 }
 
 export interface ClusterSpec {
