@@ -1,5 +1,5 @@
-// What the in-cluster cloud provider reads, as it reads it: cloud.conf from the Secret
-// kube-system/cloud-config (gcfg: [Section] key=value, values bare or double-quoted), OCCM's
+// What the in-cluster cloud provider reads, as it reads it: cloud.conf, the file of its --cloud-config
+// flag from the Secret its pod mounted when it started (gcfg: [Section] key=value, values bare or double-quoted), OCCM's
 // --cluster-name from its DaemonSet and Cinder CSI's --cluster from its controller Deployment. With
 // the [Global] application credential it logs in to Keystone and reaches the services through the
 // catalog, over HTTP like the real binaries: a credential that does not work stops them.
@@ -7,7 +7,7 @@ import { AppCredentialAuth } from '../../openstack/auth.js';
 import { CinderClient } from '../../openstack/cinder.js';
 import { NeutronClient } from '../../openstack/neutron.js';
 import { OctaviaClient } from '../../openstack/octavia.js';
-import type { Obj, ObjectStore } from './store.js';
+import type { Obj } from './store.js';
 
 export type CloudConf = Record<string, Record<string, string>>;
 
@@ -31,13 +31,6 @@ export function parseCloudConf(text: string): CloudConf {
     out[section]![kv[1]!.toLowerCase()] = v;
   }
   return out;
-}
-
-/** The Secret's cloud.conf, or undefined while there is none. */
-export function cloudConfOf(store: ObjectStore): CloudConf | undefined {
-  const secret = store.get({ group: '', resource: 'secrets', namespace: 'kube-system', name: 'cloud-config' });
-  const data = (secret?.data as Record<string, string> | undefined)?.['cloud.conf'];
-  return data === undefined ? undefined : parseCloudConf(Buffer.from(data, 'base64').toString('utf8'));
 }
 
 /** A container argument `--<flag>=value` of a workload's pod template. */

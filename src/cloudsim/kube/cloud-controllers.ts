@@ -4,9 +4,12 @@
 // with the credential of cloud.conf over the cloud's HTTP APIs. A pass runs after each change of
 // the cluster (one at a time: a change during a pass runs another), again a few (simulated)
 // seconds later while something is on its way, and with a growing delay after failures, which
-// become Events of the object as the real controllers record them.
+// become Events of the object as the real controllers record them. Each acts with the cloud.conf its
+// pod read when it started: a changed Secret counts only once the pod has been replaced.
 import type { SimClock, SimTimer } from '../common/clock.js';
-import { cloudClients, cloudConfOf } from './cloud-conf.js';
+import { cloudClients, parseCloudConf, type CloudConf } from './cloud-conf.js';
+import { terminating } from './disruption.js';
+import type { Container, PodMounts } from './mounts.js';
 import { CsiController } from './csi-controller.js';
 import { ServiceController } from './service-controller.js';
 import { iso, type Obj, type ObjectStore } from './store.js';
@@ -21,6 +24,8 @@ export interface ControllerHost {
   occm(): Obj | undefined;
   /** Cinder CSI's controller Deployment, when a replica is ready. */
   csi(): Obj | undefined;
+  /** The cloud.conf the running controller read when its pod started (its --cloud-config file). */
+  conf(controller: 'occm' | 'csi'): CloudConf | undefined;
 }
 
 /** OCCM's DaemonSet while one of its pods runs on a node of `alive`. */
@@ -35,6 +40,23 @@ export function occmDaemonSet(store: ObjectStore, alive: ReadonlySet<string>): O
 export function csiController(store: ObjectStore): Obj | undefined {
   const d = store.get({ group: 'apps', resource: 'deployments', namespace: 'kube-system', name: 'csi-cinder-controllerplugin' });
   return ((d?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0) > 0 ? d : undefined;
+}
+
+/** The cloud.conf the first running pod of a cloud provider's `workload` (on a node of `alive`) read when it started: its --cloud-config file. */
+export function controllerConf(store: ObjectStore, mounts: PodMounts, workload: Obj | undefined, alive: ReadonlySet<string>): CloudConf | undefined {
+  const selector = ((workload?.spec as { selector?: { matchLabels?: Record<string, string> } } | undefined)?.selector?.matchLabels) ?? {};
+  if (!workload || Object.keys(selector).length === 0) return undefined;
+  const pods = store
+    .list('', 'pods', workload.metadata.namespace ?? 'default')
+    .filter((p) => !terminating(p) && Object.entries(selector).every(([k, v]) => p.metadata.labels?.[k] === v) && alive.has((p.spec as { nodeName?: string }).nodeName ?? ''));
+  for (const p of pods) {
+    for (const c of (p.spec as { containers?: Container[] }).containers ?? []) {
+      const path = [...(c.command ?? []), ...(c.args ?? [])].find((a) => a.startsWith('--cloud-config='))?.slice('--cloud-config='.length);
+      const text = path ? mounts.file(p, c, path) : undefined;
+      if (text !== undefined) return parseCloudConf(text);
+    }
+  }
+  return undefined;
 }
 
 export class CloudControllers {
@@ -97,19 +119,25 @@ export class CloudControllers {
     const serviceWork = occm !== undefined && this.services.hasWork();
     const volumeWork = csi !== undefined && this.volumes.hasWork();
     if (!serviceWork && !volumeWork) return { pending: false, failed: false };
-    const conf = cloudConfOf(this.host.store);
-    const clients = conf ? cloudClients(conf) : undefined;
-    if (!conf || !clients) return { pending: false, failed: true };
     let pending = false;
     let failed = false;
+    // Each acts with the credential its own pod read at start, not what the Secret holds now.
+    const login = (which: 'occm' | 'csi') => {
+      const conf = this.host.conf(which);
+      const clients = conf ? cloudClients(conf) : undefined;
+      if (!conf || !clients) failed = true;
+      return conf && clients ? { conf, clients } : undefined;
+    };
     try {
-      if (serviceWork) {
-        const p = await this.services.reconcile(conf, clients, occm);
+      const o = serviceWork ? login('occm') : undefined;
+      if (o) {
+        const p = await this.services.reconcile(o.conf, o.clients, occm);
         pending ||= p.pending;
         failed ||= p.failed;
       }
-      if (volumeWork) {
-        const p = await this.volumes.reconcile(clients, csi);
+      const c = volumeWork ? login('csi') : undefined;
+      if (c) {
+        const p = await this.volumes.reconcile(c.clients, csi);
         pending ||= p.pending;
         failed ||= p.failed;
       }

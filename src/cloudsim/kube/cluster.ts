@@ -9,7 +9,10 @@ import { ApiListener } from './listener.js';
 import { NODES, reconcileNodes, registerNode, type NodeMember } from './nodes.js';
 import { RestApi } from './rest.js';
 import { ObjectStore, type Obj, type StoreSnapshot } from './store.js';
-import { CloudControllers, csiController, occmDaemonSet } from './cloud-controllers.js';
+import { CloudControllers, controllerConf, csiController, occmDaemonSet } from './cloud-controllers.js';
+import type { CloudConf } from './cloud-conf.js';
+import { HostAgents } from './host-agents.js';
+import { PodMounts } from './mounts.js';
 import { reconcileDisruptionBudgets } from './disruption.js';
 import { Kubelets } from './termination.js';
 import { caCertHash, issueServingCert } from './tls.js';
@@ -62,6 +65,10 @@ export class SimCluster {
   private readonly workloads: Workloads;
   private readonly kubelets: Kubelets;
   private readonly controllers: CloudControllers;
+  /** What each pod read of its Secrets when it started. */
+  private readonly mounts = new PodMounts();
+  /** The service's agents that write files of the nodes (host-sync). */
+  private readonly agents = new HostAgents();
   private listener: ApiListener | undefined;
   /** What the listener serves now: the signing CA, the names and the trust set. */
   private identity = '';
@@ -78,9 +85,15 @@ export class SimCluster {
     private readonly listenHost = '127.0.0.1',
   ) {
     this.store = new ObjectStore(() => clock.now());
-    this.workloads = new Workloads(this.store, clock.random);
+    this.workloads = new Workloads(this.store, clock.random, (pod) => this.agents.ready(pod));
     this.kubelets = new Kubelets(this.store, clock, () => this.reconcile());
-    this.controllers = new CloudControllers({ store: this.store, clock, occm: () => this.occmDaemonSet(), csi: () => csiController(this.store) });
+    this.controllers = new CloudControllers({
+      store: this.store,
+      clock,
+      occm: () => this.occmDaemonSet(),
+      csi: () => csiController(this.store),
+      conf: (which) => this.controllerConf(which === 'occm' ? this.occmDaemonSet() : csiController(this.store)),
+    });
     this.rest = new RestApi({
       store: this.store,
       now: () => clock.now(),
@@ -215,15 +228,35 @@ export class SimCluster {
     for (let pass = 0; pass < 4; pass++) {
       const before = this.store.resourceVersion;
       const cni = this.cniApplied();
-      const nodes = reconcileNodes(this.store, { view: this.view, projectId: this.info.projectId, members: this.byNodeName(), cni, occm: this.occmDaemonSet() !== undefined, now: this.clock.now() });
+      const members = this.byNodeName();
+      const nodes = reconcileNodes(this.store, { view: this.view, projectId: this.info.projectId, members, cni, occm: this.occmDaemonSet() !== undefined, now: this.clock.now() });
       this.workloads.reconcile(nodes, cni);
       this.operatorCrds();
       reconcileDisruptionBudgets(this.store, this.clock.now());
       const alive = new Set(nodes.filter((n) => n.alive).map((n) => n.name));
       this.kubelets.sync((name) => alive.has(name));
-      if (this.store.resourceVersion === before) break;
+      this.mounts.sync(this.store);
+      const files = (node: string) => {
+        const m = alive.has(node) ? members.get(node) : undefined;
+        if (m) m.files ??= {};
+        return m?.files;
+      };
+      const wrote = this.agents.run(this.store, this.mounts, files);
+      if (this.store.resourceVersion === before && !wrote) break;
     }
     this.controllers.kick();
+  }
+
+  /** The cloud.conf the first running pod of a cloud provider's workload read at start. */
+  private controllerConf(workload: Obj | undefined): CloudConf | undefined {
+    const alive = new Set([...this.members.values()].filter((m) => this.view.alive(m.serverId)).map((m) => m.nodeName));
+    return controllerConf(this.store, this.mounts, workload, alive);
+  }
+
+  /** A node's files under /etc/kubernetes (tests and introspection). */
+  nodeFiles(nodeName: string): Record<string, string> | undefined {
+    const m = [...this.members.values()].find((x) => x.nodeName === nodeName);
+    return m?.files && { ...m.files };
   }
 
   version(): Record<string, string> {

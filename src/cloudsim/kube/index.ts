@@ -193,6 +193,7 @@ export class KubeSim implements Snapshotable {
       labels: a.node.labels,
       taints: a.node.taints,
       osImage: osImage(server ? this.view.imageProperties(server) : {}),
+      files: { ...a.node.hostFiles },
     };
   }
 

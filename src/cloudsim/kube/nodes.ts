@@ -28,7 +28,15 @@ export interface NodeMember {
   taints?: Taint[];
   /** What the node reports as its OS (from its image). */
   osImage?: string;
+  /** Its files under /etc/kubernetes the kubelet and agents read (user-data's, then what agents wrote): path → content. */
+  files?: Record<string, string>;
 }
+
+export const MANIFESTS_DIR = '/etc/kubernetes/manifests/';
+
+/** The static pod manifests among a node's files. */
+const manifestsOf = (files: Record<string, string> | undefined): Record<string, string> =>
+  Object.fromEntries(Object.entries(files ?? {}).filter(([path]) => path.startsWith(MANIFESTS_DIR) && /\.(ya?ml|json)$/.test(path)));
 
 interface NodeSpec {
   providerID?: string;
@@ -175,6 +183,7 @@ export function reconcileNodes(store: ObjectStore, ctx: NodeContext): SchedNode[
       unschedulable: spec.unschedulable === true,
       controlPlane: CONTROL_PLANE in labels,
       ip: addresses.find((a) => a.type === 'InternalIP')?.address ?? (alive && m ? ctx.view.fixedAddresses(m.serverId)[0]?.ip : undefined),
+      manifests: manifestsOf(m?.files),
     });
   }
   return out;

@@ -95,7 +95,7 @@ export class ObjectStore {
   private rv = 0;
   private readonly items = new Map<string, { key: ObjKey; object: Obj }>();
 
-  constructor(private readonly now: () => number) {}
+  constructor(readonly now: () => number) {}
 
   get resourceVersion(): string {
     return String(this.rv);

@@ -50,6 +50,11 @@ export interface KubeadmNode {
   labels: Record<string, string>;
   /** nodeRegistration.taints. */
   taints: { key: string; value?: string; effect: string }[];
+  /**
+   * The files it writes under /etc/kubernetes that the node keeps using (static pod manifests and the
+   * configuration they read), path → content; not the PKI (`ca`) nor kubeadm's own configuration.
+   */
+  hostFiles: Record<string, string>;
 }
 
 type Doc = Record<string, unknown>;
@@ -59,6 +64,9 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is
 
 const DEFAULT_PORT = 6443;
 const PKI = '/etc/kubernetes/pki';
+
+/** Files of the node's disk the simulated kubelet and agents read later. */
+const kept = (path: string): boolean => path.startsWith('/etc/kubernetes/') && !path.startsWith(`${PKI}/`) && !path.startsWith('/etc/kubernetes/kubeadm/');
 
 /** `10.0.0.10:6443`, `[fd00::1]:6443` or a bare host. */
 export function hostPort(value: string): { host: string; port: number } {
@@ -145,6 +153,7 @@ export function parseUserData(userData: string | null, serverName: string, agent
     requirement: pins.requirement,
     labels: labelsOf(str(kubeletArgs.find((a) => a.name === 'node-labels')?.value)),
     taints: (Array.isArray(registration.taints) ? registration.taints : []).map(obj).filter((t) => typeof t.key === 'string').map((t) => ({ key: t.key as string, ...(typeof t.value === 'string' ? { value: t.value } : {}), effect: String(t.effect ?? 'NoSchedule') })),
+    hostFiles: Object.fromEntries([...files].filter(([path]) => kept(path))),
   };
   if (init && clusterCfg) {
     const api = obj(clusterCfg.apiServer);

@@ -1,10 +1,15 @@
 // The controllers a cluster runs, reduced to what the worker observes: DaemonSet pods on each
 // node they fit, Deployment and StatefulSet replicas bound to live schedulable nodes whose taints
-// they tolerate (Pending while none fits), static control-plane pods mirrored per control-plane node, pods of vanished
-// nodes collected, and the workloads' status counts derived from their pods.
+// they tolerate (Pending while none fits), static control-plane pods mirrored per control-plane node
+// (kubeadm's, and the manifests the node's files hold), pods of vanished nodes and of deleted
+// workloads collected, and the workloads' status counts derived from their pods. A pod belongs to
+// its workload's template revision (controller-revision-hash, pod-template-hash): when the template
+// changes, the controllers replace its pods (new containers, which read their Secrets again).
 import { createHash } from 'node:crypto';
 import type { SeededRandom } from '../common/clock.js';
 import { terminating } from './disruption.js';
+import { mirrorStaticPods } from './static-pods.js';
+import { deleteGracefully } from './termination.js';
 import { nodeSelected, tolerates, type Taint, type Toleration } from './selectors.js';
 import type { Obj, ObjectStore } from './store.js';
 
@@ -19,13 +24,14 @@ export interface SchedNode {
   unschedulable: boolean;
   controlPlane: boolean;
   ip: string | undefined;
+  /** The static pod manifests in the node's /etc/kubernetes/manifests (besides kubeadm's): path → content. */
+  manifests?: Record<string, string>;
 }
 
 export const POD = { group: '', resource: 'pods' };
 const DS = { group: 'apps', resource: 'daemonsets' };
 const DEPLOY = { group: 'apps', resource: 'deployments' };
 const STS = { group: 'apps', resource: 'statefulsets' };
-const STATIC_PODS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
 
 /** What the DaemonSet controller adds to every DaemonSet pod. */
 const DS_TOLERATIONS: Toleration[] = [
@@ -38,6 +44,23 @@ const DS_TOLERATIONS: Toleration[] = [
 ];
 
 const hash = (s: string, n: number) => createHash('sha256').update(s).digest('hex').slice(0, n);
+
+/** JSON with object keys sorted: the same template always hashes the same. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** The revision of a workload's pod template (what the controllers label its pods with). */
+export const templateRevision = (w: Obj): string => hash(canonical((w.spec as Record<string, unknown> | undefined)?.template ?? {}), 10);
+
+/** The label each controller puts the revision under. */
+const REVISION_LABEL: Record<string, string> = { DaemonSet: 'controller-revision-hash', ReplicaSet: 'pod-template-hash', StatefulSet: 'controller-revision-hash' };
+/** Controllers whose pods go with them (the garbage collector follows the owner references). */
+const CONTROLLERS = new Set(Object.keys(REVISION_LABEL));
 type PodSpec = Record<string, unknown> & { tolerations?: Toleration[]; hostNetwork?: boolean };
 const podSpecOf = (w: Obj): PodSpec => (((w.spec as Record<string, unknown> | undefined)?.template as { spec?: PodSpec } | undefined)?.spec ?? {});
 const templateMeta = (w: Obj) => (((w.spec as Record<string, unknown> | undefined)?.template as { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> } } | undefined)?.metadata ?? {});
@@ -48,6 +71,8 @@ const fits = (spec: PodSpec, n: SchedNode, extra: Toleration[] = []) =>
 /** A pod runs ready on a live kubelet; off the host network it needs the CNI too. */
 const podReady = (spec: PodSpec, n: SchedNode | undefined, cni: boolean) => n !== undefined && n.alive && (spec.hostNetwork === true || cni);
 
+const isReady = (p: Obj): boolean => ((p.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
 function ownerOf(p: Obj): { kind: string; name: string; uid: string } | undefined {
   return p.metadata.ownerReferences?.find((o) => o.controller) ?? p.metadata.ownerReferences?.[0];
 }
@@ -56,6 +81,8 @@ export class Workloads {
   constructor(
     private readonly store: ObjectStore,
     private readonly random: SeededRandom,
+    /** A pod's readiness probe, where the simulator plays one (an agent's): false keeps it not Ready; undefined: no say. */
+    private readonly probe: (pod: Obj) => boolean | undefined = () => undefined,
   ) {}
 
   private suffix(n: number): string {
@@ -65,15 +92,18 @@ export class Workloads {
 
   private pod(w: Obj, name: string, owner: { apiVersion: string; kind: string; name: string; uid: string }, node: SchedNode | undefined, cni: boolean, extraSpec: Record<string, unknown> = {}): Obj {
     const spec = { ...podSpecOf(w), ...extraSpec, ...(node ? { nodeName: node.name } : {}) } as PodSpec;
-    const ready = podReady(spec, node, cni);
+    const namespace = w.metadata.namespace ?? 'default';
+    const uid = this.store.get({ ...POD, namespace, name })?.metadata.uid;
+    const ready = podReady(spec, node, cni) && this.probe({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, ...(uid ? { uid } : {}) }, spec }) !== false;
     const meta = templateMeta(w);
+    const revision = owner.kind === 'StatefulSet' ? `${w.metadata.name}-${templateRevision(w)}` : templateRevision(w);
     return {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: {
         name,
-        namespace: w.metadata.namespace ?? 'default',
-        labels: { ...meta.labels },
+        namespace,
+        labels: { ...meta.labels, [REVISION_LABEL[owner.kind]!]: revision },
         ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
         ownerReferences: [{ ...owner, controller: true, blockOwnerDeletion: true }],
       },
@@ -93,6 +123,46 @@ export class Workloads {
     this.store.write({ ...POD, namespace: p.metadata.namespace ?? 'default', name: p.metadata.name }, p);
   }
 
+  private remove(p: Obj): void {
+    this.store.delete({ ...POD, namespace: p.metadata.namespace ?? 'default', name: p.metadata.name });
+  }
+
+  /** A controller's delete of a pod: graceful (its terminationGracePeriodSeconds), as through the API. */
+  private retire(p: Obj): void {
+    deleteGracefully(this.store, { ...POD, namespace: p.metadata.namespace ?? 'default', name: p.metadata.name }, this.store.now());
+  }
+
+  /**
+   * Of a workload's pods, those of an older template revision end (the rolling update replaces them,
+   * gracefully); the others are returned, and `ending` learns where the ended ones ran.
+   */
+  private current(w: Obj, kind: string, pods: Obj[], ending?: Set<string>): Obj[] {
+    const label = REVISION_LABEL[kind]!;
+    const want = kind === 'StatefulSet' ? `${w.metadata.name}-${templateRevision(w)}` : templateRevision(w);
+    const keep: Obj[] = [];
+    for (const p of pods) {
+      if (p.metadata.labels?.[label] === want) keep.push(p);
+      else {
+        this.retire(p);
+        ending?.add(`${w.metadata.uid}/${(p.spec as PodSpec | undefined)?.nodeName}`);
+      }
+    }
+    return keep;
+  }
+
+  /** The garbage collector (background propagation, apps/v1's default): pods whose DaemonSet, StatefulSet or (Deployment's) ReplicaSet is gone end gracefully. */
+  private collectOrphans(): void {
+    const live = new Set([
+      ...this.store.list(DS.group, DS.resource).map((w) => w.metadata.uid!),
+      ...this.store.list(STS.group, STS.resource).map((w) => w.metadata.uid!),
+      ...this.store.list(DEPLOY.group, DEPLOY.resource).map((w) => hash(`rs/${w.metadata.uid}`, 32)),
+    ]);
+    for (const p of this.store.list(POD.group, POD.resource)) {
+      const owner = ownerOf(p);
+      if (owner && CONTROLLERS.has(owner.kind) && !live.has(owner.uid) && !terminating(p)) this.retire(p);
+    }
+  }
+
   /** Brings pods and workload status in line with the nodes; `cni` says whether pod networking works. */
   reconcile(nodes: SchedNode[], cni: boolean): void {
     const byName = new Map(nodes.map((n) => [n.name, n]));
@@ -102,6 +172,7 @@ export class Workloads {
       const nodeName = (p.spec as PodSpec | undefined)?.nodeName as string | undefined;
       if (nodeName && !byName.has(nodeName)) this.store.delete({ ...POD, namespace: p.metadata.namespace ?? 'default', name: p.metadata.name });
     }
+    this.collectOrphans();
     // A terminating pod is no longer its controller's: a replacement is made while it ends.
     const live = this.store.list(POD.group, POD.resource).filter((p) => !terminating(p));
     const owned = (kind: string, uid: string) => live.filter((p) => ownerOf(p)?.kind === kind && ownerOf(p)?.uid === uid);
@@ -109,14 +180,14 @@ export class Workloads {
     const ending = new Set(this.store.list(POD.group, POD.resource).filter(terminating).map((p) => `${ownerOf(p)?.uid}/${(p.spec as PodSpec | undefined)?.nodeName}`));
     this.daemonSets(nodes, byName, owned, cni, ending);
     this.replicated(nodes, byName, owned, cni);
-    this.staticPods(nodes);
+    mirrorStaticPods(this.store, nodes);
   }
 
   private daemonSets(nodes: SchedNode[], byName: Map<string, SchedNode>, owned: (kind: string, uid: string) => Obj[], cni: boolean, ending: Set<string>): void {
     for (const ds of this.store.list(DS.group, DS.resource)) {
       const spec = podSpecOf(ds);
       const extra = spec.hostNetwork ? [...DS_TOLERATIONS, { key: 'node.kubernetes.io/network-unavailable', operator: 'Exists', effect: 'NoSchedule' }] : DS_TOLERATIONS;
-      const mine = owned('DaemonSet', ds.metadata.uid!);
+      const mine = this.current(ds, 'DaemonSet', owned('DaemonSet', ds.metadata.uid!), ending);
       const wanted = nodes.filter((n) => fits(spec, n, extra));
       const owner = { apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name, uid: ds.metadata.uid! };
       // the controller keeps pods on nodes whose labels still fit (a NoSchedule taint added later does not evict)
@@ -125,13 +196,14 @@ export class Workloads {
         if (!n || !nodeSelected(spec, n.labels)) this.store.delete({ ...POD, namespace: p.metadata.namespace!, name: p.metadata.name });
       }
       const placed = new Map(mine.map((p) => [(p.spec as PodSpec).nodeName as string, p]));
+      const revision = templateRevision(ds);
       for (const n of wanted) {
         const existing = placed.get(n.name);
         if (!existing && ending.has(`${ds.metadata.uid}/${n.name}`)) continue;
-        this.put(this.pod(ds, existing?.metadata.name ?? `${ds.metadata.name}-${hash(`${ds.metadata.uid}/${n.name}`, 5)}`, owner, n, cni));
+        this.put(this.pod(ds, existing?.metadata.name ?? `${ds.metadata.name}-${hash(`${ds.metadata.uid}/${n.name}/${revision}`, 5)}`, owner, n, cni));
       }
-      const now = owned('DaemonSet', ds.metadata.uid!).filter((p) => byName.has((p.spec as PodSpec).nodeName as string));
-      const ready = now.filter((p) => podReady(spec, byName.get((p.spec as PodSpec).nodeName as string), cni)).length;
+      const now = this.store.list(POD.group, POD.resource).filter((p) => !terminating(p) && ownerOf(p)?.uid === ds.metadata.uid && byName.has((p.spec as PodSpec).nodeName as string));
+      const ready = now.filter(isReady).length;
       this.setStatus(ds, DS, {
         currentNumberScheduled: now.length,
         desiredNumberScheduled: wanted.length,
@@ -154,13 +226,14 @@ export class Workloads {
       const spec = podSpecOf(w);
       const replicas = typeof (w.spec as { replicas?: unknown }).replicas === 'number' ? ((w.spec as { replicas: number }).replicas) : 1;
       const ownerRef = { apiVersion: 'apps/v1', kind, name: owner, uid: kind === 'ReplicaSet' ? hash(`rs/${w.metadata.uid}`, 32) : w.metadata.uid! };
-      let mine = owned(kind, ownerRef.uid).sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
+      let mine = this.current(w, kind, owned(kind, ownerRef.uid)).sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
       // scale down: pending pods first, then the newest
       const excess = mine.length - replicas;
       if (excess > 0) {
         const order = [...mine.filter((p) => !(p.spec as PodSpec).nodeName), ...mine.filter((p) => (p.spec as PodSpec).nodeName).reverse()];
-        for (const p of order.slice(0, excess)) this.store.delete({ ...POD, namespace: p.metadata.namespace!, name: p.metadata.name });
-        mine = owned(kind, ownerRef.uid);
+        const gone = new Set(order.slice(0, excess).map((p) => p.metadata.name));
+        for (const p of order.slice(0, excess)) this.remove(p);
+        mine = mine.filter((p) => !gone.has(p.metadata.name));
       }
       const load = (n: SchedNode) => mine.filter((p) => (p.spec as PodSpec).nodeName === n.name).length;
       // a NotReady node carries the not-ready taint: only pods tolerating it go there (the tigera-operator does)
@@ -201,28 +274,6 @@ export class Workloads {
           ? { conditions: [{ type: 'Available', status: ready >= replicas ? 'True' : 'False', reason: ready >= replicas ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable' }] }
           : {}),
       });
-    }
-  }
-
-  /** kubeadm's static pods, mirrored while the control plane's Node exists. */
-  private staticPods(nodes: SchedNode[]): void {
-    for (const n of nodes.filter((x) => x.controlPlane && x.alive)) {
-      for (const c of STATIC_PODS) {
-        const name = `${c}-${n.name}`;
-        this.put({
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: {
-            name,
-            namespace: 'kube-system',
-            labels: { component: c, tier: 'control-plane' },
-            annotations: { 'kubernetes.io/config.mirror': hash(name, 32), 'kubernetes.io/config.source': 'file' },
-            ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: n.name, uid: hash(`node/${n.name}`, 32), controller: true }],
-          },
-          spec: { nodeName: n.name, hostNetwork: true, priorityClassName: 'system-node-critical', containers: [{ name: c, image: `registry.k8s.io/${c}` }] },
-          status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], ...(n.ip ? { hostIP: n.ip, podIP: n.ip } : {}) },
-        });
-      }
     }
   }
 
