@@ -10,6 +10,8 @@ export const OPERATION_KINDS = [
   'upgrade',
   'delete',
   'rotate_ca',
+  /** A new application credential (the API made it and switched the row): the cluster's consumers get it, then the replaced ones are deleted. */
+  'rotate_credential',
   /** Auto-healing: replaces the servers in params.servers (ids), workers only, with a surge of one. */
   'repair',
   'nodegroup_create',

@@ -44,6 +44,8 @@ export const TRANSITIONS: { readonly [K in OperationKind]: Transition } = {
   resize: { from: SETTLED_OR_FAILED_UPDATE, refusal: conflict('a resize'), active: 'refuse' },
   upgrade: { from: SETTLED_OR_FAILED_UPDATE, refusal: { error: 'state_unsupported', verb: 'Upgrading' }, active: 'refuse' },
   rotate_ca: { from: SETTLED, refusal: { error: 'state_unsupported', verb: 'Updating' }, active: 'refuse' },
+  // The cluster's API must answer (its Secrets and pods change); a failed rotation may be asked again.
+  rotate_credential: { from: SETTLED_OR_FAILED_UPDATE, refusal: conflict('a credential rotation'), active: 'refuse' },
   repair: { from: SETTLED, refusal: conflict('a repair'), active: 'refuse' },
   nodegroup_create: { from: SETTLED_OR_FAILED_UPDATE, refusal: NODEGROUPS, active: 'refuse-first' },
   nodegroup_update: { from: SETTLED_OR_FAILED_UPDATE, refusal: NODEGROUPS, active: 'refuse-first' },

@@ -26,6 +26,7 @@ const EXPECTED: Record<OperationKind, { from: 'any' | 'new' | ClusterStatus[]; e
   resize: { from: RETRYABLE, error: ['cluster_state_conflict', 409, /^Cluster c is \w+: a resize is not possible in that state\.$/] },
   upgrade: { from: RETRYABLE, error: ['cluster_state', 400, /^Upgrading a cluster when status is "\w+" is not supported\.$/] },
   rotate_ca: { from: SETTLED, error: ['cluster_state', 400, /^Updating a cluster when status is "\w+" is not supported\.$/] },
+  rotate_credential: { from: RETRYABLE, error: ['cluster_state_conflict', 409, /^Cluster c is \w+: a credential rotation is not possible in that state\.$/] },
   repair: { from: SETTLED, error: ['cluster_state_conflict', 409, /^Cluster c is \w+: a repair is not possible in that state\.$/] },
   nodegroup_create: { from: RETRYABLE, error: ['cluster_not_ready', 409, /^Cluster c is \w+\. Node groups can be changed only/], busyFirst: true },
   nodegroup_update: { from: RETRYABLE, error: ['cluster_not_ready', 409, /^Cluster c is \w+\. Node groups can be changed only/], busyFirst: true },

@@ -1,6 +1,7 @@
 // Proof that secrets never leak (issue 15): one realistic run through the API with the simulated cloud and
-// a worker — a cluster created, its CA read and a client certificate signed, its credential rotated, a
-// resize, the delete, and a few refused requests on the way — while every log line of the API (pino, at
+// a worker — a cluster created, its CA read and a client certificate signed, its credential rotated (the
+// worker handing it to the cluster's Secrets and deleting the old one), a resize, the delete, and a few
+// refused requests on the way — while every log line of the API (pino, at
 // trace) and of the worker (its console), every event, status reason and operation error in the
 // database, and every API response (headers and body) is kept. Then each secret the run used is looked
 // for in all of it, raw and in the encodings it could hide in (JSON-escaped, URL-encoded, base64): the
@@ -161,6 +162,8 @@ test('a cluster run through the API and a worker leaks no secret into logs, even
   assert.equal((await call({ method: 'PATCH', url: `/v1/credentials/${uuid}`, headers: { 'content-type': 'application/octet-stream' } })).status, 202);
   assert.notEqual((await row(uuid)).app_cred_id, before, 'a new credential');
   await clusterSecrets(uuid);
+  // The rotation is an operation: the worker hands the new credential to the cluster, then deletes the old one.
+  await settled(h, uuid, 'UPDATE_COMPLETE');
 
   assert.equal((await call({ method: 'POST', url: `/v1/clusters/${uuid}/actions/resize`, payload: { node_count: 2 } })).status, 202);
   await settled(h, uuid, 'UPDATE_COMPLETE');

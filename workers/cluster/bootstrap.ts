@@ -4,11 +4,11 @@
 // add-ons are applied in order and the other control planes join one at a time, each when the
 // service gives it its turn (grantJoinTurn); the cluster is ready when every server is a Ready,
 // initialised Node.
-import { renderAddons } from '../../src/kube/addons/framework.js';
+import { renderAddons, type RenderedAddon } from '../../src/kube/addons/framework.js';
 import { ADDONS } from '../../src/kube/addons/index.js';
 import { nodeReady, type KubeClient, type KubeNode } from '../../src/kube/api-client.js';
 import { JOIN_TURN_CONFIGMAP } from '../../src/kube/cloudinit/host.js';
-import { renderCloudConfig } from '../../src/kube/cloudconf.js';
+import { renderCloudConfig, type CloudCredential } from '../../src/kube/cloudconf.js';
 import { StepFailure, Wait } from '../errors.js';
 import { kubeFor } from '../kube.js';
 import type { RunContext, Step } from '../runner.js';
@@ -109,19 +109,25 @@ export const ensureApiReady: Step = {
   },
 };
 
-/** Every add-on's objects, applied in order by server-side apply (idempotent). */
-export async function applyAddons(ctx: RunContext, kube: KubeClient): Promise<string[]> {
-  const spec = await clusterSpec(ctx);
-  const net = await clusterNet(ctx);
+/** The cloud credential the cluster's consumers are given: its current application credential. */
+export function cloudCredential(ctx: RunContext): CloudCredential {
   const secret = ctx.cloudFactory.credentialSecret(ctx.cluster);
   if (!secret || !ctx.cluster.app_cred_id) throw new StepFailure('NoCredential', 'The cluster has no application credential.', 'addons');
-  const cloud = renderCloudConfig(
-    spec,
-    { ...ctx.cloudFactory.identity, applicationCredentialId: ctx.cluster.app_cred_id, applicationCredentialSecret: secret },
-    { floatingNetworkId: net.externalNetworkId, subnetId: net.subnetId, networkName: net.networkName },
-  );
+  return { ...ctx.cloudFactory.identity, applicationCredentialId: ctx.cluster.app_cred_id, applicationCredentialSecret: secret };
+}
+
+/** Every enabled add-on rendered for the cluster as it is now (its current credential). */
+export async function renderClusterAddons(ctx: RunContext): Promise<RenderedAddon[]> {
+  const spec = await clusterSpec(ctx);
+  const net = await clusterNet(ctx);
+  const cloud = renderCloudConfig(spec, cloudCredential(ctx), { floatingNetworkId: net.externalNetworkId, subnetId: net.subnetId, networkName: net.networkName });
+  return renderAddons(ADDONS, spec, { cloud });
+}
+
+/** Every add-on's objects, applied in order by server-side apply (idempotent). */
+export async function applyAddons(ctx: RunContext, kube: KubeClient, rendered?: RenderedAddon[]): Promise<string[]> {
   const applied: string[] = [];
-  for (const addon of renderAddons(ADDONS, spec, { cloud })) {
+  for (const addon of rendered ?? (await renderClusterAddons(ctx))) {
     for (const o of addon.objects) await kube.apply(o, 'magnum');
     applied.push(addon.name);
   }

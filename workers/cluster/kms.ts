@@ -3,6 +3,7 @@
 // name after a crash, and deleted with the cluster once its servers are gone. Every control plane, including
 // those an upgrade or a CA rotation boots later, gets the same key.
 import { randomBytes } from 'node:crypto';
+import type { ConditionType } from '../../src/domain/cluster-status.js';
 import type { KmsInput } from '../../src/kube/cloudinit/inputs.js';
 import { kmsCloudConf } from '../../src/kube/kms.js';
 import { secretId } from '../../src/openstack/barbican.js';
@@ -45,14 +46,20 @@ export const ensureKmsKey: Step = {
   },
 };
 
+/** The id of the cluster's key in Barbican (its ledger row). */
+export async function kmsKeyId(ctx: RunContext, condition: ConditionType = 'control_plane'): Promise<string> {
+  const key = (await ctx.ledger.live('secret'))[0];
+  if (!key) throw new StepFailure('KmsKeyMissing', 'The cluster has no KMS key in Barbican.', condition);
+  return key.cloud_id;
+}
+
 /** A control plane's plugin material: the key recorded for the cluster and its credential (undefined when off). */
 export async function kmsInput(ctx: RunContext): Promise<KmsInput | undefined> {
   if (!(await clusterSpec(ctx)).kms.enabled) return undefined;
-  const key = (await ctx.ledger.live('secret'))[0];
-  if (!key) throw new StepFailure('KmsKeyMissing', 'The cluster has no KMS key in Barbican.', 'control_plane');
+  const keyId = await kmsKeyId(ctx);
   const secret = ctx.cloudFactory.credentialSecret(ctx.cluster);
   if (!secret || !ctx.cluster.app_cred_id) throw new StepFailure('NoCredential', 'The cluster has no application credential.', 'control_plane');
-  return { cloudConf: kmsCloudConf({ ...ctx.cloudFactory.identity, applicationCredentialId: ctx.cluster.app_cred_id, applicationCredentialSecret: secret }, key.cloud_id) };
+  return { cloudConf: kmsCloudConf({ ...ctx.cloudFactory.identity, applicationCredentialId: ctx.cluster.app_cred_id, applicationCredentialSecret: secret }, keyId) };
 }
 
 /** Delete, after the servers (nothing decrypts with it any more): the recorded key and any key by its name. */

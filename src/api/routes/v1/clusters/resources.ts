@@ -115,6 +115,9 @@ export async function clusterResourceRoutes(app: FastifyInstance): Promise<void>
       if (c.app_cred_id) {
         resources.push({ service: 'identity', type: 'application_credential', id: c.app_cred_id, name: c.uuid, source: 'cluster', action: 'delete', note: 'The cluster’s own credential; deleted last.' });
       }
+      for (const r of c.retired_app_creds) {
+        resources.push({ service: 'identity', type: 'application_credential', id: r.id, name: null, source: 'cluster', action: 'delete', note: 'Replaced by a credential rotation, not yet deleted; deleted with the cluster.' });
+      }
       return { cluster_uuid: c.uuid, name: c.name, status: c.status, resources, unreachable };
     },
   );
