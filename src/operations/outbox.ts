@@ -4,13 +4,16 @@
 // (woken by NOTIFY operation_pending, and by a periodic sweep), so no operation is lost or doubled.
 // The LISTEN connection comes back by itself after PostgreSQL restarts (a ChangeFeed), and each
 // time it does the relay passes once: what was written meanwhile does not wait for the sweep.
+// It never holds a PostgreSQL transaction while it waits on Redis: rows are claimed (a token and a
+// lease, committed), published, then marked queued; a claim whose relay died lapses with its lease.
 // The sweep also finds operations still queued or running whose job has ended without ending them
 // (it stalled more often than BullMQ allows, a closing worker's run stopped, the job was removed)
 // and queues them again: the row, not the job, says what is left to do.
+import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { ChangeFeed } from '../db/change-feed.js';
-import { OperationRepo, tryNamedLock } from '../db/repos/operations.js';
+import { OperationRepo } from '../db/repos/operations.js';
 import { JOB_RETENTION, type OperationJob } from './queue.js';
 
 /** Job states in which no worker will run the job again. */
@@ -25,6 +28,7 @@ export class OperationRelay {
   private again = false;
   private closed = false;
   private readonly operations: OperationRepo;
+  private readonly leaseMs: number;
 
   constructor(
     private readonly ds: DataSource,
@@ -32,12 +36,15 @@ export class OperationRelay {
     private readonly opts: {
       databaseUrl: string;
       sweepMs?: number;
+      /** How long a claim holds before another relay may take the row (a relay that died or hangs on Redis). Default 30 s. */
+      leaseMs?: number;
       onError?: (e: Error) => void;
       /** An operation whose job had ended without ending it was queued again. */
       onRecovered?: (r: { operation: string; cluster: string; kind: string; state: string; job: string }) => void;
     },
   ) {
     this.operations = new OperationRepo(ds);
+    this.leaseMs = opts.leaseMs ?? 30_000;
   }
 
   async start(): Promise<void> {
@@ -77,24 +84,33 @@ export class OperationRelay {
     return this.running;
   }
 
+  /**
+   * One pass: claim pending rows (committed at once), publish them with no transaction open (a
+   * frozen Redis holds no row lock and no connection in a transaction), then mark them queued. A
+   * failed publish lets the claims go for the next pass; a relay that dies or hangs mid-publish
+   * leaves claims that lapse after the lease, and another relay publishes them again (the same job
+   * ids: BullMQ keeps one job per id, and a run of an ended operation does nothing).
+   */
   private async relayOnce(): Promise<number> {
-    return this.ds.transaction(async (em) => {
-      const rows = await this.operations.claimPending(em, 200);
-      if (rows.length === 0) return 0;
+    const token = randomUUID();
+    const rows = await this.operations.claimPending(200, this.leaseMs, token);
+    if (rows.length === 0) return 0;
+    const ids = rows.map((r) => r.id);
+    try {
       await this.queue.addBulk(
         rows.map((r) => ({ name: r.kind, data: { operationId: r.id, clusterId: r.cluster_id } satisfies OperationJob, opts: { jobId: r.id, ...JOB_RETENTION } })),
       );
-      await this.operations.markQueued(
-        em,
-        rows.map((r) => r.id),
-      );
-      return rows.length;
-    });
+    } catch (e) {
+      await this.operations.releaseClaims(ids, token).catch(() => undefined);
+      throw e;
+    }
+    await this.operations.markQueued(ids, token);
+    return rows.length;
   }
 
   /**
    * Queues again the queued or running operations whose job no worker will run (ended or gone).
-   * The job's state is read before the row is locked and read again: a run ends its operation in
+   * The job's state is read before the row is claimed and read again: a run ends its operation in
    * the database before its job completes, so a row still active behind an ended job is lost.
    */
   recover(): Promise<number> {
@@ -109,18 +125,16 @@ export class OperationRelay {
     const active = await this.operations.handedOver(1000);
     if (active.length === 0) return 0;
     const states = await Promise.all(active.map(async (id) => ({ id, state: await this.queue.getJobState(id) })));
-    const ended = states.filter((s) => ENDED_JOB_STATES.has(s.state));
-    if (ended.length === 0) return 0;
-    return this.ds.transaction(async (em) => {
-      // One recovery at a time across every process that runs a relay.
-      if (!(await tryNamedLock(em, 'operation-recovery'))) return 0;
-      const rows = await this.operations.lockHandedOver(
-        em,
-        ended.map((s) => s.id),
-      );
-      let recovered = 0;
-      for (const r of rows) {
-        // Read again under the lock: another relay may have queued it since.
+    let recovered = 0;
+    for (const s of states.filter((x) => ENDED_JOB_STATES.has(x.state))) {
+      if (this.closed) break;
+      // One relay at a time per row (a claim committed at once, as the relay's): no transaction is
+      // open while Redis is asked.
+      const token = randomUUID();
+      const r = await this.operations.claimHandedOver(s.id, this.leaseMs, token);
+      if (!r) continue;
+      try {
+        // Again under the claim: another relay may have queued it since.
         const now = await this.queue.getJobState(r.id);
         if (!ENDED_JOB_STATES.has(now)) continue;
         // A completed or failed job keeps its id: BullMQ would ignore a new job with the same one.
@@ -128,9 +142,11 @@ export class OperationRelay {
         await this.queue.add(r.kind, { operationId: r.id, clusterId: r.cluster_id } satisfies OperationJob, { jobId: r.id, ...JOB_RETENTION });
         recovered++;
         this.opts.onRecovered?.({ operation: r.id, cluster: r.cluster_id, kind: r.kind, state: r.state, job: now });
+      } finally {
+        await this.operations.releaseClaims([r.id], token).catch(() => undefined);
       }
-      return recovered;
-    });
+    }
+    return recovered;
   }
 
   async close(): Promise<void> {

@@ -138,13 +138,38 @@ export class OperationRepo {
     await em.query('UPDATE operation SET params = $2::jsonb WHERE id = $1', [id, JSON.stringify(params)]);
   }
 
-  /** Pending operations, oldest first, locked for the relay (others skip them). */
-  claimPending(em: EntityManager, limit: number): Promise<OperationRef[]> {
-    return em.query(`SELECT id, cluster_id, kind FROM operation WHERE state = 'pending' ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]);
+  /**
+   * Claims up to `limit` pending operations, oldest first, for `leaseMs` under `token`, in one
+   * statement that commits at once: unclaimed rows, or rows whose claim lapsed (its relay died or
+   * hangs); rows another relay is claiming now are skipped. No lock outlives the statement.
+   */
+  claimPending(limit: number, leaseMs: number, token: string): Promise<OperationRef[]> {
+    return this.ds.query(
+      `UPDATE operation SET claim_token = $3, claimed_until = now() + $2 * interval '1 millisecond'
+       WHERE id IN (
+         SELECT id FROM operation WHERE state = 'pending' AND (claimed_until IS NULL OR claimed_until < now())
+         ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING id, cluster_id, kind`,
+      [limit, leaseMs, token],
+    ).then((r) => updated<OperationRef>(r));
   }
 
-  async markQueued(em: EntityManager, ids: string[]): Promise<void> {
-    await em.query(`UPDATE operation SET state = 'queued', enqueued_at = now(), updated_at = now() WHERE id = ANY($1) AND state = 'pending'`, [ids]);
+  /**
+   * What `token` claimed and published is queued (a row a worker already started stays as it is);
+   * the claim ends. Rows claimed since by another relay (this one's lease lapsed) are theirs.
+   */
+  async markQueued(ids: string[], token: string): Promise<void> {
+    await this.ds.query(
+      `UPDATE operation SET state = CASE WHEN state = 'pending' THEN 'queued' ELSE state END, enqueued_at = coalesce(enqueued_at, now()),
+         updated_at = now(), claim_token = NULL, claimed_until = NULL
+       WHERE id = ANY($1) AND claim_token = $2`,
+      [ids, token],
+    );
+  }
+
+  /** Lets `token`'s claims go (its publish failed): the next pass takes the rows again. */
+  async releaseClaims(ids: string[], token: string): Promise<void> {
+    await this.ds.query(`UPDATE operation SET claim_token = NULL, claimed_until = NULL WHERE id = ANY($1) AND claim_token = $2`, [ids, token]);
   }
 
   /** Ids of the operations handed to the queue and not ended, oldest first. */
@@ -153,14 +178,16 @@ export class OperationRepo {
     return rows.map((r) => r.id);
   }
 
-  /** Those of `ids` still queued or running, locked (others skip them). */
-  lockHandedOver(em: EntityManager, ids: string[]): Promise<(OperationRef & { state: string })[]> {
-    return em.query(`SELECT id, cluster_id, kind, state FROM operation WHERE id = ANY($1) AND state IN ('queued', 'running') FOR UPDATE SKIP LOCKED`, [ids]);
+  /** Claims `id` for `leaseMs` under `token` while it is still queued or running and nobody else claims it (one statement). */
+  async claimHandedOver(id: string, leaseMs: number, token: string): Promise<(OperationRef & { state: string }) | undefined> {
+    const rows = updated<OperationRef & { state: string }>(
+      await this.ds.query(
+        `UPDATE operation SET claim_token = $3, claimed_until = now() + $2 * interval '1 millisecond'
+         WHERE id = $1 AND state IN ('queued', 'running') AND (claimed_until IS NULL OR claimed_until < now())
+         RETURNING id, cluster_id, kind, state`,
+        [id, leaseMs, token],
+      ),
+    );
+    return rows[0];
   }
-}
-
-/** A transaction-wide lock named `name` across every process; false when another transaction holds it. */
-export async function tryNamedLock(em: EntityManager, name: string): Promise<boolean> {
-  const [row] = (await em.query(`SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked`, [name])) as { locked: boolean }[];
-  return row?.locked === true;
 }
