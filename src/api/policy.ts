@@ -1,80 +1,123 @@
-// Policy in code: Magnum's Zed defaults (spec §6) plus the reader role of current OpenStack.
-// reader reads, member writes in its own project, admin does everything.
+// Policy in code: Magnum's defaults as current Magnum writes them (reader and member roles, scope
+// types), over the same rule names as Zed's. Each rule is one of Magnum's check strings and the
+// scope its token must have. A rule of scope `project` needs a project-scoped token, so a
+// domain- or system-scoped token (which names no project) can never write rows of no project; the
+// rules Magnum leaves without scope_types (its admin-only quota and service calls) also take a
+// system-scoped admin.
 import type { AuthContext } from '../keystone/context.js';
 import { errors } from '../domain/errors.js';
 
 /**
- * What a rule asks of the caller: read and write (admins anywhere), admin, or 'project-member':
- * the member role in the target's project, with no admin widening (Magnum's project_member rule).
+ * Magnum's base rules (magnum/common/policies/base.py), over the target (the resource, or the
+ * caller's own project and user when there is none):
+ * - admin: `role:admin` (context_is_admin, admin_api)
+ * - admin_or_reader / admin_or_member: admin, or reader (member) of the target's project
+ * - admin_or_reader_user / admin_or_member_user: admin, or reader (member) of the project who is the target's user
+ * - member: member of the target's project, admins included only through their member role
  */
-type Requirement = 'read' | 'write' | 'admin' | 'project-member';
+export type Check = 'admin' | 'admin_or_reader' | 'admin_or_member' | 'admin_or_reader_user' | 'admin_or_member_user' | 'member';
+/** Magnum's scope_types: `project`, or none given (`any`: project- or system-scoped). */
+export type ScopeType = 'project' | 'any';
+
+interface RuleDef {
+  check: Check;
+  scope: ScopeType;
+}
+
+const project = (check: Check): RuleDef => ({ check, scope: 'project' });
+const anyScope = (check: Check): RuleDef => ({ check, scope: 'any' });
 
 const RULES = {
-  'clustertemplate:create': 'write',
-  'clustertemplate:get_all': 'read',
-  'clustertemplate:detail': 'read',
-  'clustertemplate:get': 'read',
-  'clustertemplate:update': 'write',
-  'clustertemplate:delete': 'write',
-  'clustertemplate:publish': 'admin',
-  'baymodel:create': 'write',
-  'baymodel:get_all': 'read',
-  'baymodel:detail': 'read',
-  'baymodel:get': 'read',
-  'baymodel:update': 'write',
-  'baymodel:delete': 'write',
-  'baymodel:publish': 'admin',
-  'cluster:create': 'write',
-  'cluster:get_all': 'read',
-  'cluster:detail': 'read',
-  'cluster:get': 'read',
-  'cluster:update': 'write',
-  'cluster:update_health_status': 'write',
-  'cluster:delete': 'write',
-  'cluster:resize': 'write',
-  'cluster:upgrade': 'write',
-  'cluster:get_events': 'read',
-  // Magnum: project_member, scope project; the cluster is looked up in the caller's project only.
-  'credential:rotate': 'project-member',
-  'bay:create': 'write',
-  'bay:get_all': 'read',
-  'bay:detail': 'read',
-  'bay:get': 'read',
-  'bay:update': 'write',
-  'bay:delete': 'write',
-  'nodegroup:get_all': 'read',
-  'nodegroup:get': 'read',
-  'nodegroup:create': 'write',
-  'nodegroup:update': 'write',
-  'nodegroup:delete': 'write',
-  // Magnum: only the cluster's creator (or admin) may read the CA and sign; checked against the cluster's user.
-  'certificate:get': 'read',
-  'certificate:create': 'write',
-  'certificate:rotate_ca': 'write',
-  'quota:get_all': 'admin',
-  'quota:get': 'read',
-  'quota:create': 'admin',
-  'quota:update': 'admin',
-  'quota:delete': 'admin',
-  'stats:get_all': 'read',
-  'magnum-service:get_all': 'admin',
-} as const satisfies Record<string, Requirement>;
+  'clustertemplate:create': project('admin_or_member'),
+  'clustertemplate:get_all': project('admin_or_reader'),
+  'clustertemplate:detail': project('admin_or_reader'),
+  'clustertemplate:get': project('admin_or_reader'),
+  'clustertemplate:update': project('admin_or_member'),
+  'clustertemplate:delete': project('admin_or_member'),
+  'clustertemplate:publish': project('admin'),
+  'baymodel:create': project('admin_or_member'),
+  'baymodel:get_all': project('admin_or_reader'),
+  'baymodel:detail': project('admin_or_reader'),
+  'baymodel:get': project('admin_or_reader'),
+  'baymodel:update': project('admin_or_member'),
+  'baymodel:delete': project('admin_or_member'),
+  'baymodel:publish': project('admin'),
+  'cluster:create': project('admin_or_member'),
+  'cluster:get_all': project('admin_or_reader'),
+  'cluster:detail': project('admin_or_reader'),
+  'cluster:get': project('admin_or_reader'),
+  'cluster:update': project('admin_or_member'),
+  // Reported by the cluster's own credential (the creator's) or an admin, as Magnum's rule says.
+  'cluster:update_health_status': project('admin_or_member_user'),
+  'cluster:delete': project('admin_or_member'),
+  'cluster:resize': project('admin_or_member'),
+  'cluster:upgrade': project('admin_or_member'),
+  'cluster:get_events': project('admin_or_reader'),
+  'credential:rotate': project('member'),
+  'bay:create': project('admin_or_member'),
+  'bay:get_all': project('admin_or_reader'),
+  'bay:detail': project('admin_or_reader'),
+  'bay:get': project('admin_or_reader'),
+  'bay:update': project('admin_or_member'),
+  'bay:delete': project('admin_or_member'),
+  'nodegroup:get_all': project('admin_or_reader'),
+  'nodegroup:get': project('admin_or_reader'),
+  'nodegroup:create': project('admin_or_member'),
+  'nodegroup:update': project('admin_or_member'),
+  'nodegroup:delete': project('admin_or_member'),
+  // Only the cluster's creator (or an admin) reads its CA and has CSRs signed.
+  'certificate:get': project('admin_or_reader_user'),
+  'certificate:create': project('admin_or_member_user'),
+  'certificate:rotate_ca': project('admin_or_member'),
+  'quota:get_all': anyScope('admin'),
+  'quota:get': project('admin_or_reader'),
+  'quota:create': anyScope('admin'),
+  'quota:update': anyScope('admin'),
+  'quota:delete': anyScope('admin'),
+  'stats:get_all': project('admin_or_reader'),
+  'magnum-service:get_all': anyScope('admin'),
+} as const satisfies Record<string, RuleDef>;
 
 export type Rule = keyof typeof RULES;
 
-const canRead = (ctx: AuthContext): boolean =>
-  ctx.isAdmin || (ctx.projectId !== null && ctx.roles.some((r) => r === 'reader' || r === 'member'));
-const canWrite = (ctx: AuthContext): boolean => ctx.isAdmin || (ctx.projectId !== null && ctx.roles.includes('member'));
+/** What a rule is checked against: the resource's project and user (the caller's own when absent). */
+export interface Target {
+  project_id: string | null;
+  user_id?: string | null;
+}
 
-export function allowed(ctx: AuthContext, rule: Rule, target?: { project_id: string | null }): boolean {
-  const need: Requirement = RULES[rule];
-  if (need === 'admin') return ctx.isAdmin;
-  if (need === 'project-member') return ctx.projectId !== null && ctx.roles.includes('member') && (!target || target.project_id === ctx.projectId);
-  if (target && !ctx.isAdmin && target.project_id !== ctx.projectId) return false;
-  return need === 'read' ? canRead(ctx) : canWrite(ctx);
+const hasRole = (ctx: AuthContext, role: 'reader' | 'member'): boolean =>
+  role === 'reader' ? ctx.roles.some((r) => r === 'reader' || r === 'member') : ctx.roles.includes('member');
+
+function passes(ctx: AuthContext, check: Check, target: Target | undefined): boolean {
+  const ownProject = ctx.projectId !== null && (target === undefined || target.project_id === ctx.projectId);
+  const ownUser = target === undefined || target.user_id === undefined || target.user_id === ctx.userId;
+  switch (check) {
+    case 'admin':
+      return ctx.isAdmin;
+    case 'admin_or_reader':
+      return ctx.isAdmin || (ownProject && hasRole(ctx, 'reader'));
+    case 'admin_or_member':
+      return ctx.isAdmin || (ownProject && hasRole(ctx, 'member'));
+    case 'admin_or_reader_user':
+      return ctx.isAdmin || (ownProject && ownUser && hasRole(ctx, 'reader'));
+    case 'admin_or_member_user':
+      return ctx.isAdmin || (ownProject && ownUser && hasRole(ctx, 'member'));
+    case 'member':
+      return ownProject && hasRole(ctx, 'member');
+  }
+}
+
+export function allowed(ctx: AuthContext, rule: Rule, target?: Target): boolean {
+  const def: RuleDef = RULES[rule];
+  const scoped = ctx.scope === 'project' || (def.scope === 'any' && ctx.scope === 'system');
+  return scoped && passes(ctx, def.check, target);
 }
 
 /** Throws Magnum's 403 when the caller may not do `rule` (on `target`, when given). */
-export function enforce(ctx: AuthContext, rule: Rule, target?: { project_id: string | null }): void {
+export function enforce(ctx: AuthContext, rule: Rule, target?: Target): void {
   if (!allowed(ctx, rule, target)) throw errors.policyDenied(rule);
 }
+
+/** The rule's check string and scope type (documentation, tests). */
+export const ruleDef = (rule: Rule): RuleDef => RULES[rule];

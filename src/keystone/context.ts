@@ -21,7 +21,13 @@ export interface AuthContext {
   projectName: string | null;
   projectDomainId: string | null;
   domainId: string | null;
+  /** What the token is scoped to: a project, a domain, the whole system, or nothing. */
+  scope: 'project' | 'domain' | 'system' | 'unscoped';
   roles: string[];
+  /**
+   * Cloud admin: the admin role in a project-scoped or system-scoped token. A domain-scoped token's
+   * admin role is its domain's only and never a cloud admin's; an unscoped token holds no roles.
+   */
   isAdmin: boolean;
   /** Expiry of the token, epoch milliseconds. */
   expiresAt: number;
@@ -38,6 +44,7 @@ interface TokenBody {
     user: { id: string; name: string; domain?: { id: string } };
     project?: { id: string; name: string; domain?: { id: string } };
     domain?: { id: string };
+    system?: { all?: boolean };
     roles?: { name: string }[];
     expires_at: string;
     catalog?: CatalogEntry[];
@@ -48,6 +55,7 @@ interface TokenBody {
 export function contextFromToken(body: unknown): AuthContext {
   const t = (body as TokenBody).token;
   const roles = (t.roles ?? []).map((r) => r.name.toLowerCase());
+  const scope = t.project ? 'project' : t.domain ? 'domain' : t.system?.all === true ? 'system' : 'unscoped';
   return {
     userId: t.user.id,
     userName: t.user.name,
@@ -56,8 +64,9 @@ export function contextFromToken(body: unknown): AuthContext {
     projectName: t.project?.name ?? null,
     projectDomainId: t.project?.domain?.id ?? null,
     domainId: t.domain?.id ?? null,
+    scope,
     roles,
-    isAdmin: roles.includes('admin'),
+    isAdmin: roles.includes('admin') && (scope === 'project' || scope === 'system'),
     expiresAt: Date.parse(t.expires_at),
     catalog: t.catalog ?? [],
     applicationCredential: t.application_credential ? appCred(t.application_credential) : null,

@@ -32,7 +32,8 @@ export class ClusterTemplateRepo {
   async list(vis: Visibility, page: Keyset, markerUuid: string | undefined): Promise<ClusterTemplateRow[] | 'bad-marker'> {
     let marker: ClusterTemplateRow | null = null;
     if (markerUuid) {
-      marker = await this.ds.getRepository(ClusterTemplateEntity).findOneBy({ uuid: markerUuid.toLowerCase() });
+      // Only a template the caller may see (its project's, or a public one) is a page boundary.
+      marker = await this.scoped(vis.all ? vis : { ...vis, hiddenPublic: true }).andWhere('t.uuid = :m', { m: markerUuid.toLowerCase() }).getOne();
       if (!marker) return 'bad-marker';
     }
     return orderAndPage(this.scoped(vis), 't', page, marker ?? undefined).getMany();

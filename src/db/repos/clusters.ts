@@ -41,7 +41,8 @@ export class ClusterRepo {
   async list(scope: Scope, page: Keyset, markerUuid: string | undefined): Promise<ClusterRow[] | 'bad-marker'> {
     let marker: ClusterRow | null = null;
     if (markerUuid) {
-      marker = await this.ds.getRepository(ClusterEntity).findOneBy({ uuid: markerUuid.toLowerCase() });
+      // Only a cluster the caller may see is a page boundary: another project's is not found.
+      marker = await this.scoped(scope).andWhere('c.uuid = :m', { m: markerUuid.toLowerCase() }).getOne();
       if (!marker) return 'bad-marker';
     }
     return orderAndPage(this.scoped(scope), 'c', page, marker ?? undefined).getMany();

@@ -17,11 +17,12 @@ export class QuotaRepo {
     return this.ds.getRepository(QuotaEntity);
   }
 
-  /** One project's rows, or every project's (`projectId` undefined); the marker is a row id of any project. */
+  /** One project's rows, or every project's (`projectId` undefined); the marker is a row id among them. */
   async list(projectId: string | undefined, page: Keyset, markerId: number | undefined): Promise<QuotaRow[] | 'bad-marker'> {
     let marker: QuotaRow | null = null;
     if (markerId) {
-      marker = await this.repo.findOneBy({ id: markerId });
+      // A row of a project the list does not cover is not found, not a page boundary.
+      marker = await this.repo.findOneBy(projectId === undefined ? { id: markerId } : { id: markerId, project_id: projectId });
       if (!marker) return 'bad-marker';
     }
     const qb = this.repo.createQueryBuilder('q');

@@ -33,16 +33,11 @@ async function lookup(deps: CertificateDeps, ctx: AuthContext, ident: string, no
   return found;
 }
 
-/** Magnum's `admin_or_user`: on top of the project rule, only the cluster's creator (or an admin). */
-function enforceCreator(ctx: AuthContext, rule: 'certificate:get' | 'certificate:create', cluster: ClusterRow): void {
-  enforce(ctx, rule, cluster);
-  if (!ctx.isAdmin && cluster.user_id !== ctx.userId) throw errors.policyDenied(rule);
-}
-
 /** The CA certificate of the cluster (its key is not even opened). */
 export async function showCa(deps: CertificateDeps, ctx: AuthContext, ident: string, type: CaCertType | undefined) {
   const cluster = await lookup(deps, ctx, ident, (id) => errors.notFound('Cluster', id));
-  enforceCreator(ctx, 'certificate:get', cluster);
+  // Only the cluster's creator or an admin (the rule's target is the cluster's project and user).
+  enforce(ctx, 'certificate:get', cluster);
   const pem = await loadCaCert(deps.db, cluster.uuid, caKind(type));
   if (pem === null) throw errors.caNotFound(cluster.uuid);
   return { cluster, pem };
@@ -53,7 +48,7 @@ export async function signCertificate(deps: CertificateDeps, ctx: AuthContext, b
   const ident = body.cluster_uuid ?? body.bay_uuid;
   if (ident === undefined) throw errors.invalidInput('cluster_uuid', 'None', 'Mandatory field missing.');
   const cluster = await lookup(deps, ctx, ident, (id) => errors.certificateClusterNotFound(id));
-  enforceCreator(ctx, 'certificate:create', cluster);
+  enforce(ctx, 'certificate:create', cluster);
   const ca = await loadCa(deps.db, deps.secretBox, cluster.uuid, caKind(body.ca_cert_type));
   if (!ca) throw errors.caNotFound(cluster.uuid);
   const pem = await signCsr(ca, body.csr, { termDays: deps.termDays });
