@@ -326,7 +326,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description At most max_limit (1000 by default): a larger limit is that maximum, as in Magnum. */
                     limit?: number;
+                    /** @description UUID of the last item of the previous page; one the caller cannot see is not found (404). */
                     marker?: string;
                     sort_key?: string;
                     sort_dir?: string;
@@ -474,7 +476,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description At most max_limit (1000 by default): a larger limit is that maximum, as in Magnum. */
                     limit?: number;
+                    /** @description UUID of the last item of the previous page; one the caller cannot see is not found (404). */
                     marker?: string;
                     sort_key?: string;
                     sort_dir?: string;
@@ -771,7 +775,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description At most max_limit (1000 by default): a larger limit is that maximum, as in Magnum. */
                     limit?: number;
+                    /** @description UUID of the last item of the previous page; one the caller cannot see is not found (404). */
                     marker?: string;
                     sort_key?: string;
                     sort_dir?: string;
@@ -919,7 +925,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description At most max_limit (1000 by default): a larger limit is that maximum, as in Magnum. */
                     limit?: number;
+                    /** @description UUID of the last item of the previous page; one the caller cannot see is not found (404). */
                     marker?: string;
                     sort_key?: string;
                     sort_dir?: string;
@@ -1216,7 +1224,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description At most max_limit (1000 by default): a larger limit is that maximum, as in Magnum. */
                     limit?: number;
+                    /** @description UUID of the last item of the previous page; one the caller cannot see is not found (404). */
                     marker?: string;
                     sort_key?: string;
                     sort_dir?: string;
@@ -1378,7 +1388,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description At most max_limit (1000 by default): a larger limit is that maximum, as in Magnum. */
                     limit?: number;
+                    /** @description UUID of the last item of the previous page; one the caller cannot see is not found (404). */
                     marker?: string;
                     sort_key?: string;
                     sort_dir?: string;
@@ -1688,7 +1700,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description At most max_limit (1000 by default): a larger limit is that maximum, as in Magnum. */
                     limit?: number;
+                    /** @description UUID of the last item of the previous page; one the caller cannot see is not found (404). */
                     marker?: string;
                     sort_key?: string;
                     sort_dir?: string;
@@ -1853,7 +1867,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description At most max_limit (1000 by default): a larger limit is that maximum, as in Magnum. */
                     limit?: number;
+                    /** @description UUID of the last item of the previous page; one the caller cannot see is not found (404). */
                     marker?: string;
                     sort_key?: string;
                     sort_dir?: string;
@@ -2522,7 +2538,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description At most max_limit (1000 by default): a larger limit is that maximum, as in Magnum. */
                     limit?: number;
+                    /** @description UUID of the last item of the previous page; one the caller cannot see is not found (404). */
                     marker?: string;
                     sort_key?: string;
                     sort_dir?: string;

@@ -2,6 +2,7 @@
 // Behaviour never branches on NODE_ENV: every switch here is explicit.
 import { readFileSync } from 'node:fs';
 import type { DbTimeouts } from './db/data-source.js';
+import { BODY_LIMIT_DEFAULT, MASTER_COUNT_CEILING, NODE_COUNT_CEILING } from './domain/limits.js';
 import { parseSecretKeys } from './security/secret-box.js';
 
 export interface ServiceCredentials {
@@ -31,6 +32,8 @@ export interface Config {
   };
   /** Largest page a list returns ([api] max_limit). */
   maxLimit: number;
+  /** What one request may ask for: nodes of a node group, control planes of a cluster, body bytes. */
+  limits: { maxNodeCount: number; maxMasterCount: number; bodyLimit: number };
   /** Check images, flavors and networks named by templates against Glance, Nova and Neutron. */
   cloudResourceChecks: boolean;
   /** How the OpenStack clients pick endpoints from the caller's catalog, and their call timeout. */
@@ -138,7 +141,12 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
       jwsPublicKeys: keyFiles.map(readPem),
       timeoutMs: int(env, 'KEYSTONE_TIMEOUT_MS', 10000, 1),
     },
-    maxLimit: int(env, 'MAX_LIMIT', 1000, 1),
+    maxLimit: int(env, 'MAX_LIMIT', 1000, 1, 10_000),
+    limits: {
+      maxNodeCount: int(env, 'MAX_NODE_COUNT', 1000, 1, NODE_COUNT_CEILING),
+      maxMasterCount: int(env, 'MAX_MASTER_COUNT', MASTER_COUNT_CEILING, 1, MASTER_COUNT_CEILING),
+      bodyLimit: int(env, 'MAX_REQUEST_BODY_BYTES', BODY_LIMIT_DEFAULT, 1024, 16 * 1024 * 1024),
+    },
     cloudResourceChecks: bool(env, 'CLOUD_RESOURCE_CHECKS', false),
     openstack: {
       interface: oneOf(env, 'OPENSTACK_INTERFACE', ['public', 'internal', 'admin'] as const, 'public'),

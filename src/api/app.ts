@@ -9,6 +9,7 @@ import { errors } from '../domain/errors.js';
 import { registerAuth } from './plugins/auth.js';
 import { createPortalSessions, registerPortal, type PortalOptions } from './portal/index.js';
 import { registerCoercion } from './plugins/coerce.js';
+import { checkBody, registerInputGuard } from './plugins/input-guard.js';
 import { registerEnvelope } from './plugins/envelope.js';
 import { trackRoutes } from './plugins/route-matcher.js';
 import { registerVersioning } from './plugins/versioning.js';
@@ -23,11 +24,14 @@ const REDACT = ['req.headers.cookie', 'req.headers["x-csrf-token"]', 'req.header
 function parseJsonBody(body: string | Buffer): unknown {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.trim() === '') return undefined;
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     throw errors.badJson();
   }
+  checkBody(parsed);
+  return parsed;
 }
 
 export interface BuildOptions {
@@ -49,7 +53,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     genReqId: () => `req-${randomUUID()}`,
     requestIdHeader: false,
     trustProxy: true,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Path parameters as long as any name may be (percent-encoded); longer ones reach the schema's maxLength (400).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    // Magnum's body size (oslo.middleware's max_request_body_size): a larger body is a 413 in the envelope.
+    bodyLimit: config.limits.bodyLimit,
     rewriteUrl: (req) => rewriteToV1(req.url ?? '/'),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, strict: false } },
   });
@@ -75,6 +82,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const portal = createPortalSessions(services);
   registerAuth(app, services.validator, config.keystone.authUrl, (request) => portal.tokenFor(request));
   registerVersioning(app);
+  registerInputGuard(app);
   registerCoercion(app);
   app.addHook('onResponse', async (request, reply) => {
     services.metrics.httpDuration.observe(

@@ -26,11 +26,26 @@ export class InvalidLabelError extends ApiError {
   }
 }
 
-const q = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+/** A value as an error message shows it: at most ECHO_MAX characters of it (a refused body is not sent back whole). */
+const ECHO_MAX = 1024;
+function q(v: unknown): string {
+  let s: string;
+  try {
+    s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
+  } catch {
+    s = String(v);
+  }
+  return s.length > ECHO_MAX ? `${s.slice(0, ECHO_MAX)}... (${s.length} characters)` : s;
+}
 
 export const errors = {
   // 400: input
   badJson: () => new ApiError('bad_json', 400, 'Request is not in valid JSON format.'),
+  jsonTooDeep: (max: number) => new ApiError('json_too_deep', 400, `Request is not in valid JSON format: it nests more than ${max} levels deep.`),
+  nulCharacter: (field: string, value: unknown) =>
+    new ApiError('invalid_input', 400, `Invalid input for field/attribute ${field}. Value: '${q(value).replaceAll('\u0000', '\\u0000')}'. Value should not contain the NUL character (U+0000)`),
+  bodyTooLarge: (limit: number) =>
+    new ApiError('body_too_large', 413, `Request is too large: a request body may hold at most ${limit} bytes.`, '', 'Request Entity Too Large'),
   invalidInput: (field: string, value: unknown, reason: string) =>
     new ApiError('invalid_input', 400, `Invalid input for field/attribute ${field}. Value: '${q(value)}'. ${reason}`),
   unknownAttributes: (arg: string, keys: string[]) =>

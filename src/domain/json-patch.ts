@@ -1,6 +1,7 @@
 // Magnum's JSON-patch rules (spec §5): add/replace/remove on a resource's attributes, with
 // internal and non-removable paths, and Python-literal dicts for map attributes.
 import { errors } from './errors.js';
+import { PATCH_OPS_MAX, STRING_MAX } from './limits.js';
 import { LiteralError, parsePythonDict } from './python-literal.js';
 
 export interface PatchOp {
@@ -27,6 +28,7 @@ const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.c
 /** Checks the shape of a patch document; throws Magnum's 400s. Done before the resource lookup. */
 export function checkPatch(body: unknown): PatchOp[] {
   if (!Array.isArray(body)) throw errors.patchNotList(body);
+  if (body.length > PATCH_OPS_MAX) throw errors.invalidInput('patch', `${body.length} operations`, `Value should have at most ${PATCH_OPS_MAX} items`);
   return body.map((raw) => {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw errors.patchNotList(body);
     const { op, path, value, ...rest } = raw as Record<string, unknown>;
@@ -34,6 +36,9 @@ export function checkPatch(body: unknown): PatchOp[] {
     if (extra.length > 0) throw errors.unknownAttributes('patch', extra);
     if (typeof op !== 'string' || !OPS.includes(op)) {
       throw errors.invalidInput('op', op, 'Value should be one of: add, replace, remove');
+    }
+    if (typeof path === 'string' && path.length > STRING_MAX) {
+      throw errors.invalidInput('path', path, `Value should have a maximum character requirement of ${STRING_MAX}`);
     }
     if (typeof path !== 'string' || !PATH_RE.test(path)) {
       throw errors.invalidInput('path', path, 'Value should match the pattern ^(/[\\w-]+)+$');

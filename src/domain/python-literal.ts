@@ -26,7 +26,10 @@ export function parsePythonDict(text: string): Record<string, string | number | 
         const width = n === 'x' ? 2 : n === 'u' ? 4 : n === 'U' ? 8 : 0;
         const hex = width ? text.slice(i + 2, i + 2 + width) : '';
         if (width && new RegExp(`^[0-9a-fA-F]{${width}}$`).test(hex)) {
-          out += String.fromCodePoint(parseInt(hex, 16));
+          const code = parseInt(hex, 16);
+          // NUL is no character of a label (PostgreSQL refuses it); past U+10FFFF there is none.
+          if (code === 0 || code > 0x10ffff) throw new LiteralError(`\\${n}${hex} is not a character a value may hold`);
+          out += String.fromCodePoint(code);
           i += 2 + width;
           continue;
         }

@@ -11,6 +11,8 @@ interface AjvError {
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
+  /** Set when a map's key (not its value) failed the schema's propertyNames. */
+  propertyName?: string;
 }
 
 /** Magnum's envelope of one error (spec §4.1). */
@@ -47,6 +49,7 @@ export function validationError(e: AjvError, data: unknown): ApiError {
     return errors.invalidInput(field, 'None', 'Mandatory field missing.');
   }
   const field = e.instancePath.split('/').filter(Boolean).join('.') || 'body';
+  if (e.propertyName !== undefined) return keyError(field, e);
   const value = valueAt(data, e.instancePath);
   switch (e.keyword) {
     case 'minLength':
@@ -65,8 +68,27 @@ export function validationError(e: AjvError, data: unknown): ApiError {
       return errors.invalidInput(field, value, `Wrong type. Expected '${e.params.type}', got '${typeName(value)}'`);
     case 'additionalProperties':
       return errors.unknownAttributes(field, [String(e.params.additionalProperty)]);
+    case 'maxProperties':
+      return errors.invalidInput(field, value, `Value should have at most ${e.params.limit} entries`);
+    case 'maxItems':
+      return errors.invalidInput(field, value, `Value should have at most ${e.params.limit} items`);
     default:
       return errors.invalidInput(field, value, e.message ?? 'Invalid value');
+  }
+}
+
+/** A map key refused by propertyNames (too long, empty, reserved): the key is the value shown. */
+function keyError(field: string, e: AjvError): ApiError {
+  const key = e.propertyName!;
+  switch (e.keyword) {
+    case 'maxLength':
+      return errors.invalidInput(field, key, `Keys should have a maximum character requirement of ${e.params.limit}`);
+    case 'minLength':
+      return errors.invalidInput(field, key, 'Keys should not be empty');
+    case 'not':
+      return errors.invalidInput(field, key, 'This key is reserved');
+    default:
+      return errors.invalidInput(field, key, 'Invalid key');
   }
 }
 
@@ -79,6 +101,7 @@ export function toApiError(err: FastifyError | Error, request: FastifyRequest): 
     return validationError(fe.validation[0]!, ctx);
   }
   if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) return errors.badJson();
+  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errors.bodyTooLarge(request.server.initialConfig.bodyLimit ?? 0);
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     return new ApiError(fe.code ?? 'client', fe.statusCode, fe.message);
   }

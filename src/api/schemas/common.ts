@@ -1,5 +1,6 @@
 // Schema building blocks shared by the v1 resources.
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
+import { LABELS, PATCH_OPS_MAX, RESERVED_KEYS, STRING_MAX } from '../../domain/limits.js';
 
 /** A nullable schema as a JSON-schema type array (keeps ajv's errors and the OpenAPI 3.1 document simple). */
 export function Nullable<T extends TSchema>(schema: T) {
@@ -15,19 +16,31 @@ export const Link = Type.Object({ href: Type.String(), rel: Type.String() });
 export const Links = Type.Array(Link);
 export const Timestamp = Nullable(Type.String({ description: 'ISO-8601 UTC, seconds precision' }));
 
+/** A map's keys: 1 to `max` characters, never a name a JavaScript object reads from its prototype. */
+export const MapKey = (max: number) => ({ minLength: 1, maxLength: max, not: { enum: [...RESERVED_KEYS] } });
+
 // A type array (not anyOf): ajv's coercion leaves a value alone when its type is listed.
-export const LabelValue = Type.Unsafe<string | number | boolean>({ type: ['string', 'number', 'boolean'] });
-export const LabelsIn = Nullable(Type.Record(Type.String(), LabelValue));
+export const LabelValue = Type.Unsafe<string | number | boolean>({ type: ['string', 'number', 'boolean'], maxLength: LABELS.valueLength });
+const labelMap = { maxProperties: LABELS.count, propertyNames: MapKey(LABELS.keyLength) };
+export const LabelsIn = Nullable(Type.Record(Type.String(), LabelValue, labelMap));
+/** Labels of the legacy bodies (bays, baymodels): strings only. */
+export const StringLabelsIn = Nullable(Type.Record(Type.String(), Type.String({ maxLength: LABELS.valueLength }), labelMap));
 export const LabelsOut = Nullable(Type.Record(Type.String(), Type.String()));
 
-export const Ident = Type.String({ description: 'UUID or name', minLength: 1 });
+export const Ident = Type.String({ description: 'UUID or name', minLength: 1, maxLength: STRING_MAX });
+
+/** The largest event id a query may name (a bigint column read as a JavaScript number). */
+export const MAX_SAFE_ID = Number.MAX_SAFE_INTEGER;
+
+/** A query argument's string: Magnum's attributes' length. */
+export const QueryStr = (opts: { description?: string } = {}) => Type.String({ maxLength: STRING_MAX, ...opts });
 
 export const ListQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer()),
-    marker: Type.Optional(Type.String()),
-    sort_key: Type.Optional(Type.String()),
-    sort_dir: Type.Optional(Type.String()),
+    limit: Type.Optional(Type.Integer({ description: 'At most max_limit (1000 by default): a larger limit is that maximum, as in Magnum.' })),
+    marker: Type.Optional(QueryStr({ description: 'UUID of the last item of the previous page; one the caller cannot see is not found (404).' })),
+    sort_key: Type.Optional(QueryStr()),
+    sort_dir: Type.Optional(QueryStr()),
   },
   { additionalProperties: false },
 );
@@ -38,7 +51,10 @@ export type ListQueryT = Static<typeof ListQuery>;
  * the handler receives it as unknown.
  */
 export const PatchDocument = Type.Unsafe<unknown>(
-  Type.Array(Type.Object({ op: Type.String(), path: Type.String(), value: Type.Optional(Type.Unknown()) }), { description: 'JSON patch' }),
+  Type.Array(Type.Object({ op: Type.String(), path: Type.String({ maxLength: STRING_MAX }), value: Type.Optional(Type.Unknown()) }), {
+    description: 'JSON patch',
+    maxItems: PATCH_OPS_MAX,
+  }),
 );
 
 /** The 204 answers: no body (documented as null). */

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { clusterStats } from '../../../db/repos/stats.js';
 import { errors } from '../../../domain/errors.js';
 import { enforce } from '../../policy.js';
-import { errorResponses } from '../../schemas/common.js';
+import { errorResponses, QueryStr } from '../../schemas/common.js';
 
 export const Stats = Type.Object(
   { clusters: Type.Integer({ minimum: 0 }), nodes: Type.Integer({ minimum: 0, description: 'node_count of every node group, masters included' }) },
@@ -13,8 +13,8 @@ export const Stats = Type.Object(
 
 const StatsQuery = Type.Object(
   {
-    project_id: Type.Optional(Type.String({ description: 'default: the caller’s project; admins without it get every project' })),
-    type: Type.Optional(Type.String({ default: 'cluster', description: 'only cluster' })),
+    project_id: Type.Optional(QueryStr({ description: 'default: the caller’s project; admins without it get every project' })),
+    type: Type.Optional(Type.String({ default: 'cluster', description: 'only cluster', maxLength: 255 })),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,7 @@
 // The certificate wire shapes (spec §3.5): one source for validation, serialization, the OpenAPI
 // document and the TypeScript types.
 import { Type, type Static } from '@sinclair/typebox';
+import { CSR_MAX, STRING_MAX } from '../../../../domain/limits.js';
 import { Links } from '../../../schemas/common.js';
 
 /** `ca_cert_type` values: omitted or `kubernetes` is the cluster CA; both spellings of front-proxy. */
@@ -25,9 +26,9 @@ export const Certificate = Type.Object(
 
 export const CertificateCreate = Type.Object(
   {
-    cluster_uuid: Type.Optional(Type.String({ minLength: 1, description: 'UUID or name of the cluster' })),
-    bay_uuid: Type.Optional(Type.String({ minLength: 1, description: 'Accepted instead of cluster_uuid' })),
-    csr: Type.String({ minLength: 1, description: 'PEM certificate signing request' }),
+    cluster_uuid: Type.Optional(Type.String({ minLength: 1, maxLength: STRING_MAX, description: 'UUID or name of the cluster' })),
+    bay_uuid: Type.Optional(Type.String({ minLength: 1, maxLength: STRING_MAX, description: 'Accepted instead of cluster_uuid' })),
+    csr: Type.String({ minLength: 1, maxLength: CSR_MAX, description: 'PEM certificate signing request' }),
     ca_cert_type: Type.Optional(CaCertTypeSchema),
   },
   { additionalProperties: false, $id: 'CertificateCreate' },

@@ -7,6 +7,7 @@ import type { ClusterTemplateRow } from '../../../../db/entities/cluster-templat
 import type { NodeGroupRow } from '../../../../db/entities/nodegroup.js';
 import { errors } from '../../../../domain/errors.js';
 import { applyPatch, BASE_INTERNAL, changedFields, type PatchOp } from '../../../../domain/json-patch.js';
+import { boundedMap, checkAtMost, HEALTH_REASON } from '../../../../domain/limits.js';
 import { beginOperation, started } from '../../../../operations/begin.js';
 import { parseBool } from '../../../plugins/coerce.js';
 import { atLeast, type ApiVersion } from '../../../microversion.js';
@@ -109,7 +110,7 @@ export async function updateCluster(
     const reason = after.health_status_reason;
     const health = {
       health_status: (status as string | null) ?? null,
-      health_status_reason: reason ? Object.fromEntries(Object.entries(reason).map(([k, v]) => [k, String(v)])) : null,
+      health_status_reason: reason === null || reason === undefined ? null : boundedMap('health_status_reason', reason, HEALTH_REASON),
       updated_at: new Date(),
     };
     await s.clusters.update(c.uuid, health);
@@ -120,6 +121,7 @@ export async function updateCluster(
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
     throw errors.invalidInput('node_count', after.node_count, 'Value should be greater or equal to 0');
   }
+  checkAtMost('node_count', count, s.config.limits.maxNodeCount);
   if (count === 0 && (flavor === 'bay' || !atLeast(version, 10))) throw errors.zeroNodesUnsupported();
   const worker = defaultWorker(groups);
   if (!worker) throw errors.notFound('Nodegroup', 'default-worker');
@@ -136,6 +138,7 @@ export interface ResizePlan {
 
 /** Every check of POST /clusters/{id}/actions/resize and its bill (the resize and its dry-run). */
 export async function planResize(s: Services, who: Caller, c: ClusterRow, body: ResizeBodyT, version: ApiVersion): Promise<ResizePlan> {
+  checkAtMost('node_count', body.node_count, s.config.limits.maxNodeCount);
   if (body.node_count === 0 && !atLeast(version, 10)) throw errors.zeroNodesUnsupported();
   enforce(who.ctx, 'cluster:resize', c);
   const groups = await s.clusters.nodegroups([c.uuid]);

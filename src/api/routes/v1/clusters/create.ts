@@ -8,6 +8,7 @@ import type { NodeGroupRow } from '../../../../db/entities/nodegroup.js';
 import { initialConditions } from '../../../../domain/cluster-status.js';
 import { errors } from '../../../../domain/errors.js';
 import { inheritLabels, labelStrings } from '../../../../domain/labels.js';
+import { checkAtMost } from '../../../../domain/limits.js';
 import { generateName } from '../../../../domain/names.js';
 import { parseClusterSpec } from '../../../../kube/spec/parse.js';
 import { zonesNamed } from '../../../../kube/zones.js';
@@ -152,6 +153,9 @@ export interface CreatePlan {
 
 /** Every check of a create, in Magnum's order, and its bill; nothing is written (the create and its dry-run). */
 export async function planCreate(s: Services, who: Caller, body: CreateBodyT, version: ApiVersion, flavor: Flavor): Promise<CreatePlan> {
+  // The deployment's maxima, as the schema's own (the ceilings) are checked: before anything else.
+  checkAtMost('node_count', body.node_count, s.config.limits.maxNodeCount);
+  checkAtMost('master_count', body.master_count, s.config.limits.maxMasterCount);
   const t =
     flavor === 'bay'
       ? await templateFor(s, who, body.baymodel_id, 'baymodel_id', 400)

@@ -9,7 +9,7 @@ import { checkPatch } from '../../../../domain/json-patch.js';
 import { atLeast } from '../../../microversion.js';
 import { nextLink, parsePage } from '../../../pagination.js';
 import { enforce, type Rule } from '../../../policy.js';
-import { errorResponses, Ident, ListQuery, NoContent, PatchDocument, UuidBody, type ListQueryT } from '../../../schemas/common.js';
+import { MAX_SAFE_ID, errorResponses, Ident, ListQuery, NoContent, PatchDocument, QueryStr, UuidBody, type ListQueryT } from '../../../schemas/common.js';
 import { hostUrl } from '../../../views.js';
 import { sendWarnings, WARNING_HEADERS } from '../../../warnings.js';
 import { deleteCluster, resizeCluster, rollbackArg, updateCluster } from './actions.js';
@@ -145,7 +145,7 @@ export const clustersRoutes: FastifyPluginAsyncTypebox = async (app) => {
           tags: [sp.tag],
           summary: `Update a ${flavor} with a JSON patch (node_count${flavor === 'cluster' ? ', health_status, health_status_reason' : ''})`,
           params: Params,
-          querystring: Type.Object({ rollback: Type.Optional(Type.String({ description: 'From 1.3: roll back on failure' })) }),
+          querystring: Type.Object({ rollback: Type.Optional(QueryStr({ description: 'From 1.3: roll back on failure' })) }),
           body: PatchDocument,
           response: { 200: Type.Ref(Bay), 202: UuidBody, ...errorResponses(400, 401, 403, 404, 409) },
         },
@@ -226,7 +226,7 @@ export const clustersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['clusters'],
         summary: 'The cluster’s conditions and event timeline (an extension; Magnum has no such call)',
         params: Params,
-        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1 })), marker: Type.Optional(Type.Integer({ minimum: 0 })) }),
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1 })), marker: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SAFE_ID })) }),
         response: { 200: Type.Ref(ClusterEvents), ...errorResponses(400, 401, 403, 404, 409) },
       },
     },

@@ -1,16 +1,28 @@
 // The cluster's wire shapes (spec §3.2, §3.3, §3.7): one source for validation, serialization,
 // the OpenAPI document and the TypeScript types.
 import { Type, type Static } from '@sinclair/typebox';
-import { LabelsIn, LabelsOut, Links, NBool, NInt, NStr, Nullable, Timestamp } from '../../../schemas/common.js';
+import {
+  CLUSTER_NAME_MAX,
+  CREATE_TIMEOUT_MAX,
+  MASTER_COUNT_CEILING,
+  NODE_COUNT_CEILING,
+  STRING_MAX,
+  VOLUME_SIZE_MAX,
+} from '../../../../domain/limits.js';
+import { LabelsIn, LabelsOut, Links, NBool, NInt, NStr, Nullable, StringLabelsIn, Timestamp } from '../../../schemas/common.js';
 
-const NAME = { minLength: 1, maxLength: 242, pattern: '^[a-zA-Z][a-zA-Z0-9_.-]*$' };
+const NAME = { minLength: 1, maxLength: CLUSTER_NAME_MAX, pattern: '^[a-zA-Z][a-zA-Z0-9_.-]*$' };
+/** The deployment's MAX_NODE_COUNT / MAX_MASTER_COUNT may be lower than these ceilings. */
+const NODES = { minimum: 0, maximum: NODE_COUNT_CEILING };
+const MASTERS = { minimum: 1, maximum: MASTER_COUNT_CEILING };
+const TIMEOUT = { minimum: 0, maximum: CREATE_TIMEOUT_MAX };
 
 /** What both the cluster and the legacy bay create bodies accept. */
 const shared = {
   name: Nullable(Type.String(NAME)),
-  node_count: NInt({ minimum: 0 }),
-  master_count: NInt({ minimum: 1 }),
-  docker_volume_size: NInt({ minimum: 1 }),
+  node_count: NInt(NODES),
+  master_count: NInt(MASTERS),
+  docker_volume_size: NInt({ minimum: 1, maximum: VOLUME_SIZE_MAX }),
   labels: LabelsIn,
   master_flavor_id: NStr(255),
   flavor_id: NStr(255),
@@ -26,7 +38,7 @@ export const ClusterCreate = Type.Partial(
     ...shared,
     cluster_template_id: NStr(255, 0),
     keypair: NStr(255),
-    create_timeout: NInt({ minimum: 0 }),
+    create_timeout: NInt(TIMEOUT),
     merge_labels: NBool(),
   }),
   { additionalProperties: false, $id: 'ClusterCreate' },
@@ -37,8 +49,8 @@ export const BayCreate = Type.Partial(
   Type.Object({
     ...shared,
     baymodel_id: NStr(255, 0),
-    bay_create_timeout: NInt({ minimum: 0 }),
-    labels: Nullable(Type.Record(Type.String(), Type.String())),
+    bay_create_timeout: NInt(TIMEOUT),
+    labels: StringLabelsIn,
   }),
   { additionalProperties: false, $id: 'BayCreate' },
 );
@@ -199,8 +211,8 @@ export const BayDetailList = Type.Object({ bays: Type.Array(Type.Ref(Bay)), next
 
 export const ResizeBody = Type.Object(
   {
-    node_count: Type.Integer({ minimum: 0 }),
-    nodes_to_remove: Type.Optional(Nullable(Type.Array(Type.String()))),
+    node_count: Type.Integer(NODES),
+    nodes_to_remove: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: STRING_MAX }), { maxItems: NODE_COUNT_CEILING }))),
     nodegroup: Type.Optional(NStr(255)),
   },
   { additionalProperties: false, $id: 'ClusterResize' },
@@ -209,8 +221,8 @@ export type ResizeBodyT = Static<typeof ResizeBody>;
 
 export const UpgradeBody = Type.Object(
   {
-    cluster_template: Type.String({ minLength: 1, maxLength: 255 }),
-    max_batch_size: Type.Optional(NInt({ minimum: 1 })),
+    cluster_template: Type.String({ minLength: 1, maxLength: STRING_MAX }),
+    max_batch_size: Type.Optional(NInt({ minimum: 1, maximum: NODE_COUNT_CEILING })),
     nodegroup: Type.Optional(NStr(255)),
   },
   { additionalProperties: false, $id: 'ClusterUpgrade' },

@@ -6,6 +6,7 @@ import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import type { ClusterTemplateRow } from '../../../../db/entities/cluster-template.js';
 import type { NodeGroupRow } from '../../../../db/entities/nodegroup.js';
 import { errors, type ApiError } from '../../../../domain/errors.js';
+import { checkAtMost } from '../../../../domain/limits.js';
 import { upgradeVerdict, type UpgradeVerdict } from '../../../../domain/upgrade-path.js';
 import { beginOperation, started } from '../../../../operations/begin.js';
 import { atLeast, type ApiVersion } from '../../../microversion.js';
@@ -43,6 +44,7 @@ const runningVersion = (c: ClusterRow, ng: NodeGroupRow): string | undefined => 
 
 export async function planUpgrade(s: Services, who: Caller, c: ClusterRow, body: UpgradeBodyT, version: ApiVersion): Promise<UpgradePlan> {
   if (!atLeast(version, 8)) throw errors.upgradeUnsupportedVersion();
+  checkAtMost('max_batch_size', body.max_batch_size, s.config.limits.maxNodeCount);
   enforce(who.ctx, 'cluster:upgrade', c);
   const target = await templateFor(s, who, body.cluster_template, 'cluster_template', 404);
   const groups = await s.clusters.nodegroups([c.uuid]);

@@ -1,7 +1,8 @@
 // The cluster template's wire shapes (spec §3.1): one source for validation, serialization,
 // the OpenAPI document and the TypeScript types.
 import { Type, type Static } from '@sinclair/typebox';
-import { LabelsIn, LabelsOut, Links, NBool, NEnum, NInt, NStr, Nullable, Timestamp } from '../../../schemas/common.js';
+import { VOLUME_SIZE_MAX } from '../../../../domain/limits.js';
+import { LabelsIn, LabelsOut, Links, NBool, NEnum, NInt, NStr, Nullable, StringLabelsIn, Timestamp } from '../../../schemas/common.js';
 
 export const COES = ['kubernetes', 'swarm', 'swarm-mode', 'mesos', 'dcos'] as const;
 export const SERVER_TYPES = ['vm', 'bm'] as const;
@@ -21,7 +22,7 @@ const writable = {
   network_driver: NStr(255),
   volume_driver: NStr(255),
   apiserver_port: NInt({ minimum: 1024, maximum: 65535 }),
-  docker_volume_size: NInt({ minimum: 1 }),
+  docker_volume_size: NInt({ minimum: 1, maximum: VOLUME_SIZE_MAX }),
   docker_storage_driver: NStr(255),
   cluster_distro: NStr(255),
   http_proxy: NStr(255),
@@ -91,7 +92,7 @@ export const ClusterTemplateList = Type.Object(
 
 // Legacy baymodels: the same storage without project/user, keypair_id mandatory, string labels.
 export const BayModelCreate = Type.Partial(
-  Type.Object({ ...writable, labels: Nullable(Type.Record(Type.String(), Type.String())) }),
+  Type.Object({ ...writable, labels: StringLabelsIn }),
   { additionalProperties: false, $id: 'BayModelCreate' },
 );
 export type BayModelCreateT = Static<typeof BayModelCreate>;

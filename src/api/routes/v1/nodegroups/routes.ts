@@ -53,6 +53,7 @@ export const nodegroupDeps = (s: Services): NodeGroupDeps => ({
   nodegroups: s.nodegroups,
   templates: s.templates.repo,
   outbox: s.outbox,
+  maxNodeCount: s.config.limits.maxNodeCount,
   bill: (who, cluster, group) => nodegroupCreateBill(s, who, cluster, group),
   ...(s.templates.cloud ? { checkZones: s.templates.cloud.checkZones } : {}),
 });

@@ -1,11 +1,15 @@
 // The node group's wire shapes (spec §3.4): one source for validation, serialization, the OpenAPI
 // document and the TypeScript types. node_labels / node_taints exist from microversion 1.14.
 import { Type, type Static } from '@sinclair/typebox';
-import { Ident, LabelsIn, LabelsOut, Links, ListQuery, NBool, NInt, NStr, Nullable, Timestamp } from '../../../schemas/common.js';
+import { NODE_COUNT_CEILING, NODE_LABELS, NODE_TAINTS_MAX, STRING_MAX, VOLUME_SIZE_MAX } from '../../../../domain/limits.js';
+import { Ident, LabelsIn, LabelsOut, Links, ListQuery, MapKey, NBool, NInt, NStr, Nullable, QueryStr, Timestamp } from '../../../schemas/common.js';
 
 /** The microversion that adds node_labels and node_taints. */
 export const NODE_LABELS_VERSION = 14;
 export const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
+
+/** The deployment's MAX_NODE_COUNT may be lower than this ceiling. */
+const COUNT = { minimum: 0, maximum: NODE_COUNT_CEILING };
 
 const since14 = 'From 1.14 (current Magnum); an unknown attribute below.';
 
@@ -21,17 +25,23 @@ export const NodeTaint = Type.Object(
 export const NodeGroupCreate = Type.Partial(
   Type.Object({
     name: NStr(255),
-    docker_volume_size: NInt({ minimum: 1 }),
+    docker_volume_size: NInt({ minimum: 1, maximum: VOLUME_SIZE_MAX }),
     labels: LabelsIn,
     merge_labels: NBool(),
     flavor_id: NStr(255),
     image_id: NStr(255),
-    node_count: NInt({ minimum: 0 }),
+    node_count: NInt(COUNT),
     role: NStr(255),
-    min_node_count: NInt({ minimum: 0 }),
-    max_node_count: NInt({ minimum: 0 }),
-    node_labels: Nullable(Type.Record(Type.String(), Type.String(), { description: `Kubernetes labels of the group's nodes. ${since14}` })),
-    node_taints: Nullable(Type.Array(NodeTaint, { description: `Kubernetes taints of the group's nodes. ${since14}` })),
+    min_node_count: NInt(COUNT),
+    max_node_count: NInt(COUNT),
+    node_labels: Nullable(
+      Type.Record(Type.String(), Type.String({ maxLength: NODE_LABELS.valueLength }), {
+        description: `Kubernetes labels of the group's nodes. ${since14}`,
+        maxProperties: NODE_LABELS.count,
+        propertyNames: MapKey(NODE_LABELS.keyLength),
+      }),
+    ),
+    node_taints: Nullable(Type.Array(NodeTaint, { description: `Kubernetes taints of the group's nodes. ${since14}`, maxItems: NODE_TAINTS_MAX })),
   }),
   { additionalProperties: false, $id: 'NodeGroupCreate' },
 );
@@ -133,10 +143,10 @@ export const NodeGroupList = Type.Object(
 );
 
 export const ListParams = Type.Object({ cluster: Ident });
-export const ItemParams = Type.Object({ cluster: Ident, nodegroup: Type.String({ description: 'Integer id, UUID or name', minLength: 1 }) });
+export const ItemParams = Type.Object({ cluster: Ident, nodegroup: Type.String({ description: 'Integer id, UUID or name', minLength: 1, maxLength: STRING_MAX }) });
 
 export const NodeGroupListQuery = Type.Object(
-  { ...ListQuery.properties, role: Type.Optional(Type.String({ description: 'Only groups with this role' })) },
+  { ...ListQuery.properties, role: Type.Optional(QueryStr({ description: 'Only groups with this role' })) },
   { additionalProperties: false },
 );
 export type NodeGroupListQueryT = Static<typeof NodeGroupListQuery>;

@@ -13,6 +13,7 @@ import type { NodeGroupRepo } from '../../../../db/repos/nodegroups.js';
 import { errors } from '../../../../domain/errors.js';
 import { applyPatch, BASE_INTERNAL, type PatchOp, type PatchRules } from '../../../../domain/json-patch.js';
 import { labelStrings } from '../../../../domain/labels.js';
+import { checkAtMost, NODE_COUNT_CEILING } from '../../../../domain/limits.js';
 import { zonesNamed } from '../../../../kube/zones.js';
 import type { CloudCaller } from '../../../../openstack/caller.js';
 import type { AuthContext } from '../../../../keystone/context.js';
@@ -36,6 +37,8 @@ export interface NodeGroupDeps {
   checkZones?: (who: CloudCaller, named: { label: string; zone: string }[]) => Promise<void>;
   /** What a new group adds against the project's quotas (the clusters' pre-flight, clusters/node-bills.ts). */
   bill: (who: Caller, cluster: ClusterRow, group: NewGroup) => Promise<Assessment>;
+  /** MAX_NODE_COUNT: the most nodes (and min/max bounds) a group may have. */
+  maxNodeCount: number;
 }
 
 export interface Caller {
@@ -107,6 +110,7 @@ export interface NodegroupCreatePlan {
 export async function planNodegroupCreate(deps: NodeGroupDeps, who: Caller, clusterIdent: string, body: NodeGroupCreateT): Promise<NodegroupCreatePlan> {
   const name = body.name;
   if (name === undefined || name === null) throw errors.invalidInput('name', 'None', 'Mandatory field missing.');
+  for (const f of ['node_count', 'min_node_count', 'max_node_count'] as const) checkAtMost(f, body[f], deps.maxNodeCount);
   const late = atLeast(who.version, NODE_LABELS_VERSION);
   const nodeLabels = late ? (body.node_labels ?? null) : null;
   const nodeTaints = late ? ((body.node_taints ?? null) as NodeTaint[] | null) : null;
@@ -187,7 +191,8 @@ const INTERNAL = [
 const PATCH_RULES: PatchRules = { internal: new Set(INTERNAL), nonRemovable: new Set(), dictPaths: new Set() };
 const PATCH_RULES_14: PatchRules = { ...PATCH_RULES, internal: new Set([...INTERNAL, '/node_labels', '/node_taints']) };
 
-const Bounds = Type.Object({ min_node_count: NInt({ minimum: 0 }), max_node_count: NInt({ minimum: 0 }) });
+const COUNT = { minimum: 0, maximum: NODE_COUNT_CEILING };
+const Bounds = Type.Object({ min_node_count: NInt(COUNT), max_node_count: NInt(COUNT) });
 const validateBounds = new Ajv({ coerceTypes: false, strict: false }).compile(Bounds);
 
 /** The group's attributes as a patch sees them (its stored fields). */
@@ -211,6 +216,7 @@ export async function updateNodegroup(deps: NodeGroupDeps, who: Caller, clusterI
       const bounds: Record<string, unknown> = { min_node_count: after.min_node_count, max_node_count: after.max_node_count };
       coerceScalars(bounds, Bounds);
       if (!validateBounds(bounds)) throw validationError(validateBounds.errors![0]!, bounds);
+      for (const f of ['min_node_count', 'max_node_count'] as const) checkAtMost(f, bounds[f] as number | null, deps.maxNodeCount);
       // A removed minimum returns to its default; a removed maximum means no bound.
       const next = { min_node_count: (bounds.min_node_count as number | null) ?? 0, max_node_count: bounds.max_node_count as number | null };
       checkCounts(ng.name, { node_count: ng.node_count, ...next });

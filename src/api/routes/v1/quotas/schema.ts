@@ -1,12 +1,13 @@
 // The quota's wire shapes (spec §3.6).
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp } from '../../../schemas/common.js';
+import { INT4_MAX, STRING_MAX } from '../../../../domain/limits.js';
+import { QueryStr, Timestamp } from '../../../schemas/common.js';
 
 export const QUOTA_RESOURCES = ['Cluster'] as const;
 
 const Resource = Type.Unsafe<(typeof QUOTA_RESOURCES)[number]>({ type: 'string', enum: [...QUOTA_RESOURCES], default: 'Cluster' });
-const HardLimit = Type.Integer({ minimum: 0, default: 1 });
-const ProjectId = Type.String({ minLength: 1, maxLength: 255 });
+const HardLimit = Type.Integer({ minimum: 0, maximum: INT4_MAX, default: 1 });
+const ProjectId = Type.String({ minLength: 1, maxLength: STRING_MAX });
 
 export const Quota = Type.Object(
   {
@@ -39,15 +40,15 @@ export type QuotaUpdateT = Static<typeof QuotaUpdate>;
 export const QuotaListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer()),
-    marker: Type.Optional(Type.Integer({ description: 'id of the last quota of the previous page' })),
-    sort_key: Type.Optional(Type.String()),
-    sort_dir: Type.Optional(Type.String()),
+    marker: Type.Optional(Type.Integer({ description: 'id of the last quota of the previous page', minimum: 0, maximum: INT4_MAX })),
+    sort_key: Type.Optional(QueryStr()),
+    sort_dir: Type.Optional(QueryStr()),
     all_tenants: Type.Optional(Type.Boolean({ description: 'every project’s quotas instead of the caller’s' })),
   },
   { additionalProperties: false },
 );
 export type QuotaListQueryT = Static<typeof QuotaListQuery>;
 
-export const QuotaParams = Type.Object({ project_id: Type.String({ minLength: 1 }), resource: Type.String({ minLength: 1 }) });
+export const QuotaParams = Type.Object({ project_id: ProjectId, resource: Type.String({ minLength: 1, maxLength: STRING_MAX }) });
 
 export const READ_ONLY = ['id', 'created_at', 'updated_at'] as const;

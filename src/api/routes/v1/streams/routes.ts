@@ -12,13 +12,13 @@ import { ClusterEventRepo } from '../../../../db/repos/events.js';
 import { ResourceRepo } from '../../../../db/repos/resources.js';
 import { errors } from '../../../../domain/errors.js';
 import { allowed, enforce } from '../../../policy.js';
-import { errorResponses, Ident } from '../../../schemas/common.js';
+import { errorResponses, Ident, QueryStr } from '../../../schemas/common.js';
 import { SseStream } from './sse.js';
 import { liveOf, summaryOfRow } from './summary.js';
 
 const StreamQuery = Type.Object({
-  csrf: Type.Optional(Type.String({ description: 'Portal sessions only: the session’s CSRF token (EventSource cannot send X-CSRF-Token).' })),
-  project: Type.Optional(Type.String({ description: 'Portal sessions only: the project to act in (EventSource cannot send X-Portal-Project).' })),
+  csrf: Type.Optional(QueryStr({ description: 'Portal sessions only: the session’s CSRF token (EventSource cannot send X-CSRF-Token).' })),
+  project: Type.Optional(QueryStr({ description: 'Portal sessions only: the project to act in (EventSource cannot send X-Portal-Project).' })),
 });
 
 /** How long changes are gathered before one read sends them (many rows change together). */
