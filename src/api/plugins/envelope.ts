@@ -120,7 +120,8 @@ export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
 export function registerEnvelope(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | Error, request, reply) => {
     if (err instanceof MicroversionUnsupported) {
-      reply.code(406).type('application/json; charset=utf-8');
+      // Its own shape (spec §1.4), not the envelope a route's 406 response schema describes: bypass it.
+      reply.code(406).type('application/json; charset=utf-8').serializer(JSON.stringify);
       return reply.send({
         errors: [
           {
