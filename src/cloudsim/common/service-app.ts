@@ -72,7 +72,8 @@ const DEFAULT_MESSAGES: Record<number, string> = {
 };
 
 export function createServiceApp(opts: ServiceAppOptions): FastifyInstance {
-  const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
+  // OpenStack's services take path segments of any length (an unknown 255-character id is a 404), not Fastify's 100.
+  const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 } });
   // An empty JSON body is no body: clients (designateclient) send DELETE with a JSON content type.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {

@@ -79,7 +79,8 @@ export async function createKeystoneSim(opts: KeystoneSimOptions): Promise<Keyst
   });
   const ctx: SimContext = { state, tokens, authenticator: new Authenticator(state, tokens), urls };
 
-  const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
+  // OpenStack's services take path segments of any length (an unknown 255-character id is a 404), not Fastify's 100.
+  const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 } });
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('x-openstack-request-id', newRequestId());
   });
