@@ -40,3 +40,15 @@ test('a template naming a 255-character image, flavor or network: 400 naming it,
     assert.equal(r.json().errors[0].detail, detail);
   }
 });
+
+test('a template’s or baymodel’s name removed by PATCH: a generated one, as a create without a name gets, not a 500', async () => {
+  for (const [url, version] of [['/v1/clustertemplates', 'container-infra latest'], ['/v1/baymodels', 'container-infra 1.10']] as const) {
+    const headers = { 'openstack-api-version': version };
+    const made = await t.as('demo', { method: 'POST', url, headers, payload: { name: 'named', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', keypair_id: 'kp' } });
+    assert.equal(made.statusCode, 201, made.body);
+    const r = await t.as('demo', { method: 'PATCH', url: `${url}/${made.json().uuid}`, headers, payload: [{ op: 'remove', path: '/name' }] });
+    assert.equal(r.statusCode, 200, `${url}: ${r.body}`);
+    assert.match(r.json().name, /^[a-z]+-\d+-(template|model)$/);
+    assert.notEqual(r.json().name, 'named');
+  }
+});

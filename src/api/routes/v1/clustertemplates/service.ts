@@ -139,6 +139,8 @@ export async function updateTemplate(
   const after = applyPatch(before, ops, PATCH_RULES[flavor]);
   for (const [k, v] of Object.entries(DEFAULTS)) if (after[k] === null) after[k] = v;
   if (after.labels === null) after.labels = {};
+  // A removed name is the one a create without a name gets (a template always has one; it was a 500).
+  if (after.name === null) after.name = generateName(flavor === 'template' ? 'template' : 'model');
   const attrs: Attributes = Object.fromEntries(WRITABLE_KEYS.map((k) => [k, after[k]]));
   schemaCheck(flavor, attrs);
   const next = { ...current, ...attrs, labels: labelsToStrings(attrs.labels) } as ClusterTemplateRow;
