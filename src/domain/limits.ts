@@ -79,3 +79,11 @@ export function boundedMap(
   }
   return out;
 }
+
+/** Characters of a message kept in an event, a condition or a status reason (some quote a tenant's own servers). */
+export const MESSAGE_MAX = 4096;
+
+/** `text` cut to MESSAGE_MAX characters, saying so. */
+export function boundedMessage(text: string): string {
+  return text.length > MESSAGE_MAX ? `${text.slice(0, MESSAGE_MAX - 40)}… (${text.length} characters, cut)` : text;
+}

@@ -12,6 +12,7 @@ import { OperationRepo } from '../db/repos/operations.js';
 import { deriveStatus } from '../domain/cluster-status.js';
 import type { Condition, ConditionType } from '../domain/cluster-status.js';
 import type { OperationState } from '../domain/operations.js';
+import { boundedMessage } from '../domain/limits.js';
 
 export type Severity = 'info' | 'warning' | 'error';
 
@@ -80,6 +81,7 @@ export class OperationStore {
       const row = await this.clusters.lock(em, clusterId);
       if (!row) return 'gone';
       const old = row.conditions[type];
+      message = boundedMessage(message);
       if (old && old.status === status && old.reason === reason && old.message === message) return undefined;
       const since = old && old.status === status ? old.since : new Date().toISOString();
       row.conditions = { ...row.conditions, [type]: { status, reason, message, since } };
@@ -98,7 +100,8 @@ export class OperationStore {
   }
 
   /** The operation failed with `error`: node groups of a create fail too, and those it was changing. */
-  fail(op: OperationRow, error: string): Promise<OperationRow | Lost> {
+  fail(op: OperationRow, failure: string): Promise<OperationRow | Lost> {
+    const error = boundedMessage(failure);
     return this.end(op, 'failed', error, async (em) => {
       if (op.kind === 'create') {
         await this.nodegroups.updateOfCluster(em, op.cluster_id, { status: 'CREATE_FAILED', status_reason: error, updated_at: new Date() });
@@ -115,7 +118,7 @@ export class OperationStore {
    * failed with the original error; deriveStatus shows ROLLBACK_COMPLETE; `change` writes what it observed.
    */
   rolledBack(op: OperationRow, error: string, change?: EndChange): Promise<OperationRow | Lost> {
-    return this.end(op, 'failed', error, change);
+    return this.end(op, 'failed', boundedMessage(error), change);
   }
 
   /** The operation ends; the cluster's status follows through deriveStatus, and an event says how. */

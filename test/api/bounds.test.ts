@@ -4,6 +4,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import { newOperation } from '../../src/db/repos/operations.js';
+import { OperationStore } from '../../src/operations/store.js';
 import { testApp, type TestApp } from '../support/app.js';
 import { nodegroupCluster } from '../support/nodegroup-fixture.js';
 
@@ -184,5 +186,25 @@ describe('bodies', () => {
     const r = await t.as('demo', { method: 'POST', url: '/v1/certificates', payload: { cluster_uuid: fx.cluster.uuid, csr: 'A'.repeat(32_769) } });
     assert.ok(r.json().errors[0].detail.length < 1200, 'the detail does not repeat the whole value');
     assert.match(r.json().errors[0].detail, /\.\.\. \(32769 characters\)/);
+  });
+});
+
+describe('what the workers write', () => {
+  test('an event, a condition or a failure quoting a megabyte (a tenant’s API server may answer so) keeps 4096 characters', async () => {
+    const fx = await nodegroupCluster(t);
+    const op = newOperation(fx.cluster.uuid, 'update');
+    await t.app.services.db.transaction((em) => t.app.services.operations.insert(em, op));
+    const store = new OperationStore(t.app.services.db);
+    const huge = 'Status: '.padEnd(1024 * 1024, 'x');
+    await store.event(fx.cluster.uuid, op.id, 'operation', 'Noise', huge);
+    await store.setCondition(fx.cluster.uuid, op, 'control_plane', 'False', 'Broken', huge);
+    const r = await t.as('demo', { method: 'GET', url: `/v1/clusters/${fx.cluster.uuid}/events` });
+    assert.equal(r.statusCode, 200);
+    const body = r.json();
+    assert.ok(body.events.length >= 2);
+    for (const e of body.events) assert.ok(e.message.length <= 4096, `${e.reason}: ${e.message.length}`);
+    assert.ok(body.conditions.control_plane.message.length <= 4096);
+    assert.match(body.conditions.control_plane.message, /\(1048576 characters, cut\)$/);
+    assert.ok(r.body.length < 64 * 1024, `${r.body.length} bytes`);
   });
 });

@@ -1,6 +1,7 @@
 // A cluster's event timeline (GET /v1/clusters/{id}/events): written by whoever starts, runs or
 // ends an operation, or changes a condition; read in id order.
 import type { DataSource, EntityManager } from 'typeorm';
+import { boundedMessage } from '../../domain/limits.js';
 import { ClusterEventEntity, type ClusterEventRow } from '../entities/cluster-event.js';
 
 export type NewEvent = Omit<ClusterEventRow, 'id'>;
@@ -9,7 +10,8 @@ export class ClusterEventRepo {
   constructor(private readonly ds: DataSource) {}
 
   async insert(event: NewEvent, em: EntityManager = this.ds.manager): Promise<void> {
-    await em.getRepository(ClusterEventEntity).insert(event);
+    // A message may quote what a tenant's servers answered: the list and the streams never carry more than MESSAGE_MAX of it.
+    await em.getRepository(ClusterEventEntity).insert({ ...event, message: boundedMessage(event.message) });
   }
 
   /** Up to `limit` events of the cluster after the event id `marker`, oldest first. */
