@@ -155,6 +155,11 @@ const REQUESTS: Record<string, () => Promise<Req> | Req> = {
   'GET /v1/streams/clusters': () => ({ method: 'GET', url: '/v1/streams/clusters', stream: true }),
   'GET /v1/streams/clusters/{ident}': () => ({ method: 'GET', url: `/v1/streams/clusters/${shared.cluster.uuid}`, stream: true }),
   'GET /v1/cloud-choices': () => ({ method: 'GET', url: '/v1/cloud-choices' }),
+  // A dry-run writes nothing: the shared cluster serves them all.
+  'POST /v1/dry-run/clusters': () => ({ method: 'POST', url: '/v1/dry-run/clusters', payload: { cluster_template_id: publicTemplate, name: name() } }),
+  'POST /v1/dry-run/clusters/{ident}/actions/resize': () => ({ method: 'POST', url: `/v1/dry-run/clusters/${shared.cluster.uuid}/actions/resize`, payload: { node_count: 2 } }),
+  'POST /v1/dry-run/clusters/{ident}/actions/upgrade': () => ({ method: 'POST', url: `/v1/dry-run/clusters/${shared.cluster.uuid}/actions/upgrade`, payload: { cluster_template: upgradeTarget } }),
+  'POST /v1/dry-run/clusters/{cluster}/nodegroups': () => ({ method: 'POST', url: `/v1/dry-run/clusters/${shared.cluster.uuid}/nodegroups`, payload: { name: name() } }),
 };
 
 /** The status of one call as `p` (a stream's status line only: the stream is closed at once). */

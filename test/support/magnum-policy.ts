@@ -126,6 +126,12 @@ export const MAGNUM_POLICY: Record<string, TableEntry> = {
   'GET /v1/streams/clusters': P('cluster:get_all', 'admin_or_reader', 'none', 200),
   'GET /v1/streams/clusters/{ident}': P('cluster:get', 'admin_or_reader', 'resource', 200, wide),
   'GET /v1/cloud-choices': P('clustertemplate:get_all', 'admin_or_reader', 'none', 200),
+  // Dry-runs: the rule of the call each tries, on the same lookup. What the real call would refuse
+  // (another project's cluster: 404) is a dry-run's 200 answer, reporting it; its own refusals are 401 and 403.
+  'POST /v1/dry-run/clusters': P('cluster:create', 'admin_or_member', 'none', 200),
+  'POST /v1/dry-run/clusters/{ident}/actions/resize': P('cluster:resize', 'admin_or_member', 'resource', 200, { foreign: 200 }),
+  'POST /v1/dry-run/clusters/{ident}/actions/upgrade': P('cluster:upgrade', 'admin_or_member', 'resource', 200, { ...wide, foreign: 200 }),
+  'POST /v1/dry-run/clusters/{cluster}/nodegroups': P('nodegroup:create', 'admin_or_member', 'before', 200, { foreign: 200 }),
 };
 
 /** Who calls: the token's state, and for a valid token its project, roles and user. */
