@@ -1,14 +1,18 @@
 // A Redis outage must not hang shutdown (issue 15 hole 7): the API's services and a worker close within
 // their bound when their Redis is frozen (connected, silent: SIGSTOP) or gone (killed), then disconnect.
+// The worker is a real `worker` process (src/main.ts) stopped with SIGTERM: a close cut off by its bound
+// leaves BullMQ's loops waiting on a Redis that is gone, which only the process's exit ends.
 // A Redis of the test's own (test/support/private-redis.ts); the shared one is not touched.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { createServices } from '../../src/api/services.js';
 import { SERVICE_USER } from '../../src/cloudsim/embedded.js';
 import { loadConfig } from '../../src/config.js';
 import { newOperation, OperationRepo } from '../../src/db/repos/operations.js';
-import { startWorker } from '../../workers/main.js';
 import { TEST_SECRET_KEY } from '../support/app.js';
 import { insertCluster } from '../support/cluster-fixture.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
@@ -46,19 +50,17 @@ describe('shutdown during a Redis outage', () => {
     await db?.drop();
   });
 
-  const config = async () => {
-    const c = loadConfig({
-      DATABASE_URL: db.url,
-      REDIS_URL: redis.url,
-      KEYSTONE_URL: `http://127.0.0.1:${await closedPort()}/v3`,
-      SERVICE_PASSWORD: SERVICE_USER.password,
-      SECRET_KEYS: TEST_SECRET_KEY,
-      QUEUE_PREFIX: `test-${randomBytes(4).toString('hex')}`,
-      SHUTDOWN_TIMEOUT_MS: String(BOUND_MS),
-      LOG_LEVEL: 'silent',
-    });
-    return c;
-  };
+  const env = async (): Promise<Record<string, string>> => ({
+    DATABASE_URL: db.url,
+    REDIS_URL: redis.url,
+    KEYSTONE_URL: `http://127.0.0.1:${await closedPort()}/v3`,
+    SERVICE_PASSWORD: SERVICE_USER.password,
+    SECRET_KEYS: TEST_SECRET_KEY,
+    QUEUE_PREFIX: `test-${randomBytes(4).toString('hex')}`,
+    SHUTDOWN_TIMEOUT_MS: String(BOUND_MS),
+    LOG_LEVEL: 'silent',
+  });
+  const config = async () => loadConfig(await env());
 
   for (const outage of ['frozen', 'killed'] as const) {
     test(`API services close within SHUTDOWN_TIMEOUT_MS when Redis is ${outage}`, async () => {
@@ -78,14 +80,13 @@ describe('shutdown during a Redis outage', () => {
       }
     });
 
-    test(`a worker closes within its bound when Redis is ${outage}`, async () => {
+    test(`a worker process stopped with SIGTERM exits within its bound when Redis is ${outage}`, async () => {
       if (!(await ping(redis))) await redis.start();
-      const c = await config();
-      const worker = await startWorker({ redisUrl: c.redisUrl, concurrency: 1, prefix: c.queuePrefix, heartbeatMs: 100, closeTimeoutMs: BOUND_MS });
+      const worker = await workerProcess(await env());
       outage === 'frozen' ? redis.freeze() : await redis.stop();
       try {
-        const took = await timed(() => worker.close(), 8000);
-        assert.ok(took < BOUND_MS + 1500, `closed in ${took} ms`);
+        const took = await worker.stop();
+        assert.ok(took < BOUND_MS + 1500, `exited in ${took} ms`);
       } finally {
         redis.thaw();
       }
@@ -96,8 +97,8 @@ describe('shutdown during a Redis outage', () => {
     if (!(await ping(redis))) await redis.start();
     const c = await config();
     const services = await createServices(c);
-    const worker = await startWorker({ redisUrl: c.redisUrl, concurrency: 1, prefix: c.queuePrefix, heartbeatMs: 100, closeTimeoutMs: 5000 });
-    assert.ok((await timed(() => worker.close(), 8000)) < 2000);
+    const worker = await workerProcess({ ...(await env()), SHUTDOWN_TIMEOUT_MS: '5000' });
+    assert.ok((await worker.stop()) < 2000);
     assert.ok((await timed(() => services.close(), 8000)) < 2000);
   });
 });
@@ -114,4 +115,30 @@ async function ping(r: PrivateRedis): Promise<boolean> {
   } finally {
     c.disconnect();
   }
+}
+
+/** A `worker` process of src/main.ts, once it says it started; `stop` sends SIGTERM and times the exit (killed past 8 s). */
+async function workerProcess(env: Record<string, string>): Promise<{ stop(): Promise<number> }> {
+  const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', main, 'worker'], { env: { ...process.env, ...env, WORKER_CONCURRENCY: '1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stderr.on('data', (d) => (out += String(d)));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += String(d);
+      if (out.includes('"worker started"')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the worker exited (${code}) before it started: ${out}`)));
+  });
+  return {
+    async stop() {
+      const started = Date.now();
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 8000);
+      await exited;
+      clearTimeout(killer);
+      return Date.now() - started;
+    },
+  };
 }
