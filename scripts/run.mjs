@@ -86,8 +86,12 @@ try {
     }
     case 'test': {
       const { adminUrl, redisUrl } = await infra('postgres');
-      const files = extra.length > 0 ? extra : findTests(join(root, 'test'));
-      exec(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...files], {
+      // `npm test -- [node --test options] [files]`: options (--test-reporter=tap, --test-name-pattern=...) pass
+      // through; without files, every test file.
+      const options = extra.filter((a) => a.startsWith('--'));
+      const named = extra.filter((a) => !a.startsWith('--'));
+      const files = named.length > 0 ? named : findTests(join(root, 'test'));
+      exec(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...options, ...files], {
         TEST_DATABASE_ADMIN_URL: adminUrl,
         REDIS_URL: redisUrl,
       });
