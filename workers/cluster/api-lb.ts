@@ -203,7 +203,9 @@ async function wantedMembers(ctx: RunContext, keep: (portName: string) => boolea
 
 /**
  * The pool's members made exactly the control-plane ports' addresses (those `keep` says stay):
- * one change at a time while the load balancer is ACTIVE, waiting otherwise.
+ * one change at a time while the load balancer is ACTIVE, waiting otherwise. The missing members
+ * come first, then the unwanted ones go: a control plane replaced while its successor's member was
+ * never added (its POST failed, its run ended) must not leave the pool, and the API, without one.
  */
 export async function syncMembers(ctx: RunContext, keep: (portName: string) => boolean = () => true): Promise<void> {
   const lb = await plan(ctx);
@@ -217,18 +219,18 @@ export async function syncMembers(ctx: RunContext, keep: (portName: string) => b
   const net = await clusterNet(ctx);
   const wanted = await wantedMembers(ctx, keep);
   const present = await o.listMembers(poolRow.cloud_id);
-  for (const m of present) {
-    if (wanted.has(m.address!)) continue;
-    await activeLb(ctx, o, ep.loadBalancerId!);
-    await o.deleteMember(poolRow.cloud_id, m.id);
-    throw new Wait(ctx.pollMs, `member ${m.address} being removed`);
-  }
   const have = new Set(present.map((m) => m.address));
   for (const [address, portName] of wanted) {
     if (have.has(address)) continue;
     await activeLb(ctx, o, ep.loadBalancerId!);
     await o.createMember(poolRow.cloud_id, { address, protocol_port: lb.memberPort, subnet_id: net.subnetId, name: `${portName}-6443`, tags: [clusterTag(ctx.cluster.uuid)] } as never);
     throw new Wait(ctx.pollMs, `member ${address} being added`);
+  }
+  for (const m of present) {
+    if (wanted.has(m.address!)) continue;
+    await activeLb(ctx, o, ep.loadBalancerId!);
+    await o.deleteMember(poolRow.cloud_id, m.id);
+    throw new Wait(ctx.pollMs, `member ${m.address} being removed`);
   }
   await activeLb(ctx, o, ep.loadBalancerId!);
 }
