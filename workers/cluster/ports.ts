@@ -8,6 +8,7 @@ import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
 import type { NodeRole } from '../../src/kube/cloudinit/inputs.js';
 import { networkPlan, type GroupRef } from '../../src/kube/network-plan.js';
 import { freeIndexes, heldIndexes } from '../../src/kube/zones.js';
+import { isNotFound } from '../../src/openstack/errors.js';
 import type { NeutronPort } from '../../src/openstack/neutron.js';
 import type { Server } from '../../src/openstack/nova-servers.js';
 import { StepFailure } from '../errors.js';
@@ -180,7 +181,12 @@ export function controlPlanePorts(ctx: RunContext): Promise<{ name: string; port
     for (const name of names) {
       const row = rows.find((r) => r.name === name);
       if (!row) continue;
-      const port = await n.ports.get(row.cloud_id).catch(() => undefined);
+      // Only a port Neutron says is gone is left out: a failed look (a 5xx, no answer) is not an
+      // absence, and reading it as one would take the control plane's load balancer member away.
+      const port = await n.ports.get(row.cloud_id).catch((e) => {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      });
       if (port) out.push({ name, port });
     }
     return out;
