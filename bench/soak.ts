@@ -1,6 +1,7 @@
 // `npm run bench -- soak [options]`: the soak of bench/soak/run.ts at full size (100 clusters).
 // Options: --seed=20 --clusters=100 --in-flight=20 --workers=3 --apis=2 --concurrency=8
-//          --time-scale=0.01 --fault-rate=0.1 --short (npm test's size) --keep --json=<file>
+//          --time-scale=0.01 --fault-rate=0.1 --step-timeout=600000 (longest wait for one operation, ms)
+//          --short (npm test's size) --keep --json=<file>
 // The exit code is 1 when the proof fails (a life did not converge, a duplicate boot, a leftover,
 // a crash), 0 otherwise.
 import { writeFileSync } from 'node:fs';
@@ -26,6 +27,7 @@ const opts: SoakOptions = {
   workerConcurrency: num('concurrency', base.workerConcurrency),
   timeScale: num('time-scale', base.timeScale),
   faultRate: num('fault-rate', base.faultRate),
+  stepTimeoutMs: num('step-timeout', base.stepTimeoutMs),
   keep: process.argv.includes('--keep'),
   log: (line) => console.log(line),
 };
