@@ -22,6 +22,8 @@ import { acquireClusterLock, clusterLockKey, type ClusterLock } from './lock.js'
 export interface RunnerHooks {
   /** Called between a cloud create and its ledger record (tests stop a worker exactly there). */
   afterCreate?(type: string, cloudId: string): Promise<void>;
+  /** Called between Keystone's delete of an application credential and the row forgetting it. */
+  afterCredentialDelete?(id: string): Promise<void>;
 }
 
 export interface RunnerDeps {

@@ -1,7 +1,7 @@
 // Queries on clusters and their node groups, scoped by who asks (admins may see every project).
 import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { Condition } from '../../domain/cluster-status.js';
-import { ClusterEntity, type ClusterRow } from '../entities/cluster.js';
+import { ClusterEntity, type ClusterRow, type RetiredCredential } from '../entities/cluster.js';
 import { NodeGroupEntity, type NodeGroupRow } from '../entities/nodegroup.js';
 import { orderAndPage, type Keyset } from './keyset.js';
 
@@ -63,8 +63,23 @@ export class ClusterRepo {
   }
 
   /** The cluster's application credential is gone (deleted in Keystone): the row forgets it. */
-  async forgetCredential(uuid: string): Promise<void> {
-    await this.ds.getRepository(ClusterEntity).update({ uuid }, { app_cred_id: null, app_cred_secret: null, app_cred_user_id: null, updated_at: new Date() });
+  /**
+   * The current credential joins the retired ones (with its owner) and the row holds none, in one
+   * statement: written before Keystone is asked to delete it, so a run killed in between leaves a
+   * retired credential to delete, never a current one that no longer logs in. Undefined when the row held none.
+   */
+  async retireCredential(uuid: string): Promise<RetiredCredential[] | undefined> {
+    const result: unknown = await this.ds.query(
+      `UPDATE cluster SET
+         retired_app_creds = retired_app_creds || jsonb_build_array(jsonb_build_object('id', app_cred_id, 'user_id', coalesce(app_cred_user_id, user_id))),
+         app_cred_id = NULL, app_cred_secret = NULL, app_cred_user_id = NULL, updated_at = now()
+       WHERE uuid = $1 AND app_cred_id IS NOT NULL
+       RETURNING retired_app_creds`,
+      [uuid],
+    );
+    // An UPDATE … RETURNING answers [rows, count] through TypeORM's query().
+    const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as { retired_app_creds: RetiredCredential[] }[];
+    return rows[0]?.retired_app_creds;
   }
 
   /** A retired credential is gone (deleted in Keystone): the row forgets it, whatever else the list holds now. */
