@@ -30,10 +30,12 @@ test('a drain waits for its evicted pods; a budget that never allows one holds i
   let podLeftBeforeNode = false;
   const watching = (async () => {
     while (!nodeGoneAt) {
-      const pods = (await kube.list('v1', 'Pod', 'default', 'app=slow')) as { metadata: { deletionTimestamp?: string }; spec?: { nodeName?: string } }[];
+      // Both read at once, one snapshot: the window between the pod's end and the Node's delete is the
+      // worker's next poll, which two reads one after the other on a busy machine can straddle.
+      const [list, node] = await Promise.all([kube.list('v1', 'Pod', 'default', 'app=slow'), kube.getNode(a)]);
+      const pods = list as { metadata: { deletionTimestamp?: string }; spec?: { nodeName?: string } }[];
       const onA = pods.filter((p) => p.spec?.nodeName === a);
       if (!terminatingAt && onA.some((p) => p.metadata.deletionTimestamp)) terminatingAt = Date.now();
-      const node = await kube.getNode(a);
       if (terminatingAt && onA.length === 0 && node) podLeftBeforeNode = true;
       if (terminatingAt && !node) nodeGoneAt = Date.now();
       await new Promise((res) => setTimeout(res, 5));

@@ -136,7 +136,8 @@ export async function apiRetrying(h: Harness, method: string, url: string, paylo
   for (let i = 0; ; i++) {
     const r = await api(h, method, url, payload);
     if (r.status !== 503 || i >= 20) return r;
-    await new Promise((res) => setTimeout(res, 50));
+    // A 503 (the API's database, queue or a cloud service busy): again, as a client honouring Retry-After would.
+    await new Promise((res) => setTimeout(res, Math.min(1000, 50 * 2 ** i)));
   }
 }
 
