@@ -25,6 +25,19 @@ function findTests(dir) {
   return out.sort();
 }
 
+/** Every test file, the slowest first (test/slow-first.txt, measured), then the others by name. */
+function orderedTests(dir) {
+  const all = findTests(dir);
+  let slow = [];
+  try {
+    slow = readFileSync(join(dir, 'slow-first.txt'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  } catch {
+    // no list: name order
+  }
+  const first = slow.filter((f) => all.includes(f));
+  return [...first, ...all.filter((f) => !first.includes(f))];
+}
+
 /** DATABASE_URL and REDIS_URL from the environment, or the private servers'. */
 async function infra(dbName) {
   let adminUrl = process.env.DATABASE_URL;
@@ -90,7 +103,7 @@ try {
       // through; without files, every test file.
       const options = extra.filter((a) => a.startsWith('--'));
       const named = extra.filter((a) => !a.startsWith('--'));
-      const files = named.length > 0 ? named : findTests(join(root, 'test'));
+      const files = named.length > 0 ? named : orderedTests(join(root, 'test'));
       exec(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...options, ...files], {
         TEST_DATABASE_ADMIN_URL: adminUrl,
         REDIS_URL: redisUrl,
