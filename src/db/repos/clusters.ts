@@ -62,7 +62,6 @@ export class ClusterRepo {
     return em.getRepository(ClusterEntity).createQueryBuilder('c').setLock('pessimistic_write').where('c.uuid = :u', { u: uuid }).getOne();
   }
 
-  /** The cluster's application credential is gone (deleted in Keystone): the row forgets it. */
   /**
    * The current credential joins the retired ones (with its owner) and the row holds none, in one
    * statement: written before Keystone is asked to delete it, so a run killed in between leaves a
