@@ -135,7 +135,7 @@ export async function settled(h: Harness, uuid: string, want: string, timeoutMs 
 export async function apiRetrying(h: Harness, method: string, url: string, payload?: unknown): Promise<{ status: number; body: Json }> {
   for (let i = 0; ; i++) {
     const r = await api(h, method, url, payload);
-    if (r.status !== 503 || i >= 20) return r;
+    if (r.status !== 503 || i >= 60) return r;
     // A 503 (the API's database, queue or a cloud service busy): again, as a client honouring Retry-After would.
     await new Promise((res) => setTimeout(res, Math.min(1000, 50 * 2 ** i)));
   }
