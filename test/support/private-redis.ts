@@ -11,6 +11,8 @@ export interface PrivateRedis {
   stop(): Promise<void>;
   /** Starts it again on the same port (empty). */
   start(): Promise<void>;
+  /** Whether it answers PING now (false while stopped or frozen). */
+  up(): Promise<boolean>;
   /** SIGSTOP: the port accepts connections, nothing answers. */
   freeze(): void;
   thaw(): void;
@@ -60,6 +62,7 @@ export async function privateRedis(): Promise<PrivateRedis> {
     url: `redis://127.0.0.1:${port}`,
     stop,
     start,
+    up: () => answers(port),
     freeze: () => child?.kill('SIGSTOP'),
     thaw: () => child?.kill('SIGCONT'),
     close: stop,

@@ -64,7 +64,7 @@ describe('shutdown during a Redis outage', () => {
 
   for (const outage of ['frozen', 'killed'] as const) {
     test(`API services close within SHUTDOWN_TIMEOUT_MS when Redis is ${outage}`, async () => {
-      if (!(await ping(redis))) await redis.start();
+      if (!(await redis.up())) await redis.start();
       const services = await createServices(await config());
       const { cluster } = await insertCluster({ services } as never, { user: 'u', project: 'p', pki: false });
       outage === 'frozen' ? redis.freeze() : await redis.stop();
@@ -81,7 +81,7 @@ describe('shutdown during a Redis outage', () => {
     });
 
     test(`a worker process stopped with SIGTERM exits within its bound when Redis is ${outage}`, async () => {
-      if (!(await ping(redis))) await redis.start();
+      if (!(await redis.up())) await redis.start();
       const worker = await workerProcess(await env());
       outage === 'frozen' ? redis.freeze() : await redis.stop();
       try {
@@ -94,7 +94,7 @@ describe('shutdown during a Redis outage', () => {
   }
 
   test('with Redis up, both close at once (the bound is not waited out)', async () => {
-    if (!(await ping(redis))) await redis.start();
+    if (!(await redis.up())) await redis.start();
     const c = await config();
     const services = await createServices(c);
     const worker = await workerProcess({ ...(await env()), SHUTDOWN_TIMEOUT_MS: '5000' });
@@ -102,20 +102,6 @@ describe('shutdown during a Redis outage', () => {
     assert.ok((await timed(() => services.close(), 8000)) < 2000);
   });
 });
-
-async function ping(r: PrivateRedis): Promise<boolean> {
-  const { Redis } = await import('ioredis');
-  const c = new Redis(r.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  c.on('error', () => undefined);
-  try {
-    await c.connect();
-    return (await c.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    c.disconnect();
-  }
-}
 
 /** A `worker` process of src/main.ts, once it says it started; `stop` sends SIGTERM and times the exit (killed past 8 s). */
 async function workerProcess(env: Record<string, string>): Promise<{ stop(): Promise<number> }> {
