@@ -128,9 +128,17 @@ async function listed(h: Harness): Promise<{ uuid: string; status: string }[]> {
 async function allSettled(h: Harness, uuids: string[], start: number, timeoutMs: number): Promise<{ statuses: string[]; settledMs: number[] }> {
   const end = Date.now() + timeoutMs;
   const seen = new Map<string, number>();
+  let told = 0;
   for (;;) {
     const by = new Map((await listed(h)).map((c) => [c.uuid, c.status]));
     for (const u of uuids) if (!seen.has(u) && by.has(u) && !by.get(u)!.endsWith('_IN_PROGRESS')) seen.set(u, Date.now() - start);
+    if (Date.now() - told >= 15_000) {
+      // Progress on stderr (a run at real delays lasts minutes): statuses by count.
+      told = Date.now();
+      const counts: Record<string, number> = {};
+      for (const u of uuids) counts[by.get(u) ?? 'ABSENT'] = (counts[by.get(u) ?? 'ABSENT'] ?? 0) + 1;
+      process.stderr.write(`${((Date.now() - start) / 1000).toFixed(0)} s: ${JSON.stringify(counts)}\n`);
+    }
     if (seen.size === uuids.length) return { statuses: uuids.map((u) => by.get(u)!), settledMs: [...seen.values()].sort((a, b) => a - b) };
     if (Date.now() > end) throw new Error('timed out waiting for the clusters');
     await new Promise((r) => setTimeout(r, 1000));
@@ -196,6 +204,7 @@ async function many(): Promise<Record<string, unknown>> {
     const alone = await createCluster(h, 'alone', 1, 1);
     const aloneStatus = await completed(h, alone, 600_000);
     const aloneS = (Date.now() - aloneStart) / 1000;
+    process.stderr.write(`one 1+1 create alone: ${aloneStatus} in ${aloneS.toFixed(1)} s\n`);
     if ((await api(h, 'DELETE', `/v1/clusters/${alone}`)).status !== 204) throw new Error('delete of the lone cluster refused');
     await until('the lone cluster gone', async () => (await listed(h)).length === 0, 600_000);
     const cpu0 = cpuMs(worker.pid!);
@@ -205,6 +214,7 @@ async function many(): Promise<Record<string, unknown>> {
     const start = Date.now();
     const uuids = await Promise.all(Array.from({ length: MANY }, (_, i) => createCluster(h, `m${i}`, 1, 1)));
     const accepted = Date.now() - start;
+    process.stderr.write(`${MANY} creates accepted in ${(accepted / 1000).toFixed(1)} s\n`);
     const { statuses, settledMs } = await allSettled(h, uuids, start, 3_600_000);
     const wallMs = Date.now() - start;
     const cpu = cpuMs(worker.pid!) - cpu0;

@@ -10,7 +10,7 @@ import { parseIp } from './ip.js';
 import { allocateFixedIps } from './ipam.js';
 import { networkNotFound, visibleNetwork } from './routes-networks.js';
 import { newMac, portNotFound } from './routes-ports.js';
-import { interfacesOf } from './routes-routers.js';
+import { routersOnSubnet } from './routes-routers.js';
 import type { FloatingIp, NeutronState } from './state.js';
 import { badRequest, bodyOf, checkQuota, checkRevision, conflict, iso, owns, policy, projectFor, str, touch, type Body, type Caller } from './writes.js';
 
@@ -84,9 +84,8 @@ export function registerFloatingIpRoutes(scope: FastifyInstance, state: NeutronS
       throw badFip(`Port ${port.id} has multiple fixed IPv4 addresses. Must provide a specific IPv4 address when assigning a floating IP`);
     }
     const ip = fixed[0]!;
-    const router = [...state.routers.values()].find(
-      (r) => r.gateway?.networkId === fip.floatingNetworkId && interfacesOf(state, r.id).some((p) => p.fixedIps.some((f) => f.subnetId === ip.subnetId)),
-    );
+    // From the subnet's router interfaces to their routers (one pass over the ports, not one per router).
+    const router = routersOnSubnet(state, ip.subnetId).find((r) => r.gateway?.networkId === fip.floatingNetworkId);
     if (!router) {
       throw new SimError(
         404,

@@ -33,6 +33,17 @@ const ATTRIBUTES: Record<string, Attribute<Router>> = {
 export const interfacesOf = (state: NeutronState, routerId: string): Port[] =>
   [...state.ports.values()].filter((p) => p.deviceId === routerId && INTERFACE_OWNERS.includes(p.deviceOwner));
 
+/** The routers with an interface on `subnetId`, in the order of their interface ports. */
+export function routersOnSubnet(state: NeutronState, subnetId: string): Router[] {
+  const found = new Set<Router>();
+  for (const p of state.ports.values()) {
+    if (!INTERFACE_OWNERS.includes(p.deviceOwner) || !p.fixedIps.some((f) => f.subnetId === subnetId)) continue;
+    const r = state.routers.get(p.deviceId);
+    if (r) found.add(r);
+  }
+  return [...found];
+}
+
 export function registerRouterRoutes(scope: FastifyInstance, state: NeutronState): void {
   const render = (r: Router, caller: Caller): Record<string, unknown> => {
     const gwPort = r.gateway ? state.ports.get(r.gateway.portId) : undefined;

@@ -177,7 +177,21 @@ function listOf(
 ): Record<string, unknown> {
   const q = request.query as RawQuery;
   const caller = callerOf(request);
-  let rows = items.filter((o) => visible(caller, o)).map((o) => ({ o, r: render(o) }));
+  const [tg, tgAny, notTg, notTgAny] = ['tags', 'tags-any', 'not-tags', 'not-tags-any'].map((k) => splitTags(q, k)) as [string[], string[], string[], string[]];
+  const tagged = (o: AnyObject): boolean => {
+    const t = new Set(o.tags as string[]);
+    if (tg.length && !tg.every((x) => t.has(x))) return false;
+    if (tgAny.length && !tgAny.some((x) => t.has(x))) return false;
+    if (notTg.length && notTg.every((x) => t.has(x))) return false;
+    if (notTgAny.length && notTgAny.some((x) => t.has(x))) return false;
+    return true;
+  };
+  // Tags, and the id and name (every renderer shows them as the object holds them), are judged on the
+  // object before rendering: only the items they keep are rendered (a rendered load balancer looks up
+  // its listeners and pools).
+  const own = (['id', 'name'] as const).filter((k) => k in q).map((k) => ({ k, wanted: all(q, k) }));
+  const kept = (o: AnyObject): boolean => own.every(({ k, wanted }) => wanted.includes(String(o[k])));
+  let rows = items.filter((o) => visible(caller, o) && tagged(o) && kept(o)).map((o) => ({ o, r: render(o) }));
   for (const key of Object.keys(q)) {
     if (SPECIAL.has(key)) continue;
     const wanted = all(q, key);
@@ -188,15 +202,6 @@ function listOf(
       return wanted.some((w) => (typeof v === 'boolean' ? parseBool(w) === v : String(v) === w));
     });
   }
-  const [tg, tgAny, notTg, notTgAny] = ['tags', 'tags-any', 'not-tags', 'not-tags-any'].map((k) => splitTags(q, k)) as [string[], string[], string[], string[]];
-  rows = rows.filter(({ o }) => {
-    const t = new Set(o.tags);
-    if (tg.length && !tg.every((x) => t.has(x))) return false;
-    if (tgAny.length && !tgAny.some((x) => t.has(x))) return false;
-    if (notTg.length && notTg.every((x) => t.has(x))) return false;
-    if (notTgAny.length && notTgAny.some((x) => t.has(x))) return false;
-    return true;
-  });
 
   const reverse = parseBool(one(q, 'page_reverse') ?? 'false') === true;
   const keys: { key: string; desc: boolean }[] = [];
