@@ -12,7 +12,7 @@ import { repositories } from '../../src/db/repos/index.js';
 import { CloudFactory } from '../../workers/cloud.js';
 import { purgeCredential } from '../../workers/cluster/credential.js';
 import type { RunContext } from '../../workers/runner.js';
-import { issueToken, keystoneCall, startRealKeystone, type RealKeystone } from '../support/real-keystone.js';
+import { apiOn, issueToken, keystoneCall, passwordLogin, startRealKeystone, type RealKeystone } from '../support/real-keystone.js';
 import { testApp, type TestApp } from '../support/app.js';
 
 describe('a rotated credential deleted under its owner, with the real Keystone', () => {
@@ -23,12 +23,7 @@ describe('a rotated credential deleted under its owner, with the real Keystone',
 
   before(async () => {
     ks = await startRealKeystone({ provider: 'fernet' });
-    t = await testApp({
-      config: (c) => {
-        c.keystone.authUrl = ks.authUrl;
-        c.keystone.service = { username: ks.users.magnum.name, password: ks.users.magnum.password, projectName: ks.users.magnum.project, userDomainName: 'Default', projectDomainName: 'Default' };
-      },
-    });
+    t = await testApp({ config: apiOn(ks) });
     const issued = await issueToken(ks, 'demo');
     demo = { token: issued.token, userId: issued.body.token.user.id };
     // A second member of project demo.
@@ -39,11 +34,8 @@ describe('a rotated credential deleted under its owner, with the real Keystone',
     const member = roles.body.roles[0].id as string;
     const grant = await keystoneCall(ks.authUrl, 'PUT', `/projects/${ks.projectIds.demo}/users/${user.body.user.id}/roles/${member}`, { token: admin });
     assert.equal(grant.status, 204, JSON.stringify(grant.body));
-    const login = await keystoneCall(ks.authUrl, 'POST', '/auth/tokens?nocatalog', {
-      body: { auth: { identity: { methods: ['password'], password: { user: { name: 'demo-second', domain: { id: 'default' }, password: 'second-secret' } } }, scope: { project: { id: ks.projectIds.demo } } } },
-    });
-    assert.equal(login.status, 201, JSON.stringify(login.body));
-    second = { token: login.headers.get('x-subject-token')!, userId: user.body.user.id };
+    const login = await passwordLogin(ks, { name: 'demo-second', password: 'second-secret' }, { project: { id: ks.projectIds.demo } });
+    second = { token: login.token, userId: user.body.user.id };
   });
 
   after(async () => {

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createClusterCredential } from '../../src/api/routes/v1/clusters/credential.js';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
-import { issueToken, keystoneCall, startRealKeystone, type RealKeystone } from '../support/real-keystone.js';
+import { apiOn, issueToken, keystoneCall, startRealKeystone, type RealKeystone } from '../support/real-keystone.js';
 import { testApp, type TestApp } from '../support/app.js';
 
 interface Rule {
@@ -24,18 +24,7 @@ describe('application credentials with the real Keystone', () => {
 
   before(async () => {
     ks = await startRealKeystone({ provider: 'fernet' });
-    t = await testApp({
-      config: (c) => {
-        c.keystone.authUrl = ks.authUrl;
-        c.keystone.service = {
-          username: ks.users.magnum.name,
-          password: ks.users.magnum.password,
-          projectName: ks.users.magnum.project,
-          userDomainName: 'Default',
-          projectDomainName: 'Default',
-        };
-      },
-    });
+    t = await testApp({ config: apiOn(ks) });
     // keystonemiddleware checks access rules only for a service in the token's catalog: register the API.
     const admin = (await issueToken(ks, 'admin')).token;
     const service = await keystoneCall(ks.authUrl, 'POST', '/services', { token: admin, body: { service: { type: 'container-infra', name: 'magnum' } } });

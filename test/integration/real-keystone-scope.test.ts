@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { ClusterTemplateEntity } from '../../src/db/entities/cluster-template.js';
 import { QuotaEntity } from '../../src/db/entities/quota.js';
-import { issueToken, keystoneCall, startRealKeystone, type RealKeystone } from '../support/real-keystone.js';
+import { apiOn, issueToken, keystoneCall, passwordLogin, startRealKeystone, type RealKeystone } from '../support/real-keystone.js';
 import { testApp, type TestApp } from '../support/app.js';
 
 describe('token scope with the real Keystone', () => {
@@ -18,29 +18,11 @@ describe('token scope with the real Keystone', () => {
   let domainToken: string;
   let projectToken: string;
 
-  async function scoped(scope: object): Promise<{ token: string; body: { token: Record<string, unknown> } }> {
-    const u = ks.users.admin;
-    const res = await keystoneCall(ks.authUrl, 'POST', '/auth/tokens?nocatalog', {
-      body: { auth: { identity: { methods: ['password'], password: { user: { name: u.name, domain: { id: 'default' }, password: u.password } } }, scope } },
-    });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return { token: res.headers.get('x-subject-token')!, body: res.body };
-  }
+  const scoped = (scope: object): Promise<{ token: string; body: { token: Record<string, unknown> } }> => passwordLogin(ks, ks.users.admin, scope);
 
   before(async () => {
     ks = await startRealKeystone({ provider: 'fernet' });
-    t = await testApp({
-      config: (c) => {
-        c.keystone.authUrl = ks.authUrl;
-        c.keystone.service = {
-          username: ks.users.magnum.name,
-          password: ks.users.magnum.password,
-          projectName: ks.users.magnum.project,
-          userDomainName: 'Default',
-          projectDomainName: 'Default',
-        };
-      },
-    });
+    t = await testApp({ config: apiOn(ks) });
     const admin = await issueToken(ks, 'admin');
     projectToken = admin.token;
     // keystone-manage bootstrap gives the admin the admin role on the system; on the domain it is granted here.

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, decodeJwt, generateKeyPair, importSPKI, jwtVerify } from 'jose';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { issueToken, revokeToken, startRealKeystone, type KeystoneUser, type RealKeystone } from '../support/real-keystone.js';
+import { apiOn, issueToken, revokeToken, startRealKeystone, type KeystoneUser, type RealKeystone } from '../support/real-keystone.js';
 import { testApp, type TestApp } from '../support/app.js';
 
 /** Lifetime of every Keystone token in these instances (short, for the expiry test). */
@@ -29,14 +29,7 @@ for (const provider of ['fernet', 'jws'] as const) {
       pem = ks.jwsPublicKeyPath ? await readFile(ks.jwsPublicKeyPath, 'utf8') : undefined;
       t = await testApp({
         config: (c) => {
-          c.keystone.authUrl = ks.authUrl;
-          c.keystone.service = {
-            username: ks.users.magnum.name,
-            password: ks.users.magnum.password,
-            projectName: ks.users.magnum.project,
-            userDomainName: 'Default',
-            projectDomainName: 'Default',
-          };
+          apiOn(ks)(c);
           c.keystone.tokenCacheTtlSeconds = CACHE_TTL_S;
           c.keystone.jwsPublicKeys = pem ? [pem] : [];
         },

@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Config } from '../../src/config.js';
 import { aptInstall } from './apt.js';
 
 export type KeystoneUser = 'admin' | 'demo' | 'demo-reader' | 'other' | 'magnum';
@@ -575,26 +576,7 @@ export async function issueToken(
   project?: string,
 ): Promise<{ token: string; body: any }> {
   const u = ks.users[who];
-  const res = await expectCall(
-    ks.authUrl,
-    'POST',
-    '/auth/tokens?nocatalog',
-    {
-      body: {
-        auth: {
-          identity: {
-            methods: ['password'],
-            password: { user: { name: u.name, domain: { id: 'default' }, password: u.password } },
-          },
-          scope: { project: { name: project ?? u.project, domain: { id: 'default' } } },
-        },
-      },
-    },
-    [201],
-  );
-  const token = res.headers.get('x-subject-token');
-  if (!token) throw new Error('Keystone issued a token without X-Subject-Token');
-  return { token, body: res.body };
+  return passwordLogin(ks, u, { project: { name: project ?? u.project, domain: { id: 'default' } } });
 }
 
 /** Revokes `subject` with the admin's (or the given) token: DELETE /v3/auth/tokens → 204. */
@@ -801,4 +783,28 @@ export async function startRealKeystone(opts: {
     await rm(cacheDir(base, provider), { recursive: true, force: true });
     return attempt(false);
   }
+}
+
+/** The API's configuration pointed at `ks`: tokens validated there, the worker's service user its `magnum`. */
+export function apiOn(ks: Pick<RealKeystone, 'authUrl' | 'users'>): (c: Config) => void {
+  return (c) => {
+    c.keystone.authUrl = ks.authUrl;
+    c.keystone.service = {
+      username: ks.users.magnum.name,
+      password: ks.users.magnum.password,
+      projectName: ks.users.magnum.project,
+      userDomainName: 'Default',
+      projectDomainName: 'Default',
+    };
+  };
+}
+
+/** A password login of any user of the Default domain, with the given scope (no catalog): the token and its body. */
+export async function passwordLogin(ks: Pick<RealKeystone, 'authUrl'>, user: { name: string; password: string }, scope: object): Promise<{ token: string; body: any }> {
+  const res = await expectCall(ks.authUrl, 'POST', '/auth/tokens?nocatalog', {
+    body: { auth: { identity: { methods: ['password'], password: { user: { name: user.name, domain: { id: 'default' }, password: user.password } } }, scope } },
+  }, [201]);
+  const token = res.headers.get('x-subject-token');
+  if (!token) throw new Error('Keystone issued a token without X-Subject-Token');
+  return { token, body: res.body };
 }
