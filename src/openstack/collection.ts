@@ -38,6 +38,16 @@ export class Collection<T, Create, Filters extends object = Record<string, never
     return res.body[this.spec.singular]!;
   }
 
+  /** The item, or undefined when the service says it is gone (404); any other failure (a 5xx, no answer) throws. */
+  async find(id: string): Promise<T | undefined> {
+    try {
+      return await this.get(id);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
   /** Every item matching the filters, through all pages. */
   async list(filters?: Filters): Promise<T[]> {
     const { plural, path, name } = this.spec;

@@ -3,7 +3,6 @@
 // template), deleted with the node; at delete, those and the ones OCCM and the ingress controller
 // made for the cluster's Services and Ingresses, before the servers. Each is recorded under a name
 // (`kubeapi`, the server's name), found again by its port, tagged after the create.
-import { isNotFound } from '../../src/openstack/errors.js';
 import type { FloatingIp, NeutronClient } from '../../src/openstack/neutron.js';
 import { clusterDescription, clusterTag } from '../naming.js';
 import type { RunContext, Step } from '../runner.js';
@@ -19,10 +18,7 @@ export const occmFloatingIp = (uuid: string): RegExp => new RegExp(`^Floating IP
 async function recorded(ctx: RunContext, n: NeutronClient, name: string): Promise<FloatingIp | undefined> {
   for (const row of await ctx.ledger.live('floatingip')) {
     if (row.name !== name) continue;
-    const fip = await n.floatingIps.get(row.cloud_id).catch((e) => {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    });
+    const fip = await n.floatingIps.find(row.cloud_id);
     if (fip) return fip;
     await ctx.ledger.markDeleted('network', 'floatingip', row.cloud_id);
   }
@@ -75,9 +71,7 @@ export async function dropNodeFloatingIp(ctx: RunContext, name: string): Promise
   if (rows.length === 0) return;
   const n = await ctx.cloud().neutron();
   for (const row of rows) {
-    await n.floatingIps.delete(row.cloud_id).catch((e) => {
-      if (!isNotFound(e)) throw e;
-    });
+    await n.floatingIps.delete(row.cloud_id); // already gone: false, not an error
     await ctx.ledger.markDeleted('network', 'floatingip', row.cloud_id);
   }
 }

@@ -9,7 +9,6 @@
 import { settingsOf } from '../../src/kube/addons/framework.js';
 import type { IngressSettings } from '../../src/kube/addons/ingress/index.js';
 import type { Recordset } from '../../src/openstack/designate.js';
-import { isNotFound } from '../../src/openstack/errors.js';
 import type { FloatingIp } from '../../src/openstack/neutron.js';
 import { StepFailure } from '../errors.js';
 import { clusterDescription, clusterTag } from '../naming.js';
@@ -27,7 +26,7 @@ async function ingressAddress(ctx: RunContext): Promise<FloatingIp> {
   const n = await ctx.cloud().neutron();
   for (const row of await ctx.ledger.live('floatingip')) {
     if (row.name !== INGRESS_FIP) continue;
-    const fip = await n.floatingIps.get(row.cloud_id).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    const fip = await n.floatingIps.find(row.cloud_id);
     if (fip) return fip;
     await ctx.ledger.markDeleted('network', 'floatingip', row.cloud_id);
   }

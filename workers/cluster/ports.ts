@@ -8,7 +8,6 @@ import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
 import type { NodeRole } from '../../src/kube/cloudinit/inputs.js';
 import { networkPlan, type GroupRef } from '../../src/kube/network-plan.js';
 import { freeIndexes, heldIndexes } from '../../src/kube/zones.js';
-import { isNotFound } from '../../src/openstack/errors.js';
 import type { NeutronPort } from '../../src/openstack/neutron.js';
 import type { Server } from '../../src/openstack/nova-servers.js';
 import { StepFailure } from '../errors.js';
@@ -183,10 +182,7 @@ export function controlPlanePorts(ctx: RunContext): Promise<{ name: string; port
       if (!row) continue;
       // Only a port Neutron says is gone is left out: a failed look (a 5xx, no answer) is not an
       // absence, and reading it as one would take the control plane's load balancer member away.
-      const port = await n.ports.get(row.cloud_id).catch((e) => {
-        if (isNotFound(e)) return undefined;
-        throw e;
-      });
+      const port = await n.ports.find(row.cloud_id);
       if (port) out.push({ name, port });
     }
     return out;

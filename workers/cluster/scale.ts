@@ -90,9 +90,7 @@ export async function dropOrphanPorts(ctx: RunContext, making: Iterable<string> 
   for (const row of await ctx.ledger.live('port')) {
     if (!row.name || live.has(row.name) || planned.has(row.name)) continue;
     await dropNodeFloatingIp(ctx, row.name);
-    await n.ports.delete(row.cloud_id).catch((e) => {
-      if (!isNotFound(e)) throw e;
-    });
+    await n.ports.delete(row.cloud_id); // already gone: false, not an error
     await ctx.ledger.markDeleted('network', 'port', row.cloud_id);
   }
   await dropOrphanVolumes(ctx, new Set([...live, ...planned]));
