@@ -46,12 +46,6 @@ export const JSON_DEPTH_MAX = 32;
 /** Operations of one JSON patch. */
 export const PATCH_OPS_MAX = 100;
 
-/** The deployment's node count maxima (MAX_NODE_COUNT, MAX_MASTER_COUNT). */
-export interface NodeCountLimits {
-  maxNodeCount: number;
-  maxMasterCount: number;
-}
-
 /** wsme's wording for a value above the configured maximum (the schema's own maximum is the ceiling). */
 export function checkAtMost(field: string, value: number | null | undefined, max: number): void {
   if (typeof value === 'number' && value > max) throw errors.invalidInput(field, value, `Value should be lower or equal to ${max}`);

@@ -53,29 +53,22 @@ const P = (rule: string, check: Check, target: PolicyOp['target'], ok: number, m
 const ADMIN = (rule: string, ok: number): PolicyOp => ({ rule, check: 'admin', scope: 'any', target: 'none', ok });
 const wide = { allProjects: true };
 
-function templates(coll: 'clustertemplates' | 'baymodels', r: 'clustertemplate' | 'baymodel'): Record<string, TableEntry> {
-  // Admins see every project's cluster templates; baymodels' listing never widens (Magnum's baymodel controller).
-  const w = coll === 'clustertemplates' ? wide : {};
+/**
+ * The six calls of a resource family. Admins see every project's cluster templates and clusters
+ * (their *_all_projects rules); baymodels' listing never widens (Magnum's baymodel controller).
+ */
+function family(coll: string, r: string, status: { create: number; update: number }, w: { allProjects?: boolean }): Record<string, TableEntry> {
   return {
     [`GET /v1/${coll}`]: P(`${r}:get_all`, 'admin_or_reader', 'none', 200),
     [`GET /v1/${coll}/detail`]: P(`${r}:detail`, 'admin_or_reader', 'none', 200),
-    [`POST /v1/${coll}`]: P(`${r}:create`, 'admin_or_member', 'none', 201),
+    [`POST /v1/${coll}`]: P(`${r}:create`, 'admin_or_member', 'none', status.create),
     [`GET /v1/${coll}/{ident}`]: P(`${r}:get`, 'admin_or_reader', 'resource', 200, w),
-    [`PATCH /v1/${coll}/{ident}`]: P(`${r}:update`, 'admin_or_member', 'resource', 200, w),
+    [`PATCH /v1/${coll}/{ident}`]: P(`${r}:update`, 'admin_or_member', 'resource', status.update, w),
     [`DELETE /v1/${coll}/{ident}`]: P(`${r}:delete`, 'admin_or_member', 'resource', 204, w),
   };
 }
-
-function clusters(coll: 'clusters' | 'bays', r: 'cluster' | 'bay'): Record<string, TableEntry> {
-  return {
-    [`GET /v1/${coll}`]: P(`${r}:get_all`, 'admin_or_reader', 'none', 200),
-    [`GET /v1/${coll}/detail`]: P(`${r}:detail`, 'admin_or_reader', 'none', 200),
-    [`POST /v1/${coll}`]: P(`${r}:create`, 'admin_or_member', 'none', 202),
-    [`GET /v1/${coll}/{ident}`]: P(`${r}:get`, 'admin_or_reader', 'resource', 200, wide),
-    [`PATCH /v1/${coll}/{ident}`]: P(`${r}:update`, 'admin_or_member', 'resource', 202, wide),
-    [`DELETE /v1/${coll}/{ident}`]: P(`${r}:delete`, 'admin_or_member', 'resource', 204, wide),
-  };
-}
+const TEMPLATE = { create: 201, update: 200 };
+const CLUSTER = { create: 202, update: 202 };
 
 export const MAGNUM_POLICY: Record<string, TableEntry> = {
   'GET /': { open: 'public', status: 200 },
@@ -87,10 +80,10 @@ export const MAGNUM_POLICY: Record<string, TableEntry> = {
   'GET /portal/session': { open: 'portal-session', status: 401 },
   'POST /portal/logout': { open: 'portal-session', status: 401 },
 
-  ...templates('clustertemplates', 'clustertemplate'),
-  ...templates('baymodels', 'baymodel'),
-  ...clusters('clusters', 'cluster'),
-  ...clusters('bays', 'bay'),
+  ...family('clustertemplates', 'clustertemplate', TEMPLATE, wide),
+  ...family('baymodels', 'baymodel', TEMPLATE, {}),
+  ...family('clusters', 'cluster', CLUSTER, wide),
+  ...family('bays', 'bay', CLUSTER, wide),
   // cluster:resize has no *_all_projects rule: an admin resizes in its own project only.
   'POST /v1/clusters/{ident}/actions/resize': P('cluster:resize', 'admin_or_member', 'resource', 202),
   'POST /v1/clusters/{ident}/actions/upgrade': P('cluster:upgrade', 'admin_or_member', 'resource', 202, wide),

@@ -1,6 +1,6 @@
 // Schema building blocks shared by the v1 resources.
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
-import { LABELS, PATCH_OPS_MAX, RESERVED_KEYS, STRING_MAX } from '../../domain/limits.js';
+import { LABELS, NODE_COUNT_CEILING, PATCH_OPS_MAX, RESERVED_KEYS, STRING_MAX } from '../../domain/limits.js';
 
 /** A nullable schema as a JSON-schema type array (keeps ajv's errors and the OpenAPI 3.1 document simple). */
 export function Nullable<T extends TSchema>(schema: T) {
@@ -33,7 +33,10 @@ export const Ident = Type.String({ description: 'UUID or name', minLength: 1, ma
 export const MAX_SAFE_ID = Number.MAX_SAFE_INTEGER;
 
 /** A query argument's string: Magnum's attributes' length. */
-export const QueryStr = (opts: { description?: string } = {}) => Type.String({ maxLength: STRING_MAX, ...opts });
+export const QueryStr = (opts: { description?: string; default?: string } = {}) => Type.String({ maxLength: STRING_MAX, ...opts });
+
+/** A node count's range in a schema (the deployment's MAX_NODE_COUNT may be lower than the ceiling: checkAtMost). */
+export const NODE_COUNT_RANGE = { minimum: 0, maximum: NODE_COUNT_CEILING };
 
 export const ListQuery = Type.Object(
   {

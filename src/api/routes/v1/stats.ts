@@ -14,7 +14,7 @@ export const Stats = Type.Object(
 const StatsQuery = Type.Object(
   {
     project_id: Type.Optional(QueryStr({ description: 'default: the caller’s project; admins without it get every project' })),
-    type: Type.Optional(Type.String({ default: 'cluster', description: 'only cluster', maxLength: 255 })),
+    type: Type.Optional(QueryStr({ default: 'cluster', description: 'only cluster' })),
   },
   { additionalProperties: false },
 );

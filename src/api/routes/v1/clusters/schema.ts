@@ -9,18 +9,17 @@ import {
   STRING_MAX,
   VOLUME_SIZE_MAX,
 } from '../../../../domain/limits.js';
-import { LabelsIn, LabelsOut, Links, NBool, NInt, NStr, Nullable, StringLabelsIn, Timestamp } from '../../../schemas/common.js';
+import { LabelsIn, LabelsOut, Links, NBool, NInt, NODE_COUNT_RANGE, NStr, Nullable, StringLabelsIn, Timestamp } from '../../../schemas/common.js';
 
 const NAME = { minLength: 1, maxLength: CLUSTER_NAME_MAX, pattern: '^[a-zA-Z][a-zA-Z0-9_.-]*$' };
-/** The deployment's MAX_NODE_COUNT / MAX_MASTER_COUNT may be lower than these ceilings. */
-const NODES = { minimum: 0, maximum: NODE_COUNT_CEILING };
+/** The deployment's MAX_MASTER_COUNT may be lower than this ceiling. */
 const MASTERS = { minimum: 1, maximum: MASTER_COUNT_CEILING };
 const TIMEOUT = { minimum: 0, maximum: CREATE_TIMEOUT_MAX };
 
 /** What both the cluster and the legacy bay create bodies accept. */
 const shared = {
   name: Nullable(Type.String(NAME)),
-  node_count: NInt(NODES),
+  node_count: NInt(NODE_COUNT_RANGE),
   master_count: NInt(MASTERS),
   docker_volume_size: NInt({ minimum: 1, maximum: VOLUME_SIZE_MAX }),
   labels: LabelsIn,
@@ -211,7 +210,7 @@ export const BayDetailList = Type.Object({ bays: Type.Array(Type.Ref(Bay)), next
 
 export const ResizeBody = Type.Object(
   {
-    node_count: Type.Integer(NODES),
+    node_count: Type.Integer(NODE_COUNT_RANGE),
     nodes_to_remove: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: STRING_MAX }), { maxItems: NODE_COUNT_CEILING }))),
     nodegroup: Type.Optional(NStr(255)),
   },

@@ -1,15 +1,12 @@
 // The node group's wire shapes (spec §3.4): one source for validation, serialization, the OpenAPI
 // document and the TypeScript types. node_labels / node_taints exist from microversion 1.14.
 import { Type, type Static } from '@sinclair/typebox';
-import { NODE_COUNT_CEILING, NODE_LABELS, NODE_TAINTS_MAX, STRING_MAX, VOLUME_SIZE_MAX } from '../../../../domain/limits.js';
-import { Ident, LabelsIn, LabelsOut, Links, ListQuery, MapKey, NBool, NInt, NStr, Nullable, QueryStr, Timestamp } from '../../../schemas/common.js';
+import { NODE_LABELS, NODE_TAINTS_MAX, STRING_MAX, VOLUME_SIZE_MAX } from '../../../../domain/limits.js';
+import { Ident, LabelsIn, LabelsOut, Links, ListQuery, MapKey, NBool, NInt, NODE_COUNT_RANGE, NStr, Nullable, QueryStr, Timestamp } from '../../../schemas/common.js';
 
 /** The microversion that adds node_labels and node_taints. */
 export const NODE_LABELS_VERSION = 14;
 export const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
-
-/** The deployment's MAX_NODE_COUNT may be lower than this ceiling. */
-const COUNT = { minimum: 0, maximum: NODE_COUNT_CEILING };
 
 const since14 = 'From 1.14 (current Magnum); an unknown attribute below.';
 
@@ -30,10 +27,10 @@ export const NodeGroupCreate = Type.Partial(
     merge_labels: NBool(),
     flavor_id: NStr(255),
     image_id: NStr(255),
-    node_count: NInt(COUNT),
+    node_count: NInt(NODE_COUNT_RANGE),
     role: NStr(255),
-    min_node_count: NInt(COUNT),
-    max_node_count: NInt(COUNT),
+    min_node_count: NInt(NODE_COUNT_RANGE),
+    max_node_count: NInt(NODE_COUNT_RANGE),
     node_labels: Nullable(
       Type.Record(Type.String(), Type.String({ maxLength: NODE_LABELS.valueLength }), {
         description: `Kubernetes labels of the group's nodes. ${since14}`,

@@ -13,7 +13,7 @@ import type { NodeGroupRepo } from '../../../../db/repos/nodegroups.js';
 import { errors } from '../../../../domain/errors.js';
 import { applyPatch, BASE_INTERNAL, type PatchOp, type PatchRules } from '../../../../domain/json-patch.js';
 import { labelStrings } from '../../../../domain/labels.js';
-import { checkAtMost, NODE_COUNT_CEILING } from '../../../../domain/limits.js';
+import { checkAtMost } from '../../../../domain/limits.js';
 import { zonesNamed } from '../../../../kube/zones.js';
 import type { CloudCaller } from '../../../../openstack/caller.js';
 import type { AuthContext } from '../../../../keystone/context.js';
@@ -22,7 +22,7 @@ import { atLeast, type ApiVersion } from '../../../microversion.js';
 import { coerceScalars } from '../../../plugins/coerce.js';
 import { validationError } from '../../../plugins/envelope.js';
 import { enforce } from '../../../policy.js';
-import { NInt } from '../../../schemas/common.js';
+import { NInt, NODE_COUNT_RANGE } from '../../../schemas/common.js';
 import { checkCounts, checkNodegroupUpdatable, checkNodeLabels, checkNodeTaints } from './rules.js';
 import { NODE_LABELS_VERSION, type NodeGroupCreateT } from './schema.js';
 import { shortage, type Assessment } from '../clusters/bill.js';
@@ -191,8 +191,7 @@ const INTERNAL = [
 const PATCH_RULES: PatchRules = { internal: new Set(INTERNAL), nonRemovable: new Set(), dictPaths: new Set() };
 const PATCH_RULES_14: PatchRules = { ...PATCH_RULES, internal: new Set([...INTERNAL, '/node_labels', '/node_taints']) };
 
-const COUNT = { minimum: 0, maximum: NODE_COUNT_CEILING };
-const Bounds = Type.Object({ min_node_count: NInt(COUNT), max_node_count: NInt(COUNT) });
+const Bounds = Type.Object({ min_node_count: NInt(NODE_COUNT_RANGE), max_node_count: NInt(NODE_COUNT_RANGE) });
 const validateBounds = new Ajv({ coerceTypes: false, strict: false }).compile(Bounds);
 
 /** The group's attributes as a patch sees them (its stored fields). */
