@@ -17,6 +17,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.mjs scripts/
 COPY src src
 COPY workers workers
+COPY cloudsim cloudsim
 COPY migrations migrations
 COPY openapi openapi
 RUN npm run build

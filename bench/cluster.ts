@@ -15,8 +15,8 @@
 // Options: --scale=0.25  --masters=3  --workers=5  --many=200  --many-scale=0.05  --concurrency=16  --no-single  --no-many  --timeline  --json=<file>
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { DEFAULT_DELAYS, type DelayDistribution } from '../src/cloudsim/common/clock.js';
-import { loadSeed, type CloudSeed } from '../src/cloudsim/seed.js';
+import { DEFAULT_DELAYS, type DelayDistribution } from '../cloudsim/common/clock.js';
+import { loadSeed, type CloudSeed } from '../cloudsim/seed.js';
 import { api, createCluster, harness, leftovers, until, type Harness } from '../test/workers/lifecycle-support.js';
 
 function option(name: string, fallback: number): number {

@@ -1,6 +1,6 @@
-// `npm run build`: compiles src, workers, migrations and openapi (tsconfig.build.json: no tests, no
+// `npm run build`: compiles src, workers, cloudsim, migrations and openapi (tsconfig.build.json: no tests, no
 // benchmarks, no scripts) into dist/, and copies beside the JavaScript every other file of those
-// folders, which the code reads at run time (src/cloudsim/seed.yaml, openapi/openstack/*.yaml, …).
+// folders, which the code reads at run time (cloudsim/seed.yaml, openapi/openstack/*.yaml, …).
 // ensureBuild() is what `npm start` calls: it builds when dist/ was not built from the current
 // sources (a content hash, like ensureNpmDeps). Plain Node: it runs before anything is compiled.
 import { spawnSync } from 'node:child_process';
@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The folders compiled into dist/ (tsconfig.build.json's include), in the same layout. */
-export const BUILD_ROOTS = ['src', 'workers', 'migrations', 'openapi'];
+export const BUILD_ROOTS = ['src', 'workers', 'cloudsim', 'migrations', 'openapi'];
 /** Files outside those folders that decide the output. */
 const BUILD_INPUTS = ['package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
 const STAMP = '.build-stamp';

@@ -3,7 +3,7 @@
 // instead of a listener failing halfway, after the migrations, with EADDRINUSE. A port asked for twice is
 // bad configuration; a value that is not a port too (simListenFromEnv and the config say so).
 import { createServer } from 'node:net';
-import { SIM_PORT_VARIABLES, simListenFromEnv } from './cloudsim/embedded.js';
+import { SIM_PORT_VARIABLES, simListenFromEnv } from './simulator-seam.js';
 import { ConfigError } from './config.js';
 import type { Mode } from './process/modes.js';
 

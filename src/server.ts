@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.js';
 import { loadConfig, type Config } from './config.js';
 import { createDataSource } from './db/data-source.js';
-import { simListenFromEnv, startEmbeddedSim, SERVICE_USER, writeCloudsYaml, type EmbeddedSim } from './cloudsim/embedded.js';
+import { simListenFromEnv, startEmbeddedSim, SERVICE_USER, writeCloudsYaml, type EmbeddedSim } from './simulator-seam.js';
 import { startHealthServer } from '../workers/health-server.js';
 import { startWorker } from '../workers/main.js';
 import { deadline } from './operations/bounded-close.js';

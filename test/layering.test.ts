@@ -65,3 +65,24 @@ test('the check finds each kind of raw call, and not one in a comment', () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** Each relative import of `file`, resolved to a path relative to the repository (`.js` read as the `.ts` it names). */
+function importsOf(file: string): { line: number; target: string }[] {
+  const out: { line: number; target: string }[] = [];
+  readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
+    for (const m of text.matchAll(/(?:from\s*|import\s*\(\s*|import\s+)['"](\.{1,2}\/[^'"]+)['"]/g)) {
+      out.push({ line: i + 1, target: relative(root, join(file, '..', m[1]!)).replace(/\.js$/, '.ts') });
+    }
+  });
+  return out;
+}
+
+/** `file:line -> target` for each import of `files` that `forbidden` refuses. */
+function offending(files: string[], forbidden: (target: string, file: string) => boolean): string[] {
+  return files.flatMap((f) => importsOf(f).filter((i) => forbidden(i.target, relative(root, f))).map((i) => `${relative(root, f)}:${i.line} -> ${i.target}`));
+}
+
+test('the product never imports the simulator but through src/simulator-seam.ts', () => {
+  const files = [...sources(join(root, 'src')), ...sources(join(root, 'workers'))];
+  assert.deepEqual(offending(files, (t, f) => t.startsWith('cloudsim/') && f !== 'src/simulator-seam.ts'), []);
+});

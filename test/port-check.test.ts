@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { SIM_PORT_VARIABLES } from '../src/cloudsim/embedded.js';
+import { SIM_PORT_VARIABLES } from '../cloudsim/embedded.js';
 import { ConfigError } from '../src/config.js';
 import { checkPorts, portsOf, PortInUse } from '../src/port-check.js';
 import { closedPort } from './support/net.js';

@@ -3,7 +3,7 @@
 // one API process killed and started again, PostgreSQL and Redis each restarted once, at set
 // points of the run's progress. Any process that exits without being killed is a crash: counted,
 // logged, and started again. Its choices come from its own seeded stream.
-import { SeededRandom } from '../../src/cloudsim/common/clock.js';
+import { SeededRandom } from '../../cloudsim/common/clock.js';
 import type { Fleet, Proc } from '../../test/support/fleet/index.js';
 
 export interface ChaosOptions {

@@ -2,7 +2,7 @@
 // Redis come and go. A call that got no answer or a 5xx is tried again on another API process
 // after a pause; whether an earlier try may have been applied is reported (`ambiguous`) so the
 // caller can look before it repeats a write. Counts what it met.
-import type { SeededRandom } from '../../src/cloudsim/common/clock.js';
+import type { SeededRandom } from '../../cloudsim/common/clock.js';
 import type { Fleet, UserName } from '../../test/support/fleet/index.js';
 
 export interface CallResult {

@@ -2,7 +2,7 @@
 // process and followed until it settles; about one life in ten has its upgrade overtaken by the
 // delete. Its shape and choices come from its own seeded stream, so a seed replays the same lives
 // whatever order they end in. Every step checks what the API says and what the cloud holds.
-import { SeededRandom } from '../../src/cloudsim/common/clock.js';
+import { SeededRandom } from '../../cloudsim/common/clock.js';
 import type { Fleet } from '../../test/support/fleet/index.js';
 import type { SoakClient } from './client.js';
 

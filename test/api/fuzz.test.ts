@@ -17,7 +17,7 @@ import { get as httpGet } from 'node:http';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { ClusterTemplateEntity } from '../../src/db/entities/cluster-template.js';
 import { passwordToken, testApp, type TestApp } from '../support/app.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { ClusterTemplateEntity } from '../../src/db/entities/cluster-template.js';
 import { QuotaEntity } from '../../src/db/entities/quota.js';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
 import { testApp, type TestApp } from '../support/app.js';
 import { insertCluster } from '../support/cluster-fixture.js';
 import { nodegroupCluster } from '../support/nodegroup-fixture.js';

@@ -2,9 +2,9 @@
 // CloudSims.audit() and over the admin API; and the per-operation call counters.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import type { CloudSims } from '../../cloudsim/cloud.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { passwordToken, startKeystone, startSims } from '../support/app.js';
 import { call, waitFor } from '../support/http.js';
 

@@ -3,9 +3,9 @@
 // bad input 400 in Barbican's envelope ({code, title, description}), the audit.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import type { CloudSims } from '../../cloudsim/cloud.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { BarbicanClient } from '../../src/openstack/barbican.js';
 import { passwordToken, startKeystone, startSims } from '../support/app.js';
 import { call } from '../support/http.js';

@@ -4,8 +4,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import type { CloudSims } from '../../src/cloudsim/cloud.js';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import type { CloudSims } from '../../cloudsim/cloud.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { startKeystone, startSims } from '../support/app.js';
 import { cliFor, type Cli } from '../support/cli.js';
 import { ensureCliPlugins } from './cli-support.js';

@@ -3,9 +3,9 @@
 // pagination links of each service (spec openstack-apis §7.1, §7.2, §7.6).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import type { CloudSims } from '../../cloudsim/cloud.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { passwordToken, startKeystone, startSims } from '../support/app.js';
 
 let keystone: KeystoneSim;

@@ -4,9 +4,9 @@
 // Time runs a thousand times faster (a zone is ACTIVE in a few ms).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import type { CloudSims } from '../../cloudsim/cloud.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { passwordToken, startKeystone, startSims } from '../support/app.js';
 import { call, waitFor } from '../support/http.js';
 

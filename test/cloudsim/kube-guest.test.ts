@@ -1,4 +1,4 @@
-// The simulated servers boot the way their image would (src/cloudsim/kube/guest.ts): Fedora CoreOS
+// The simulated servers boot the way their image would (cloudsim/kube/guest.ts): Fedora CoreOS
 // reads Ignition and fails on cloud-config, Ubuntu's cloud-init ignores Ignition; an image's
 // kube_version stands for the Kubernetes it carries, a stock image installs it when its script says
 // how, and fails naming why when it may not; the kubelet registers the Node with its labels and taints

@@ -4,9 +4,9 @@
 // the simulator's admin API, with client certificates issued from a cluster CA.
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import { startCloudSims, type CloudSims } from '../../cloudsim/cloud.js';
+import { BUILTIN_USERS, SERVICE_USER } from '../../cloudsim/embedded.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { cloudsimConnect, KubeClient } from '../../src/kube/api-client.js';
 import { renderUserData } from '../../src/kube/cloudinit/userdata.js';
 import type { NodeImage } from '../../src/kube/image.js';

@@ -11,7 +11,7 @@ import { nodeReady, type KubeClient } from '../../src/kube/api-client.js';
 import { renderCloudConfig } from '../../src/kube/cloudconf.js';
 import { hostSyncObjects } from '../../src/kube/host-sync.js';
 import { nodeName } from '../../src/kube/render-all.js';
-import type { SimCluster } from '../../src/cloudsim/kube/index.js';
+import type { SimCluster } from '../../cloudsim/kube/index.js';
 import { pki } from '../kube/fixtures.js';
 import { startKubeHarness, until, type KubeHarness } from './kube-harness.js';
 

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { goDuration, hostPort, parseUserData } from '../../src/cloudsim/kube/userdata.js';
+import { goDuration, hostPort, parseUserData } from '../../cloudsim/kube/userdata.js';
 import { caCertHash } from '../../src/kube/pki.js';
 import { pki, TOKEN } from '../kube/fixtures.js';
 

@@ -4,9 +4,9 @@
 // (echoed, 406 above 2.84, 400 malformed), quotas (413), share types and Nova's envelope.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import type { CloudSims } from '../../cloudsim/cloud.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { ManilaClient } from '../../src/openstack/manila.js';
 import { passwordToken, startKeystone, startSims } from '../support/app.js';
 import { call, waitFor } from '../support/http.js';

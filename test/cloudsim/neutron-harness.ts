@@ -1,8 +1,8 @@
 // A Keystone emulator plus the simulated cloud, and a small JSON client for the Neutron tests.
 import assert from 'node:assert/strict';
-import type { CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import type { CloudSims } from '../../cloudsim/cloud.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { passwordToken, startKeystone, startSims } from '../support/app.js';
 
 export interface Reply {

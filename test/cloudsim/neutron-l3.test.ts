@@ -3,7 +3,7 @@
 // reachability, security group rules, and every 409 on delete.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NeutronVipAllocator } from '../../src/cloudsim/neutron/index.js';
+import { NeutronVipAllocator } from '../../cloudsim/neutron/index.js';
 import { startHarness, type Harness } from './neutron-harness.js';
 
 let h: Harness;

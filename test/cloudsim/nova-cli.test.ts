@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import type { CloudSims } from '../../src/cloudsim/cloud.js';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import type { CloudSims } from '../../cloudsim/cloud.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { startKeystone, startSims } from '../support/app.js';
 import { cliFor, type Cli } from '../support/cli.js';
 

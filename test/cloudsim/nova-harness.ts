@@ -2,9 +2,9 @@
 // a small JSON client for the Nova tests: microversion per call, fault-envelope checks, a private
 // network with a subnet per project, and polling for a server status.
 import assert from 'node:assert/strict';
-import type { CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import type { CloudSims } from '../../cloudsim/cloud.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { passwordToken, startKeystone, startSims } from '../support/app.js';
 import { waitFor } from '../support/http.js';
 

@@ -4,7 +4,7 @@
 // of tag and metadata changes while a server builds.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_DELAYS } from '../../src/cloudsim/common/clock.js';
+import { DEFAULT_DELAYS } from '../../cloudsim/common/clock.js';
 import { startNovaHarness, type NovaHarness } from './nova-harness.js';
 
 let h: NovaHarness;

@@ -4,7 +4,7 @@
 // 404, ports released), the create validation texts by microversion, and project scoping.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_DELAYS } from '../../src/cloudsim/common/clock.js';
+import { DEFAULT_DELAYS } from '../../cloudsim/common/clock.js';
 import { NovaServersClient } from '../../src/openstack/nova-servers.js';
 import { waitFor } from '../support/http.js';
 import { startNovaHarness, type NovaHarness } from './nova-harness.js';

@@ -4,7 +4,7 @@
 // after delete), and the os-volume_attachments API with its 409 while building.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_DELAYS } from '../../src/cloudsim/common/clock.js';
+import { DEFAULT_DELAYS } from '../../cloudsim/common/clock.js';
 import { waitFor } from '../support/http.js';
 import { startNovaHarness, type NovaHarness } from './nova-harness.js';
 

@@ -4,10 +4,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
-import { requestSchemasOf } from '../../src/cloudsim/common/service-app.js';
-import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import { startCloudSims, type CloudSims } from '../../cloudsim/cloud.js';
+import { requestSchemasOf } from '../../cloudsim/common/service-app.js';
+import { BUILTIN_USERS, SERVICE_USER } from '../../cloudsim/embedded.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { passwordToken, startKeystone } from '../support/app.js';
 import { call } from '../support/http.js';
 

@@ -6,11 +6,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCloudSims, type CloudSimOptions, type CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS, cloudOptionsFromEnv, SERVICE_USER } from '../../src/cloudsim/embedded.js';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
-import { readSnapshot } from '../../src/cloudsim/persistence.js';
-import { defaultSeed, parseSeed } from '../../src/cloudsim/seed.js';
+import { startCloudSims, type CloudSimOptions, type CloudSims } from '../../cloudsim/cloud.js';
+import { BUILTIN_USERS, cloudOptionsFromEnv, SERVICE_USER } from '../../cloudsim/embedded.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
+import { readSnapshot } from '../../cloudsim/persistence.js';
+import { defaultSeed, parseSeed } from '../../cloudsim/seed.js';
 import { passwordToken, startKeystone } from '../support/app.js';
 import { call, waitFor } from '../support/http.js';
 

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { buildOfflineApp } from '../../src/api/offline.js';
-import { simListenFromEnv } from '../../src/cloudsim/embedded.js';
+import { simListenFromEnv } from '../../cloudsim/embedded.js';
 import { loadConfig, loadMigrateConfig } from '../../src/config.js';
 import { isMode } from '../../src/process/modes.js';
 import { WORKER_PROBES } from '../../workers/health-server.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { validate } from 'dockerfile-utils';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
+import { BUILTIN_USERS, SERVICE_USER } from '../../cloudsim/embedded.js';
 import { MODES } from '../../src/process/modes.js';
 import { TEST_SECRET_KEY } from '../support/app.js';
 import { closedPort } from '../support/net.js';

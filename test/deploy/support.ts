@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
-import { cloudOptionsFromEnv, demoClockOptions, simListenFromEnv } from '../../src/cloudsim/embedded.js';
+import { cloudOptionsFromEnv, demoClockOptions, simListenFromEnv } from '../../cloudsim/embedded.js';
 import { loadConfig, loadMigrateConfig } from '../../src/config.js';
 import type { Mode } from '../../src/process/modes.js';
 import { TEST_SECRET_KEY } from '../support/app.js';

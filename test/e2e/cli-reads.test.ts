@@ -6,7 +6,7 @@
 // gap between the simulator and the real APIs shows up here.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
 import { ensureCliPlugins } from '../cloudsim/cli-support.js';
 import { testApp, type TestApp } from '../support/app.js';
 import { cliFor, type Cli, type CliResult } from '../support/cli.js';

@@ -2,8 +2,8 @@
 // take its project ids and register themselves in its catalog, so clients find them as usual.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
-import { externalIdentity } from '../../src/cloudsim/external-identity.js';
+import { startCloudSims, type CloudSims } from '../../cloudsim/cloud.js';
+import { externalIdentity } from '../../cloudsim/external-identity.js';
 import { cliFor, type Cli } from '../support/cli.js';
 import { issueToken, keystoneCall, startRealKeystone, type KeystoneUser, type RealKeystone } from '../support/real-keystone.js';
 

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { issueServingCert } from '../../src/cloudsim/kube/tls.js';
+import { issueServingCert } from '../../cloudsim/kube/tls.js';
 import { KubeClient, KubeError, type KubeLimits } from '../../src/kube/api-client.js';
 import { createCa } from '../../src/pki/ca.js';
 import { issueClientCert } from '../../src/pki/client-cert.js';

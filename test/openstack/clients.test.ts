@@ -2,9 +2,9 @@
 // pagination followed to the end, and every failure mapped into OpenStackError.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import type { CloudSims } from '../../cloudsim/cloud.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { contextFromToken, type CatalogEntry } from '../../src/keystone/context.js';
 import { GlanceClient } from '../../src/openstack/glance.js';
 import { OpenStackError, requestJson, sessionFor, type CallRecord, type Session } from '../../src/openstack/http.js';
@@ -144,7 +144,7 @@ describe('nova', () => {
   test('detail list in flavorid order, filters, pages followed to the end', async () => {
     const calls: CallRecord[] = [];
     const nova = new NovaClient(await session('demo', 'compute', calls));
-    // The seed file's flavors (src/cloudsim/seed.yaml).
+    // The seed file's flavors (cloudsim/seed.yaml).
     const names = ['m1.tiny', 'm1.small', 'm1.medium', 'm1.large', 'm1.xlarge', 'ds512M', 'ds1G', 'ds2G', 'ds4G'];
     assert.deepEqual((await nova.listFlavors()).map((f) => f.name), names);
     assert.equal(calls.length, 1);

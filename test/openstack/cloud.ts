@@ -2,9 +2,9 @@
 // the built-in users, sessions recording their calls, and a fast retry policy.
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import type { CloudSims } from '../../src/cloudsim/cloud.js';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import type { CloudSims } from '../../cloudsim/cloud.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { contextFromToken, type AuthContext } from '../../src/keystone/context.js';
 import { sessionFor, type CallRecord, type Session, type SessionOptions } from '../../src/openstack/http.js';
 import type { RetryPolicy } from '../../src/openstack/retry.js';

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { DEFAULT_DELAYS } from '../../src/cloudsim/common/clock.js';
+import { DEFAULT_DELAYS } from '../../cloudsim/common/clock.js';
 import { isNotFound } from '../../src/openstack/errors.js';
 import { NeutronClient } from '../../src/openstack/neutron.js';
 import { NovaResourcesClient } from '../../src/openstack/nova-resources.js';

@@ -4,7 +4,7 @@
 // name and tag; the quota; cascade delete down to DELETED.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_DELAYS } from '../../src/cloudsim/common/clock.js';
+import { DEFAULT_DELAYS } from '../../cloudsim/common/clock.js';
 import type { CallRecord } from '../../src/openstack/http.js';
 import { NeutronClient } from '../../src/openstack/neutron.js';
 import { OctaviaClient } from '../../src/openstack/octavia.js';

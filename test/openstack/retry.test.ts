@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
-import { DEFAULT_DELAYS } from '../../src/cloudsim/common/clock.js';
+import { DEFAULT_DELAYS } from '../../cloudsim/common/clock.js';
 import { faultOf, isCapacityError, OpenStackError, retryReason, type RetryReason } from '../../src/openstack/errors.js';
 import { requestJson, type CallRecord } from '../../src/openstack/http.js';
 import { OpenStackMetrics } from '../../src/openstack/metrics.js';

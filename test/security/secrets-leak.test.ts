@@ -13,7 +13,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
+import { BUILTIN_USERS, SERVICE_USER } from '../../cloudsim/embedded.js';
 import { ClusterEntity, type ClusterRow } from '../../src/db/entities/cluster.js';
 import { loadClusterPki } from '../../src/pki/store.js';
 import { x509 } from '../../src/pki/keys.js';

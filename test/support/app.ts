@@ -6,14 +6,14 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/api/app.js';
 import type { PortalOptions } from '../../src/api/portal/index.js';
 import { createServices } from '../../src/api/services.js';
-import { startCloudSims, type CloudSims } from '../../src/cloudsim/cloud.js';
-import type { SimClockOptions } from '../../src/cloudsim/common/clock.js';
-import type { CloudSeed } from '../../src/cloudsim/seed.js';
-import { BUILTIN_USERS, SERVICE_USER } from '../../src/cloudsim/embedded.js';
-import type { GlanceState } from '../../src/cloudsim/glance/index.js';
-import type { NeutronState } from '../../src/cloudsim/neutron/index.js';
-import type { NovaState } from '../../src/cloudsim/nova/index.js';
-import { createKeystoneSim, type KeystoneSim, type KeystoneSimOptions } from '../../src/cloudsim/keystone/index.js';
+import { startCloudSims, type CloudSims } from '../../cloudsim/cloud.js';
+import type { SimClockOptions } from '../../cloudsim/common/clock.js';
+import type { CloudSeed } from '../../cloudsim/seed.js';
+import { BUILTIN_USERS, SERVICE_USER } from '../../cloudsim/embedded.js';
+import type { GlanceState } from '../../cloudsim/glance/index.js';
+import type { NeutronState } from '../../cloudsim/neutron/index.js';
+import type { NovaState } from '../../cloudsim/nova/index.js';
+import { createKeystoneSim, type KeystoneSim, type KeystoneSimOptions } from '../../cloudsim/keystone/index.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { freshDatabase } from './db.js';
 

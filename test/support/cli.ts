@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
 import { aptInstall } from './apt.js';
 
 const run = promisify(execFile);

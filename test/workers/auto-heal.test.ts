@@ -5,7 +5,7 @@
 // remembered times, as a later health pass would see them.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDelete } from '../../src/cloudsim/nova/lifecycle.js';
+import { startDelete } from '../../cloudsim/nova/lifecycle.js';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { CloudFactory } from '../../workers/cloud.js';
 import { healthPass } from '../../workers/health.js';

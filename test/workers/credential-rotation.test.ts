@@ -12,7 +12,7 @@ import { EXTERNAL_DNS_SECRET } from '../../src/kube/addons/external-dns/index.js
 import { INGRESS_CONFIG_SECRET } from '../../src/kube/addons/ingress/index.js';
 import { SECRETS_CHECKSUM } from '../../src/kube/addons/secret-checksums.js';
 import { KMS_CONF_CHECKSUM, KMS_CONFIG_PATH, KMS_SYNC_NAME, kmsMirrorPod } from '../../src/kube/kms.js';
-import type { SimCluster } from '../../src/cloudsim/kube/index.js';
+import type { SimCluster } from '../../cloudsim/kube/index.js';
 import { passwordToken } from '../support/app.js';
 import { clusterKube, closeClusterKubes } from './cluster-kube.js';
 import { api, deleteCluster, leftovers, settled, until, withHarness, type Harness, type Json } from './lifecycle-support.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { AuditedResource } from '../../src/cloudsim/audit.js';
+import type { AuditedResource } from '../../cloudsim/audit.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { KubeClient } from '../../src/kube/api-client.js';
 import { x509 } from '../../src/pki/keys.js';

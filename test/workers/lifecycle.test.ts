@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { X509Certificate, generateKeyPairSync } from 'node:crypto';
 import { x509 } from '../../src/pki/keys.js';
-import { startDelete } from '../../src/cloudsim/nova/lifecycle.js';
+import { startDelete } from '../../cloudsim/nova/lifecycle.js';
 import { CloudFactory } from '../../workers/cloud.js';
 import { healthPass } from '../../workers/health.js';
 import { api, createCluster, deleteCluster, type Harness, leftovers, servers, settled, strayPorts, until, withHarness } from './lifecycle-support.js';

@@ -7,7 +7,7 @@
 // the simulator (max_batch_size 2) is its bill; the deletes give everything back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ProjectUsage } from '../../src/cloudsim/usage.js';
+import type { ProjectUsage } from '../../cloudsim/usage.js';
 import { passwordToken } from '../support/app.js';
 import { until, withHarness, type Harness, type Json } from './lifecycle-support.js';
 

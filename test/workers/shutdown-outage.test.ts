@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { createServices } from '../../src/api/services.js';
-import { SERVICE_USER } from '../../src/cloudsim/embedded.js';
+import { SERVICE_USER } from '../../cloudsim/embedded.js';
 import { loadConfig } from '../../src/config.js';
 import { newOperation, OperationRepo } from '../../src/db/repos/operations.js';
 import { TEST_SECRET_KEY } from '../support/app.js';

@@ -1,7 +1,7 @@
 // Keystone emulator: application credential lifecycle, auth with them, restrictions and role intersection.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { KeystoneSim } from '../../../src/cloudsim/keystone/index.js';
+import type { KeystoneSim } from '../../../cloudsim/keystone/index.js';
 import {
   api,
   assertKeystoneError,

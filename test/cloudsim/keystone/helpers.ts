@@ -1,7 +1,7 @@
 // Shared helpers for the Keystone emulator tests: a controllable clock, logins and validations via inject().
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import { createKeystoneSim, type KeystoneSim, type KeystoneSimOptions } from '../../../src/cloudsim/keystone/index.js';
+import { createKeystoneSim, type KeystoneSim, type KeystoneSimOptions } from '../../../cloudsim/keystone/index.js';
 
 export const PASSWORDS = {
   admin: 'admin-secret',

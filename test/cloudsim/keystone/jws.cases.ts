@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, importSPKI, jwtVerify, SignJWT } from 'jose';
-import type { KeystoneSim } from '../../../src/cloudsim/keystone/index.js';
+import type { KeystoneSim } from '../../../cloudsim/keystone/index.js';
 import { api, assertKeystoneError, Clock, issueRaw, login, projectScope, roleNames, sim, tokenFor, validate } from './helpers.js';
 
 async function verify(ks: KeystoneSim, token: string): Promise<Record<string, unknown>> {

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../src/config.js';
 import { SERVICES, startCloudSims, type CloudSimOptions, type CloudSims } from './cloud.js';
 import type { SimClockOptions } from './common/clock.js';
 import { parseFaultConfig } from './common/fault-config.js';
@@ -77,7 +77,7 @@ export type EnvCloudOptions = Pick<CloudSimOptions, 'seed' | 'faults' | 'persist
 
 /**
  * The cloud's options from the environment, checked at boot (a bad file stops the start):
- * - CLOUDSIM_SEED_FILE: the seed file (flavors, images, networks, quotas) instead of src/cloudsim/seed.yaml;
+ * - CLOUDSIM_SEED_FILE: the seed file (flavors, images, networks, quotas) instead of cloudsim/seed.yaml;
  * - CLOUDSIM_FAULTS (JSON or YAML text) and/or CLOUDSIM_FAULTS_FILE (a JSON or YAML file): fault
  *   rules by service, e.g. {"nova": [{"operation": "POST /servers", "rate": 0.1, "status": 503}]};
  * - CLOUDSIM_STATE_FILE: keep the whole cloud in this file across restarts, saved every

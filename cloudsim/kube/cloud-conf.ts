@@ -3,10 +3,10 @@
 // --cluster-name from its DaemonSet and Cinder CSI's --cluster from its controller Deployment. With
 // the [Global] application credential it logs in to Keystone and reaches the services through the
 // catalog, over HTTP like the real binaries: a credential that does not work stops them.
-import { AppCredentialAuth } from '../../openstack/auth.js';
-import { CinderClient } from '../../openstack/cinder.js';
-import { NeutronClient } from '../../openstack/neutron.js';
-import { OctaviaClient } from '../../openstack/octavia.js';
+import { AppCredentialAuth } from '../../src/openstack/auth.js';
+import { CinderClient } from '../../src/openstack/cinder.js';
+import { NeutronClient } from '../../src/openstack/neutron.js';
+import { OctaviaClient } from '../../src/openstack/octavia.js';
 import type { Obj } from './store.js';
 
 export type CloudConf = Record<string, Record<string, string>>;

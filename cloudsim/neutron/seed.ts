@@ -1,5 +1,5 @@
 // What every Neutron simulator starts with: the networks and default quotas of the cloud's seed
-// file (src/cloudsim/seed.yaml): devstack's external `public` network and its 172.24.4.0/24 pool.
+// file (cloudsim/seed.yaml): devstack's external `public` network and its 172.24.4.0/24 pool.
 import { defaultSeed, seedNetworkQuotas, seedNetworks, type ProjectIds } from '../seed.js';
 import type { NeutronState } from './state.js';
 

@@ -13,8 +13,8 @@
 // LoadBalancer, or is deleted, loses its floating IP (unless keep-floatingip) and load balancer
 // (cascade), then its finalizer. Not simulated: ports changed after the load balancer was made
 // (the real controller updates its listeners), shared load balancers, and the many annotations.
-import type { LoadBalancer, OctaviaClient } from '../../openstack/octavia.js';
-import { isNotFound } from '../../openstack/errors.js';
+import type { LoadBalancer, OctaviaClient } from '../../src/openstack/octavia.js';
+import { isNotFound } from '../../src/openstack/errors.js';
 import { argOf, type CloudClients, type CloudConf } from './cloud-conf.js';
 import { finishDeletion } from './termination.js';
 import { terminating } from './disruption.js';

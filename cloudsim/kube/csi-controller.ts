@@ -8,8 +8,8 @@
 // volume of reclaim policy Delete is deleted in Cinder, then its PersistentVolume; a claim being
 // deleted loses its kubernetes.io/pvc-protection finalizer once no pod uses it. (Attaching to the
 // nodes' servers is not simulated: the volumes stay `available`.)
-import type { Volume } from '../../openstack/cinder.js';
-import { isNotFound } from '../../openstack/errors.js';
+import type { Volume } from '../../src/openstack/cinder.js';
+import { isNotFound } from '../../src/openstack/errors.js';
 import { argOf, type CloudClients } from './cloud-conf.js';
 import { terminating } from './disruption.js';
 import type { Pass } from './service-controller.js';

@@ -73,7 +73,7 @@ export interface CloudSimOptions {
   ports?: Partial<Record<ServiceName | 'admin', number>>;
   /** Timing of the asynchronous transitions (timeScale, seed, delays); realistic and randomly seeded when absent. */
   clock?: SimClockOptions;
-  /** The starting contents; the shipped seed file (src/cloudsim/seed.yaml) when absent. */
+  /** The starting contents; the shipped seed file (cloudsim/seed.yaml) when absent. */
   seed?: CloudSeed;
   /** Fault rules active from the start, by service. */
   faults?: FaultConfig;
@@ -91,7 +91,7 @@ export interface CloudSims {
   manila: ManilaSim;
   barbican: BarbicanSim;
   admin: AdminSim;
-  /** The simulated Kubernetes API of each cluster booted with kubeadm user-data (src/cloudsim/kube). */
+  /** The simulated Kubernetes API of each cluster booted with kubeadm user-data (cloudsim/kube). */
   kube: KubeSim;
   /** The clock every service's delays and fault draws come from (its seed replays a run); closed by close(). */
   clock: SimClock;

@@ -49,7 +49,7 @@ interface Operation {
 const METHODS = ['post', 'put', 'patch'] as const;
 const compiled = new Map<string, Operation[]>();
 
-export const documentUrl = (name: string): URL => new URL(`../../../openapi/openstack/${name}.yaml`, import.meta.url);
+export const documentUrl = (name: string): URL => new URL(`../../openapi/openstack/${name}.yaml`, import.meta.url);
 
 /** The operations of a document that take a JSON body, compiled (once per process). */
 export function documentOperations(name: string): Operation[] {

@@ -107,7 +107,7 @@ export const DEFAULT_DELAYS = {
   'designate.recordset.update': { kind: 'lognormal', ms: 2_000, sigma: 0.3, minMs: 500, maxMs: 15_000 },
   'manila.share.create': { kind: 'lognormal', ms: 8_000, sigma: 0.3, minMs: 2_000, maxMs: 60_000 },
   'manila.share.delete': { kind: 'lognormal', ms: 5_000, sigma: 0.3, minMs: 1_000, maxMs: 30_000 },
-  // simulated Kubernetes (src/cloudsim/kube): kubeadm init until the apiserver serves, a join from
+  // simulated Kubernetes (cloudsim/kube): kubeadm init until the apiserver serves, a join from
   // discovery to the registered Node, kubeadm's discovery poll and its timeout per `kubeadm join`
   'kube.init': { kind: 'lognormal', ms: 60_000, sigma: 0.3, minMs: 30_000, maxMs: 180_000 },
   // a node whose image lacks Kubernetes installs it (packages or release downloads) before kubeadm runs

@@ -1,4 +1,4 @@
-// The images every Glance simulator starts with: those of the cloud's seed file (src/cloudsim/seed.yaml).
+// The images every Glance simulator starts with: those of the cloud's seed file (cloudsim/seed.yaml).
 import { defaultSeed, seedImages, type ProjectIds } from '../seed.js';
 import type { GlanceState } from './state.js';
 
