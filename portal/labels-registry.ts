@@ -1,8 +1,8 @@
 // The label registry as the portal's forms see it: every label a feature module declares (its
 // module, what it accepts, what it does) and every label Magnum has that this service does not
 // support (with the reason). Generated at build time from src/kube, so the forms cannot drift.
-import { ADDON_MODULES, CORE_MODULES, labelOwners } from '../src/kube/spec/registry.js';
-import { LABEL_CATALOG } from '../src/kube/labels/catalog.js';
+import { ADDON_MODULES, CORE_MODULES, labelOwners } from '../src/cluster-spec/registry.js';
+import { LABEL_CATALOG } from '../src/cluster-spec/labels/catalog.js';
 
 export interface LabelInfo {
   name: string;

@@ -1,6 +1,6 @@
 // npm run labels: writes docs/labels.md (the label table) from the module registry and the catalog.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { labelTable } from '../src/kube/labels/table.js';
+import { labelTable } from '../src/cluster-spec/labels/table.js';
 
 mkdirSync('docs', { recursive: true });
 writeFileSync('docs/labels.md', labelTable());

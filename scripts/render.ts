@@ -11,10 +11,10 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../src/domain/errors.js';
-import { nodeImage } from '../src/kube/image.js';
-import { renderCluster } from '../src/kube/render-all.js';
-import { parseClusterSpec } from '../src/kube/spec/parse.js';
-import type { ControlPlanePki } from '../src/kube/pki.js';
+import { nodeImage } from '../src/cluster-spec/image.js';
+import { renderCluster } from '../src/bootstrap/render-all.js';
+import { parseClusterSpec } from '../src/cluster-spec/parse.js';
+import type { ControlPlanePki } from '../src/bootstrap/join.js';
 
 const { values } = parseArgs({
   options: {

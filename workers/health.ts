@@ -9,11 +9,11 @@ import type { ClusterRow } from '../src/db/entities/cluster.js';
 import { ClusterRepo } from '../src/db/repos/clusters.js';
 import type { Condition } from '../src/domain/cluster-status.js';
 import { nodeReady, type KubeClient } from '../src/kube/api-client.js';
-import type { CloudFactory } from './cloud.js';
-import { autoHeal } from './auto-heal.js';
-import { autoScale } from './autoscale.js';
-import { clusterView } from './cluster-view.js';
-import { kubeClient } from './kube.js';
+import type { CloudFactory } from '../src/steps/cloud.js';
+import { autoHeal } from '../src/features/auto-healing/heal.js';
+import { autoScale } from '../src/features/auto-scaling/scale.js';
+import { clusterView } from '../src/steps/cluster-view.js';
+import { kubeClient } from '../src/steps/kube.js';
 
 export interface HealthResult {
   status: 'HEALTHY' | 'UNHEALTHY' | 'UNKNOWN';

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { OPERATIONS_QUEUE } from '../src/operations/queue.js';
 import { deadline } from '../src/operations/bounded-close.js';
-import { CloudFactory, type WorkerCloudConfig } from './cloud.js';
+import { CloudFactory, type WorkerCloudConfig } from '../src/steps/cloud.js';
 import { healthPass } from './health.js';
 import { acquireClusterLock } from './lock.js';
 import { startHeartbeat } from './heartbeat.js';

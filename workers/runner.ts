@@ -11,20 +11,16 @@ import type { OperationRow } from '../src/db/entities/operation.js';
 import { repositories, type Repos } from '../src/db/repos/index.js';
 import { blockingCondition, type Condition, type ConditionType } from '../src/domain/cluster-status.js';
 import type { OperationKind } from '../src/domain/operations.js';
-import { isBootFailureReason } from '../src/kube/console.js';
+import { isBootFailureReason } from '../src/bootstrap/console.js';
 import type { OperationJob } from '../src/operations/queue.js';
 import { OperationStore, type EndChange, type Lost } from '../src/operations/store.js';
-import type { Cloud, CloudFactory } from './cloud.js';
-import { failureOf, isRetryable, Stop, StepFailure, Wait } from './errors.js';
-import { Ledger } from './ledger.js';
+import type { Cloud, CloudFactory } from '../src/steps/cloud.js';
+import { failureOf, isRetryable, Stop, StepFailure, Wait } from '../src/steps/errors.js';
+import { Ledger } from '../src/steps/ledger.js';
 import { acquireClusterLock, clusterLockKey, type ClusterLock } from './lock.js';
+import type { OperationSpec, RunContext, RunnerHooks, Step } from '../src/steps/step.js';
 
-export interface RunnerHooks {
-  /** Called between a cloud create and its ledger record (tests stop a worker exactly there). */
-  afterCreate?(type: string, cloudId: string): Promise<void>;
-  /** Called between Keystone's delete of an application credential and the row forgetting it. */
-  afterCredentialDelete?(id: string): Promise<void>;
-}
+
 
 export interface RunnerDeps {
   ds: DataSource;
@@ -44,69 +40,8 @@ export interface RunnerDeps {
   hooks?: RunnerHooks;
 }
 
-export interface RunContext {
-  ds: DataSource;
-  /** The repositories, for what a step reads or writes of the database besides its ledger. */
-  repos: Repos;
-  cluster: ClusterRow;
-  op: OperationRow;
-  ledger: Ledger;
-  cloudFactory: CloudFactory;
-  hooks: RunnerHooks;
-  /** Values computed once per run (a server list, the spec), keyed by name; `forget` drops one. */
-  memo<T>(key: string, compute: () => Promise<T>): Promise<T>;
-  forget(key: string): void;
-  /** Called once the run ends, however it ends: releases what the run opened (a cluster API client's connections). */
-  onEnd(release: () => void): void;
-  /**
-   * Like memo, but kept for the operation's later runs in this process (facts that cannot change
-   * while it lasts, such as the ids of the cluster's network): dropped with the steps cache.
-   */
-  memoRuns<T>(key: string, compute: () => Promise<T>): Promise<T>;
-  /** How long a step waits before looking at the cloud again (ms). */
-  pollMs: number;
-  /** The cluster's clients; StepFailure when it has no credential. */
-  cloud(): Cloud;
-  /** Sets a condition (an event when status or reason changes) and the cluster's derived status. */
-  setCondition(type: ConditionType, status: Condition['status'], reason: string, message: string): Promise<void>;
-  /** Throws Stop when the operation was cancelled, the cluster is gone, or the lock was lost. */
-  checkpoint(): Promise<void>;
-  /** An event of the cluster (GET /v1/clusters/{id}/events) without a condition change. */
-  event(type: string, reason: string, message: string, severity?: 'info' | 'warning' | 'error'): Promise<void>;
-  log(msg: string, extra?: Record<string, unknown>): void;
-}
 
-export interface Step {
-  name: string;
-  /** Parallel operations: the steps that must have finished (in this run) before this one runs. */
-  after?: readonly string[];
-  /** The condition the step drives; a terminal failure of the step marks it False. */
-  condition?: ConditionType;
-  run(ctx: RunContext): Promise<void>;
-}
 
-export interface OperationSpec {
-  kind: OperationKind;
-  /** A delete: cancels the cluster's other active operations before it waits for the lock. */
-  overtakes?: boolean;
-  /** Creates: the operation fails with reason Timeout after the cluster's create_timeout minutes. */
-  deadline?: boolean;
-  /**
-   * Steps form a graph (`after`) rather than a sequence: a step that waits (Wait) holds back only
-   * the steps after it, the others go on in the same run; the run re-queues itself with the
-   * shortest wait once nothing more can proceed.
-   */
-  parallel?: boolean;
-  steps: readonly Step[];
-  /** After the last step; default: the operation succeeded. Returns the job's result. */
-  finish?(ctx: RunContext): Promise<unknown>;
-  /**
-   * A terminal failure: the operation may turn back instead of ending (a resize asked with
-   * rollback=true returns its group to the previous size). True: it goes on, its steps run again
-   * from the first (they now undo), and its finish ends it with rolledBack().
-   */
-  rollback?(ctx: RunContext, failure: StepFailure): Promise<boolean>;
-}
 
 const DEFAULT_BACKOFF = { baseMs: 1000, maxMs: 60_000, maxRetries: 15 };
 

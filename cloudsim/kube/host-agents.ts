@@ -5,7 +5,7 @@
 // idles. One that cannot (a source it did not get, a target outside a writable hostPath) stops at that
 // pair (set -e) and never becomes Ready; the files written before stay.
 import { isDeepStrictEqual } from 'node:util';
-import { HOST_SYNC_COMMAND } from '../../src/kube/host-sync.js';
+import { HOST_SYNC_COMMAND } from '../../src/bootstrap/host-sync.js';
 import { terminating } from './disruption.js';
 import { volumeAt, type Container, type PodMounts } from './mounts.js';
 import type { Obj, ObjectStore } from './store.js';

@@ -14,7 +14,7 @@ import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
 import { buildApp } from './app.js';
 import { callerClouds } from './services.js';
-import { TemplateCache } from './routes/v1/clustertemplates/cache.js';
+import { TemplateCache } from '../db/template-cache.js';
 import { Metrics } from './metrics.js';
 
 export async function buildOfflineApp(): Promise<FastifyInstance> {

@@ -13,14 +13,14 @@ import { OperationRepo } from '../db/repos/operations.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
 import { CallerClouds } from '../openstack/caller.js';
-import { openstackTemplateCloud, type TemplateCloud } from '../openstack/template-checks.js';
+import { openstackTemplateCloud, type TemplateCloud } from '../preflight/cloud-checks.js';
 import type { OperationDeps } from '../operations/begin.js';
 import { OperationRelay } from '../operations/outbox.js';
 import { OPERATIONS_QUEUE } from '../operations/queue.js';
 import { deadline } from '../operations/bounded-close.js';
 import { SecretBox } from '../security/secret-box.js';
 import { Metrics } from './metrics.js';
-import { TemplateCache } from './routes/v1/clustertemplates/cache.js';
+import { TemplateCache } from '../db/template-cache.js';
 import type { TemplateDeps } from './routes/v1/clustertemplates/service.js';
 
 export interface Services {

@@ -2,7 +2,7 @@
 // next minor, only between supported minors, and only to a template that names its version
 // (kube_tag, ostree_remote or ostree_commit). The upgrade planner lists targets with it and the upgrade
 // action (src/api/routes/v1/clusters/upgrade.ts) decides with it, so the two cannot disagree.
-import { resolveKubeTag, SUPPORTED_MINORS, type ResolvedVersion } from '../kube/versions.js';
+import { resolveKubeTag, SUPPORTED_MINORS, type ResolvedVersion } from '../cluster-spec/versions.js';
 
 export type UpgradeVerdict =
   | { ok: true; from: string; to: string; kind: 'patch' | 'minor' }

@@ -9,7 +9,7 @@
 import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import { checkServerIdentity } from 'node:tls';
-import type { K8sObject } from './addons/framework.js';
+import type { K8sObject } from '../bootstrap/addons/framework.js';
 
 /** Where a TCP connection to host:port really goes; undefined = unreachable. */
 export type Connect = (host: string, port: number) => Promise<{ host: string; port: number } | undefined>;

@@ -1,6 +1,6 @@
 // A cluster's PKI: the Kubernetes, etcd and front-proxy CAs and the service-account key pair,
 // shaped as the bootstrap renderer consumes it (src/kube/pki.ts ControlPlanePki).
-import type { ControlPlanePki, KeyPair } from '../kube/pki.js';
+import type { ControlPlanePki, KeyPair } from '../bootstrap/join.js';
 import { generateKeyPair, privateKeyPem, publicKeyPem, trimPem, x509, type X509KeyPair } from './keys.js';
 
 export type { ControlPlanePki, KeyPair };

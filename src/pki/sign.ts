@@ -2,7 +2,7 @@
 // subject is copied unchanged, only allowed extensions are carried over, and the result never
 // is a CA.
 import { ApiError, errors } from '../domain/errors.js';
-import type { KeyPair } from '../kube/pki.js';
+import type { KeyPair } from '../bootstrap/join.js';
 import { importSigningKey, trimPem, x509, type X509SigningAlgorithm, type X509SigningKey } from './keys.js';
 
 /** Magnum's `[x509] term_of_validity`. */

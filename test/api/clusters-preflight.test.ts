@@ -2,8 +2,8 @@
 // what the cluster names must exist, and its bill must fit the project's quotas; else nothing is written.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assess, shortage } from '../../src/api/routes/v1/clusters/bill.js';
-import { zero } from '../../src/kube/bill.js';
+import { assess, shortage } from '../../src/preflight/assess.js';
+import { zero } from '../../src/preflight/footprint.js';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
 import { OperationEntity } from '../../src/db/entities/operation.js';

@@ -6,8 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nodeReady, type KubeClient } from '../../src/kube/api-client.js';
-import { nodeName } from '../../src/kube/render-all.js';
-import { parseClusterSpec } from '../../src/kube/spec/parse.js';
+import { nodeName } from '../../src/bootstrap/render-all.js';
+import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { input, pki } from '../kube/fixtures.js';
 import { startKubeHarness, until, type KubeHarness } from './kube-harness.js';
 

@@ -5,12 +5,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
-import { renderAddons, type K8sObject } from '../../src/kube/addons/framework.js';
-import { ADDONS } from '../../src/kube/addons/index.js';
+import { renderAddons, type K8sObject } from '../../src/bootstrap/addons/framework.js';
+import { ADDONS } from '../../src/bootstrap/addons/index.js';
 import { nodeReady, type KubeClient } from '../../src/kube/api-client.js';
-import { renderCloudConfig } from '../../src/kube/cloudconf.js';
-import { hostSyncObjects } from '../../src/kube/host-sync.js';
-import { nodeName } from '../../src/kube/render-all.js';
+import { renderCloudConfig } from '../../src/bootstrap/cloudconf.js';
+import { hostSyncObjects } from '../../src/bootstrap/host-sync.js';
+import { nodeName } from '../../src/bootstrap/render-all.js';
 import type { SimCluster } from '../../cloudsim/kube/index.js';
 import { pki } from '../kube/fixtures.js';
 import { startKubeHarness, until, type KubeHarness } from './kube-harness.js';

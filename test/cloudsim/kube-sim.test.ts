@@ -6,12 +6,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
-import { renderAddons, type K8sObject } from '../../src/kube/addons/framework.js';
-import { ADDONS } from '../../src/kube/addons/index.js';
+import { renderAddons, type K8sObject } from '../../src/bootstrap/addons/framework.js';
+import { ADDONS } from '../../src/bootstrap/addons/index.js';
 import { KubeError, nodeReady, type KubeClient, type KubeNode } from '../../src/kube/api-client.js';
-import { nodeName } from '../../src/kube/render-all.js';
-import { renderCloudConfig } from '../../src/kube/cloudconf.js';
-import { caCertHash, type KeyPair } from '../../src/kube/pki.js';
+import { nodeName } from '../../src/bootstrap/render-all.js';
+import { renderCloudConfig } from '../../src/bootstrap/cloudconf.js';
+import { caCertHash, type KeyPair } from '../../src/bootstrap/join.js';
 import { createCa, generateClusterPki } from '../../src/pki/ca.js';
 import { call } from '../support/http.js';
 import { pki } from '../kube/fixtures.js';

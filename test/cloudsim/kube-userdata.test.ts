@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { goDuration, hostPort, parseUserData } from '../../cloudsim/kube/userdata.js';
-import { caCertHash } from '../../src/kube/pki.js';
+import { caCertHash } from '../../src/bootstrap/join.js';
 import { pki, TOKEN } from '../kube/fixtures.js';
 
 const golden = (cluster: string, file: string) => readFileSync(new URL(`../kube/golden/${cluster}/user-data/${file}`, import.meta.url), 'utf8');

@@ -9,9 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { repositories } from '../../src/db/repos/index.js';
-import { CloudFactory } from '../../workers/cloud.js';
+import { CloudFactory } from '../../src/steps/cloud.js';
 import { purgeCredential } from '../../workers/cluster/credential.js';
-import type { RunContext } from '../../workers/runner.js';
+import type { RunContext } from '../../src/steps/step.js';
 import { apiOn, issueToken, keystoneCall, passwordLogin, startRealKeystone, type RealKeystone } from '../support/real-keystone.js';
 import { testApp, type TestApp } from '../support/app.js';
 

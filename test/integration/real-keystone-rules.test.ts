@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { createClusterCredential } from '../../src/api/routes/v1/clusters/credential.js';
+import { createClusterCredential } from '../../src/clusters/credential.js';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { apiOn, issueToken, keystoneCall, startRealKeystone, type RealKeystone } from '../support/real-keystone.js';
 import { testApp, type TestApp } from '../support/app.js';

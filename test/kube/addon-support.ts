@@ -1,10 +1,10 @@
 // Shared set-up of the add-on tests: a parsed spec plus the cloud material render-all would pass.
 
-import { renderCloudConfig } from '../../src/kube/cloudconf.js';
-import { renderAddons, type AddonContext, type RenderedAddon } from '../../src/kube/addons/framework.js';
-import { ADDONS } from '../../src/kube/addons/index.js';
-import { parseClusterSpec } from '../../src/kube/spec/parse.js';
-import type { ClusterSpec } from '../../src/kube/spec/types.js';
+import { renderCloudConfig } from '../../src/bootstrap/cloudconf.js';
+import { renderAddons, type AddonContext, type RenderedAddon } from '../../src/bootstrap/addons/framework.js';
+import { ADDONS } from '../../src/bootstrap/addons/index.js';
+import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
+import type { ClusterSpec } from '../../src/cluster-spec/types.js';
 import { input, keystoneCa } from './fixtures.js';
 
 export function contextFor(spec: ClusterSpec, withCa = true): AddonContext {

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { InvalidLabelError } from '../../src/domain/errors.js';
-import { LABEL_CATALOG } from '../../src/kube/labels/catalog.js';
-import { parseClusterSpec } from '../../src/kube/spec/parse.js';
+import { LABEL_CATALOG } from '../../src/cluster-spec/labels/catalog.js';
+import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { addon, find, rendered } from './addon-support.js';
 import { input, PROJECT, UUID } from './fixtures.js';
 

@@ -2,7 +2,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SUPPORTED_MINORS, VERSION_MATRIX } from '../../src/kube/versions.js';
+import { SUPPORTED_MINORS, VERSION_MATRIX } from '../../src/cluster-spec/versions.js';
 import { isCustomResource, podTemplates, validateObject } from './k8s-validate.js';
 import { rendered } from './addon-support.js';
 

@@ -10,7 +10,7 @@ import { issueServingCert } from '../../cloudsim/kube/tls.js';
 import { KubeClient, KubeError, type KubeLimits } from '../../src/kube/api-client.js';
 import { createCa } from '../../src/pki/ca.js';
 import { issueClientCert } from '../../src/pki/client-cert.js';
-import { failureOf, isRetryable } from '../../workers/errors.js';
+import { failureOf, isRetryable } from '../../src/steps/errors.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

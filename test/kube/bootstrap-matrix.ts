@@ -2,13 +2,13 @@
 // (cloud-init schema, ignition-validate, Ignition's JSON schema, shellcheck): Kubernetes minors ×
 // CNIs × roles × distros × images (stock: installs at boot; prebuilt: kube_version; install
 // disabled) × add-on sets (plain; everything on with KMS, proxy, mirror, volumes, node labels and taints).
-import type { NodeImage, NodeDistro } from '../../src/kube/image.js';
-import { NODE_ROLES, type NodeRole, type UserDataInput } from '../../src/kube/cloudinit/inputs.js';
-import { renderUserData } from '../../src/kube/cloudinit/userdata.js';
-import { kmsCloudConf } from '../../src/kube/kms.js';
-import { groupNodeLabels } from '../../src/kube/node-labels.js';
-import { parseClusterSpec } from '../../src/kube/spec/parse.js';
-import { SUPPORTED_MINORS, VERSION_MATRIX, type KubeMinor } from '../../src/kube/versions.js';
+import type { NodeImage, NodeDistro } from '../../src/cluster-spec/image.js';
+import { NODE_ROLES, type NodeRole, type UserDataInput } from '../../src/bootstrap/user-data/inputs.js';
+import { renderUserData } from '../../src/bootstrap/user-data/userdata.js';
+import { kmsCloudConf } from '../../src/features/kms/render.js';
+import { groupNodeLabels } from '../../src/cluster-spec/node-labels.js';
+import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
+import { SUPPORTED_MINORS, VERSION_MATRIX, type KubeMinor } from '../../src/cluster-spec/versions.js';
 import { input, pki, TOKEN } from './fixtures.js';
 
 export type ImageKind = 'stock' | 'prebuilt' | 'no-install';

@@ -2,8 +2,8 @@
 // They protect nothing and must never be used outside tests.
 
 import { readFileSync } from 'node:fs';
-import type { ControlPlanePki } from '../../src/kube/pki.js';
-import type { ParseInput } from '../../src/kube/spec/types.js';
+import type { ControlPlanePki } from '../../src/bootstrap/join.js';
+import type { ParseInput } from '../../src/cluster-spec/types.js';
 
 const read = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { NodeImage } from '../../src/kube/image.js';
-import { renderCluster } from '../../src/kube/render-all.js';
-import { parseClusterSpec } from '../../src/kube/spec/parse.js';
+import type { NodeImage } from '../../src/cluster-spec/image.js';
+import { renderCluster } from '../../src/bootstrap/render-all.js';
+import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { input, keystoneCa, pki, TOKEN } from './fixtures.js';
 
 const ROOT = fileURLToPath(new URL('./golden/', import.meta.url));

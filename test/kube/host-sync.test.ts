@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { HOST_SYNC_COMMAND, HOST_SYNC_SCRIPT, hostSyncObjects } from '../../src/kube/host-sync.js';
+import { HOST_SYNC_COMMAND, HOST_SYNC_SCRIPT, hostSyncObjects } from '../../src/bootstrap/host-sync.js';
 import { aptInstall } from '../support/apt.js';
 
 const SHELLCHECK = '/usr/bin/shellcheck';

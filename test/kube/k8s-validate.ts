@@ -7,7 +7,7 @@ import { DaemonSet, Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { CSIDriver, StorageClass } from 'kubernetes-models/storage.k8s.io/v1';
 import { ConfigMap, Namespace, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
-import type { K8sObject } from '../../src/kube/addons/framework.js';
+import type { K8sObject } from '../../src/bootstrap/addons/framework.js';
 
 type Model = new (data: never) => { validate(): void };
 const MODELS: Record<string, Model> = {

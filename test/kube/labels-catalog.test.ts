@@ -3,10 +3,10 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LABEL_CATALOG } from '../../src/kube/labels/catalog.js';
-import { SECTION_7_LABELS } from '../../src/kube/labels/magnum-labels.js';
-import { ADDON_MODULES, CORE_MODULES, labelOwners } from '../../src/kube/spec/registry.js';
-import { parseClusterSpec } from '../../src/kube/spec/parse.js';
+import { LABEL_CATALOG } from '../../src/cluster-spec/labels/catalog.js';
+import { SECTION_7_LABELS } from '../../src/cluster-spec/labels/magnum-labels.js';
+import { ADDON_MODULES, CORE_MODULES, labelOwners } from '../../src/cluster-spec/registry.js';
+import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { input } from './fixtures.js';
 
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { networkPlan, type SecurityGroupRule } from '../../src/kube/network-plan.js';
-import { parseClusterSpec } from '../../src/kube/spec/parse.js';
+import { networkPlan, type SecurityGroupRule } from '../../src/cluster-spec/network-plan.js';
+import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { input } from './fixtures.js';
 
 const plan = (o: Parameters<typeof input>[0]) => networkPlan(parseClusterSpec(input(o)).spec);

@@ -4,13 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse, parseAllDocuments } from 'yaml';
-import type { UserDataInput } from '../../src/kube/cloudinit/inputs.js';
-import { shq } from '../../src/kube/cloudinit/install.js';
-import { renderUserData } from '../../src/kube/cloudinit/userdata.js';
-import { bootFinding, isBootFailureReason } from '../../src/kube/console.js';
-import { imageProblem, imageVersionProblem, nodeImage, type NodeImage } from '../../src/kube/image.js';
-import { groupNodeLabels, userNodeLabelProblem, nodeTaintProblem } from '../../src/kube/node-labels.js';
-import { parseClusterSpec } from '../../src/kube/spec/parse.js';
+import type { UserDataInput } from '../../src/bootstrap/user-data/inputs.js';
+import { shq } from '../../src/bootstrap/user-data/install.js';
+import { renderUserData } from '../../src/bootstrap/user-data/userdata.js';
+import { bootFinding, isBootFailureReason } from '../../src/bootstrap/console.js';
+import { imageProblem, imageVersionProblem, nodeImage, type NodeImage } from '../../src/cluster-spec/image.js';
+import { groupNodeLabels, userNodeLabelProblem, nodeTaintProblem } from '../../src/cluster-spec/node-labels.js';
+import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { input, pki, TOKEN } from './fixtures.js';
 import { bootstrapScriptOf, cloudConfigFiles } from './node-files.js';
 

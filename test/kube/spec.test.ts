@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, InvalidLabelError } from '../../src/domain/errors.js';
-import { parseClusterSpec, shortName } from '../../src/kube/spec/parse.js';
-import { labelOwners, CORE_MODULES } from '../../src/kube/spec/registry.js';
-import { defineModule, featureOf, type FeatureModule } from '../../src/kube/spec/module.js';
-import { bool, label } from '../../src/kube/labels/types.js';
-import { VERSION_MATRIX } from '../../src/kube/versions.js';
-import { labelTable } from '../../src/kube/labels/table.js';
+import { parseClusterSpec, shortName } from '../../src/cluster-spec/parse.js';
+import { labelOwners, CORE_MODULES } from '../../src/cluster-spec/registry.js';
+import { defineModule, featureOf, type FeatureModule } from '../../src/cluster-spec/module.js';
+import { bool, label } from '../../src/cluster-spec/labels/types.js';
+import { VERSION_MATRIX } from '../../src/cluster-spec/versions.js';
+import { labelTable } from '../../src/cluster-spec/labels/table.js';
 import { input, UUID } from './fixtures.js';
 
 function rejects(labels: Record<string, string>, name: string, pattern: RegExp, over: Parameters<typeof input>[0] = {}) {

@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { parseAllDocuments, parse } from 'yaml';
-import { base64Size, renderUserData } from '../../src/kube/cloudinit/userdata.js';
-import { NOVA_USER_DATA_LIMIT, type UserDataInput } from '../../src/kube/cloudinit/inputs.js';
-import { kmsCloudConf } from '../../src/kube/kms.js';
-import { caCertHash } from '../../src/kube/pki.js';
-import { parseClusterSpec } from '../../src/kube/spec/parse.js';
+import { base64Size, renderUserData } from '../../src/bootstrap/user-data/userdata.js';
+import { NOVA_USER_DATA_LIMIT, type UserDataInput } from '../../src/bootstrap/user-data/inputs.js';
+import { kmsCloudConf } from '../../src/features/kms/render.js';
+import { caCertHash } from '../../src/bootstrap/join.js';
+import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { input, pki, TOKEN } from './fixtures.js';
 
 const { spec } = parseClusterSpec(input({ labels: { kube_tag: 'v1.36.1' } }));
@@ -144,8 +144,8 @@ test('add-on apiserver hook: keystone-auth contributes flags, the Webhook author
 });
 
 test('add-on apiserver hook: conflicting contributions are a programming error', async () => {
-  const { apiServerExtensions } = await import('../../src/kube/addons/framework.js');
-  const { ADDONS } = await import('../../src/kube/addons/index.js');
+  const { apiServerExtensions } = await import('../../src/bootstrap/addons/framework.js');
+  const { ADDONS } = await import('../../src/bootstrap/addons/index.js');
   const ka = ADDONS.find((m) => m.name === 'keystone-auth')!;
   const twin = { ...ka, name: 'twin' };
   assert.throws(() => apiServerExtensions([ka, twin], spec), /authentication-token-webhook-config-file is contributed by both add-ons keystone-auth and twin/);

@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvalidLabelError } from '../../src/domain/errors.js';
-import { parseClusterSpec } from '../../src/kube/spec/parse.js';
-import { freeIndexes, groupZones, heldIndexes, quorumLoss, zoneOf, zonesNamed } from '../../src/kube/zones.js';
+import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
+import { freeIndexes, groupZones, heldIndexes, quorumLoss, zoneOf, zonesNamed } from '../../src/cluster-spec/zones.js';
 import { input } from './fixtures.js';
 
 const nodes = (labels: Record<string, string>) => parseClusterSpec(input({ labels })).spec.nodes;

@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, sign, verify, X509Certificate } from 'node:crypto';
-import { assertControlPlanePki, caCertHash } from '../../src/kube/pki.js';
-import { renderUserData } from '../../src/kube/cloudinit/userdata.js';
-import { parseClusterSpec } from '../../src/kube/spec/parse.js';
+import { assertControlPlanePki, caCertHash } from '../../src/bootstrap/join.js';
+import { renderUserData } from '../../src/bootstrap/user-data/userdata.js';
+import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { CA_VALIDITY_DAYS, generateClusterPki, kubernetesCaName } from '../../src/pki/index.js';
 import { input, TOKEN } from '../kube/fixtures.js';
 import { opensslText, opensslVerify } from './openssl.js';

@@ -17,10 +17,10 @@ import { BUILTIN_USERS, SERVICE_USER } from '../../cloudsim/embedded.js';
 import { ClusterEntity, type ClusterRow } from '../../src/db/entities/cluster.js';
 import { loadClusterPki } from '../../src/pki/store.js';
 import { x509 } from '../../src/pki/keys.js';
-import { CloudFactory } from '../../workers/cloud.js';
+import { CloudFactory } from '../../src/steps/cloud.js';
 import { bootstrapToken } from '../../workers/cluster/servers.js';
 import { startWorker } from '../../workers/main.js';
-import type { RunContext } from '../../workers/runner.js';
+import type { RunContext } from '../../src/steps/step.js';
 import { harness, settled, until, type Harness } from '../workers/lifecycle-support.js';
 
 /** Everything the run wrote where a secret must not be: [where, text]. */

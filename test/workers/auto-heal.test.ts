@@ -7,9 +7,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startDelete } from '../../cloudsim/nova/lifecycle.js';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
-import { CloudFactory } from '../../workers/cloud.js';
+import { CloudFactory } from '../../src/steps/cloud.js';
 import { healthPass } from '../../workers/health.js';
-import { kubeClient } from '../../workers/kube.js';
+import { kubeClient } from '../../src/steps/kube.js';
 import { api, deleteCluster, leftovers, servers, settled, until, withHarness, type Harness } from './lifecycle-support.js';
 
 let h: Harness;

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
-import { CloudFactory } from '../../workers/cloud.js';
+import { CloudFactory } from '../../src/steps/cloud.js';
 import { healthPass } from '../../workers/health.js';
 import { api, deleteCluster, leftovers, servers, settled, until, withHarness, type Harness } from './lifecycle-support.js';
 

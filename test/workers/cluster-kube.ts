@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import type { KubeClient } from '../../src/kube/api-client.js';
-import { CloudFactory } from '../../workers/cloud.js';
-import { kubeClient } from '../../workers/kube.js';
+import { CloudFactory } from '../../src/steps/cloud.js';
+import { kubeClient } from '../../src/steps/kube.js';
 import type { Harness } from './lifecycle-support.js';
 
 const clients: KubeClient[] = [];

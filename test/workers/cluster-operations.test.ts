@@ -10,7 +10,7 @@ import { ClusterResourceEntity } from '../../src/db/entities/cluster-resource.js
 import { OperationEntity, type OperationRow } from '../../src/db/entities/operation.js';
 import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
 import { startWorker, type WorkerOptions } from '../../workers/main.js';
-import { clusterTag, resourceName } from '../../workers/naming.js';
+import { clusterTag, resourceName } from '../../src/steps/naming.js';
 import { testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;

@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
-import { EXTERNAL_DNS_SECRET } from '../../src/kube/addons/external-dns/index.js';
-import { INGRESS_CONFIG_SECRET } from '../../src/kube/addons/ingress/index.js';
-import { SECRETS_CHECKSUM } from '../../src/kube/addons/secret-checksums.js';
-import { KMS_CONF_CHECKSUM, KMS_CONFIG_PATH, KMS_SYNC_NAME, kmsMirrorPod } from '../../src/kube/kms.js';
+import { EXTERNAL_DNS_SECRET } from '../../src/features/external-dns/addon.js';
+import { INGRESS_CONFIG_SECRET } from '../../src/features/ingress/addon.js';
+import { SECRETS_CHECKSUM } from '../../src/bootstrap/addons/secret-checksums.js';
+import { KMS_CONF_CHECKSUM, KMS_CONFIG_PATH, KMS_SYNC_NAME, kmsMirrorPod } from '../../src/features/kms/render.js';
 import type { SimCluster } from '../../cloudsim/kube/index.js';
 import { passwordToken } from '../support/app.js';
 import { clusterKube, closeClusterKubes } from './cluster-kube.js';

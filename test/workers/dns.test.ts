@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
-import { apiHostLabel } from '../../src/kube/modules/octavia.js';
+import { apiHostLabel } from '../../src/cluster-spec/modules/octavia.js';
 import { api, deleteCluster, leftovers, settled, withHarness, type Harness } from './lifecycle-support.js';
 
 let h: Harness;

@@ -4,7 +4,7 @@
 // older TXT formats) and nothing else; a zone the project does not have fails the create on the add-ons condition.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EXTERNAL_DNS_SECRET } from '../../src/kube/addons/external-dns/index.js';
+import { EXTERNAL_DNS_SECRET } from '../../src/features/external-dns/addon.js';
 import { api, deleteCluster, leftovers, settled, withHarness, type Harness, type Json } from './lifecycle-support.js';
 
 let h: Harness;

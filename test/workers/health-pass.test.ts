@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
-import { CloudFactory } from '../../workers/cloud.js';
+import { CloudFactory } from '../../src/steps/cloud.js';
 import { healthPass } from '../../workers/health.js';
 import { startWorker } from '../../workers/main.js';
 import { testApp, type TestApp } from '../support/app.js';

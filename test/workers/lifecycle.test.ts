@@ -7,7 +7,7 @@ import { request } from 'node:https';
 import { X509Certificate, generateKeyPairSync } from 'node:crypto';
 import { x509 } from '../../src/pki/keys.js';
 import { startDelete } from '../../cloudsim/nova/lifecycle.js';
-import { CloudFactory } from '../../workers/cloud.js';
+import { CloudFactory } from '../../src/steps/cloud.js';
 import { healthPass } from '../../workers/health.js';
 import { api, createCluster, deleteCluster, type Harness, leftovers, servers, settled, strayPorts, until, withHarness } from './lifecycle-support.js';
 

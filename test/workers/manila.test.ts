@@ -4,7 +4,7 @@
 // asked for it, never another cluster's; a cloud without Manila fails the create on the add-ons.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MANILA_CLUSTER_KEY, MANILA_SECRET } from '../../src/kube/addons/manila-csi/index.js';
+import { MANILA_CLUSTER_KEY, MANILA_SECRET } from '../../src/features/manila-csi/addon.js';
 import { api, deleteCluster, leftovers, settled, withHarness, withoutService, type Harness, type Json } from './lifecycle-support.js';
 
 let h: Harness;

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { IsNull } from 'typeorm';
 import { ClusterResourceEntity } from '../../src/db/entities/cluster-resource.js';
-import { clusterTag } from '../../workers/naming.js';
+import { clusterTag } from '../../src/steps/naming.js';
 import { api, deleteCluster, leftovers, servers, settled, withHarness, type Harness } from './lifecycle-support.js';
 
 let h: Harness;

@@ -10,10 +10,11 @@ import { Redis } from 'ioredis';
 import { OperationEntity } from '../../src/db/entities/operation.js';
 import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
 import { OpenStackError } from '../../src/openstack/errors.js';
-import { CloudFactory } from '../../workers/cloud.js';
-import { Wait } from '../../workers/errors.js';
+import { CloudFactory } from '../../src/steps/cloud.js';
+import { Wait } from '../../src/steps/errors.js';
 import { dispatcher } from '../../workers/operations.js';
-import { operationRunner, type OperationSpec } from '../../workers/runner.js';
+import { operationRunner } from '../../workers/runner.js';
+import type { OperationSpec } from '../../src/steps/step.js';
 import { testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;

@@ -10,10 +10,11 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { OperationEntity, type OperationRow } from '../../src/db/entities/operation.js';
 import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
-import { CloudFactory } from '../../workers/cloud.js';
+import { CloudFactory } from '../../src/steps/cloud.js';
 import { clusterLockKey } from '../../workers/lock.js';
 import { dispatcher } from '../../workers/operations.js';
-import { operationRunner, type OperationSpec } from '../../workers/runner.js';
+import { operationRunner } from '../../workers/runner.js';
+import type { OperationSpec } from '../../src/steps/step.js';
 import { testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;

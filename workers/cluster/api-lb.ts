@@ -5,13 +5,13 @@
 // resize or an upgrade) one at a time while ACTIVE; a floating IP on the VIP port when asked. Without a load balancer the
 // endpoint is the single control plane's port. The address is recorded on the cluster at once.
 // The delete removes it, and those OCCM made for the cluster's Services, before the servers.
-import { networkPlan, type LoadBalancerPlan } from '../../src/kube/network-plan.js';
+import { networkPlan, type LoadBalancerPlan } from '../../src/cluster-spec/network-plan.js';
 import type { LoadBalancer, OctaviaClient } from '../../src/openstack/octavia.js';
-import { StepFailure, Wait } from '../errors.js';
-import { clusterDescription, clusterTag, resourceName } from '../naming.js';
-import type { RunContext, Step } from '../runner.js';
-import { clusterNet, clusterSpec } from './context.js';
-import { ensure, purge } from './ensure.js';
+import { StepFailure, Wait } from '../../src/steps/errors.js';
+import { clusterDescription, clusterTag, resourceName } from '../../src/steps/naming.js';
+import type { RunContext, Step } from '../../src/steps/step.js';
+import { clusterNet, clusterSpec } from '../../src/steps/context.js';
+import { ensure, purge } from '../../src/steps/ensure.js';
 import { ensureFloatingIp } from './floating-ips.js';
 import { controlPlanePorts } from './ports.js';
 

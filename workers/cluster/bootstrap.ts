@@ -4,17 +4,17 @@
 // add-ons are applied in order and the other control planes join one at a time, each when the
 // service gives it its turn (grantJoinTurn); the cluster is ready when every server is a Ready,
 // initialised Node.
-import { renderAddons, type RenderedAddon } from '../../src/kube/addons/framework.js';
-import { ADDONS } from '../../src/kube/addons/index.js';
+import { renderAddons, type RenderedAddon } from '../../src/bootstrap/addons/framework.js';
+import { ADDONS } from '../../src/bootstrap/addons/index.js';
 import { nodeReady, type KubeClient, type KubeNode } from '../../src/kube/api-client.js';
-import { JOIN_TURN_CONFIGMAP } from '../../src/kube/cloudinit/host.js';
-import { renderCloudConfig, type CloudCredential } from '../../src/kube/cloudconf.js';
-import { StepFailure, Wait } from '../errors.js';
-import { kubeFor } from '../kube.js';
-import type { RunContext, Step } from '../runner.js';
+import { JOIN_TURN_CONFIGMAP } from '../../src/bootstrap/user-data/host.js';
+import { renderCloudConfig, type CloudCredential } from '../../src/bootstrap/cloudconf.js';
+import { StepFailure, Wait } from '../../src/steps/errors.js';
+import { kubeFor } from '../../src/steps/kube.js';
+import type { RunContext, Step } from '../../src/steps/step.js';
 import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
-import { groupZones, quorumLoss } from '../../src/kube/zones.js';
-import { clusterNet, clusterSpec } from './context.js';
+import { groupZones, quorumLoss } from '../../src/cluster-spec/zones.js';
+import { clusterNet, clusterSpec } from '../../src/steps/context.js';
 import { diagnose, withDiagnosis } from './diagnose.js';
 import { isControlPlane, observedServers, plannedNodes, type ObservedServer } from './ports.js';
 import { ensureServers, failIfBroken } from './servers.js';

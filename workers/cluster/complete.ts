@@ -1,9 +1,10 @@
 // The end of an operation that changed nodes: what the cloud and the cluster's API show is written
 // back (node addresses per group, the group's Kubernetes version, the cluster's coe_version) in
 // the transaction that ends the operation.
-import { kubeFor } from '../kube.js';
-import { succeed, type RunContext } from '../runner.js';
-import { nodeGroups } from './context.js';
+import { kubeFor } from '../../src/steps/kube.js';
+import { succeed } from '../runner.js';
+import type { RunContext } from '../../src/steps/step.js';
+import { nodeGroups } from '../../src/steps/context.js';
 import { observedServers } from './ports.js';
 import { addressesOf } from './servers.js';
 

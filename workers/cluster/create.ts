@@ -3,15 +3,15 @@
 // balancer POST, floating IP) and its listener, pool, members, monitor and DNS name while every
 // control plane and the workers boot; then /readyz, the add-ons, the other control planes joining
 // one at a time (each waits for its turn, granted through the API), and readiness. CREATE_COMPLETE records the API address, the Kubernetes version and addresses.
-import type { OperationSpec } from '../runner.js';
+import type { OperationSpec } from '../../src/steps/step.js';
 import { ensureApiEndpoint, ensureApiListener, ensureApiMembers, ensureApiMonitor } from './api-lb.js';
 import { ensureAddons, ensureApiReady, ensureControlPlaneInit, ensureControlPlaneJoins, ensureReady, ensureWorkers } from './bootstrap.js';
 import { completeNodeGroups } from './complete.js';
-import { ensureApiDnsRecord } from './dns.js';
-import { ensureExternalDnsZone } from './external-dns.js';
-import { ensureIngressDnsRecord } from './ingress-dns.js';
-import { ensureKmsKey } from './kms.js';
-import { ensureManilaService } from './manila.js';
+import { ensureApiDnsRecord } from '../../src/features/api-dns/steps.js';
+import { ensureExternalDnsZone } from '../../src/features/external-dns/steps.js';
+import { ensureIngressDnsRecord } from '../../src/features/ingress/steps.js';
+import { ensureKmsKey } from '../../src/features/kms/steps.js';
+import { ensureManilaService } from '../../src/features/manila-csi/steps.js';
 import { ensureNetwork, ensureSecurityGroups } from './network.js';
 import { ensurePorts } from './ports.js';
 import { ensureServerGroups } from './servers.js';

@@ -7,7 +7,7 @@
 // leaves a retired credential for the next run to delete, not a current one that no longer logs in
 // (every later delete would then fail on a 401 and the row stay forever).
 import type { RetiredCredential } from '../../src/db/entities/cluster.js';
-import type { RunContext, Step } from '../runner.js';
+import type { RunContext, Step } from '../../src/steps/step.js';
 
 /** Deletes the credentials a rotation replaced, each forgotten by the row at once; what it deleted (already gone included). */
 export async function deleteRetired(ctx: RunContext, which: (r: RetiredCredential) => boolean = () => true): Promise<RetiredCredential[]> {

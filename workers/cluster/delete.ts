@@ -10,15 +10,15 @@
 // the cluster asked); last of the cloud, the application credential all of the above used. DELETE_COMPLETE is
 // the row disappearing.
 import { ClusterRepo } from '../../src/db/repos/clusters.js';
-import type { OperationSpec } from '../runner.js';
+import type { OperationSpec } from '../../src/steps/step.js';
 import { purgeLoadBalancers } from './api-lb.js';
 import { purgeCredential } from './credential.js';
-import { purgeVolumes } from './csi-storage.js';
-import { purgeDnsRecords } from './dns.js';
-import { purgeExternalDnsRecords } from './external-dns.js';
+import { purgeVolumes } from '../../src/features/cinder-csi/steps.js';
+import { purgeDnsRecords } from '../../src/features/api-dns/steps.js';
+import { purgeExternalDnsRecords } from '../../src/features/external-dns/steps.js';
 import { purgeFloatingIps } from './floating-ips.js';
-import { purgeKmsKey } from './kms.js';
-import { purgeShares } from './manila.js';
+import { purgeKmsKey } from '../../src/features/kms/steps.js';
+import { purgeShares } from '../../src/features/manila-csi/steps.js';
 import { purgeNetworks, purgeRouters, purgeSecurityGroups, purgeSubnets } from './network.js';
 import { purgePorts } from './ports.js';
 import { purgeServerGroups, purgeServers } from './servers.js';

@@ -5,8 +5,8 @@
 // shown in the waited-on condition, so status_reason names the cause while the create still runs and
 // the create's deadline failure keeps it. Best effort: a cloud whose policy hides console logs, or a
 // server still building, just gives no finding.
-import { bootFinding, type BootFinding } from '../../src/kube/console.js';
-import type { RunContext } from '../runner.js';
+import { bootFinding, type BootFinding } from '../../src/bootstrap/console.js';
+import type { RunContext } from '../../src/steps/step.js';
 import type { ObservedServer } from './ports.js';
 
 /** Lines of the console's end that are read (the bootstrap's failure line is among its last). */

@@ -7,9 +7,9 @@
 // there and why. A node whose kubelet is unreachable is not waited for: its pods cannot end.
 import type { ConditionType } from '../../src/domain/cluster-status.js';
 import { KubeError, type KubeClient, type KubePod } from '../../src/kube/api-client.js';
-import { StepFailure, Wait } from '../errors.js';
-import type { RunContext } from '../runner.js';
-import { clusterSpec } from './context.js';
+import { StepFailure, Wait } from '../../src/steps/errors.js';
+import type { RunContext } from '../../src/steps/step.js';
+import { clusterSpec } from '../../src/steps/context.js';
 
 export const DRAIN_STARTED = 'magnum.openstack.org/drain-started';
 

@@ -4,10 +4,10 @@
 // made for the cluster's Services and Ingresses, before the servers. Each is recorded under a name
 // (`kubeapi`, the server's name), found again by its port, tagged after the create.
 import type { FloatingIp, NeutronClient } from '../../src/openstack/neutron.js';
-import { clusterDescription, clusterTag } from '../naming.js';
-import type { RunContext, Step } from '../runner.js';
-import { clusterNet } from './context.js';
-import { purge } from './ensure.js';
+import { clusterDescription, clusterTag } from '../../src/steps/naming.js';
+import type { RunContext, Step } from '../../src/steps/step.js';
+import { clusterNet } from '../../src/steps/context.js';
+import { purge } from '../../src/steps/ensure.js';
 
 export const API_FIP = 'kubeapi';
 

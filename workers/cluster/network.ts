@@ -1,14 +1,14 @@
 // The cluster's network (network, subnet, router with the external gateway, router interface)
 // unless it names a fixed one, and its two security groups with the rules of the network plan;
 // their purges, found by the ledger, the cluster tag and their deterministic names.
-import { networkPlan, type GroupRef, type NetworkPlan } from '../../src/kube/network-plan.js';
+import { networkPlan, type GroupRef, type NetworkPlan } from '../../src/cluster-spec/network-plan.js';
 import { isNotFound } from '../../src/openstack/errors.js';
 import type { NeutronClient } from '../../src/openstack/neutron.js';
-import { StepFailure } from '../errors.js';
-import { clusterDescription, clusterTag, resourceName, type Role } from '../naming.js';
-import type { RunContext, Step } from '../runner.js';
-import { clusterSpec, findNetwork, findSubnet, template } from './context.js';
-import { ensure, purge, type Named } from './ensure.js';
+import { StepFailure } from '../../src/steps/errors.js';
+import { clusterDescription, clusterTag, resourceName, type Role } from '../../src/steps/naming.js';
+import type { RunContext, Step } from '../../src/steps/step.js';
+import { clusterSpec, findNetwork, findSubnet, template } from '../../src/steps/context.js';
+import { ensure, purge, type Named } from '../../src/steps/ensure.js';
 
 const tagger = (n: NeutronClient, resource: 'networks' | 'subnets' | 'routers' | 'security-groups', uuid: string) => (id: string) =>
   n.addTag(resource, id, clusterTag(uuid));

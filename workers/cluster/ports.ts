@@ -5,28 +5,18 @@
 // same names. Ports are made first, named after their server (IPs known before boot, §1.1 step 8),
 // and deleted after their servers (Nova keeps a port it did not make).
 import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
-import type { NodeRole } from '../../src/kube/cloudinit/inputs.js';
-import { networkPlan, type GroupRef } from '../../src/kube/network-plan.js';
-import { freeIndexes, heldIndexes } from '../../src/kube/zones.js';
+import type { NodeRole } from '../../src/bootstrap/user-data/inputs.js';
+import { networkPlan, type GroupRef } from '../../src/cluster-spec/network-plan.js';
+import { freeIndexes, heldIndexes } from '../../src/cluster-spec/zones.js';
 import type { NeutronPort } from '../../src/openstack/neutron.js';
 import type { Server } from '../../src/openstack/nova-servers.js';
-import { StepFailure } from '../errors.js';
-import { clusterDescription, clusterTag, resourceName, serverName } from '../naming.js';
-import type { RunContext, Step } from '../runner.js';
-import { clusterNet, clusterSpec, nodeGroups } from './context.js';
-import { ensure, purge } from './ensure.js';
+import { StepFailure } from '../../src/steps/errors.js';
+import { clusterDescription, clusterTag, META, resourceName, serverName } from '../../src/steps/naming.js';
+import type { RunContext, Step } from '../../src/steps/step.js';
+import { clusterNet, clusterSpec, nodeGroups } from '../../src/steps/context.js';
+import { ensure, purge } from '../../src/steps/ensure.js';
 import { SG_ROLE } from './network.js';
 
-/** Server metadata keys the worker writes (observed state of each node). */
-export const META = {
-  cluster: 'magnum_cluster',
-  nodegroup: 'magnum_nodegroup',
-  role: 'magnum_role',
-  version: 'magnum_kube_version',
-  caGeneration: 'magnum_ca_generation',
-  /** The node's index in its group: its zone follows from it (src/kube/zones.ts). */
-  index: 'magnum_node_index',
-} as const;
 
 export interface ObservedServer {
   server: Server;

@@ -4,8 +4,8 @@
 // non-retiring servers of each worker group, so a server lost behind our back is replaced too).
 // Nodes left by servers that no longer exist are deleted. UPDATE_IN_PROGRESS → UPDATE_COMPLETE, as
 // the resize of Magnum's auto-healer.
-import { kubeFor } from '../kube.js';
-import type { OperationSpec, Step } from '../runner.js';
+import { kubeFor } from '../../src/steps/kube.js';
+import type { OperationSpec, Step } from '../../src/steps/step.js';
 import { completeNodeGroups } from './complete.js';
 import { observedServers, RETIRING } from './ports.js';
 import { drainAndForget } from './drain.js';

@@ -5,19 +5,19 @@
 // so the roll holds no more than its surge: src/kube/bill.ts rollBill). A node is outdated when its server
 // metadata shows another Kubernetes version (upgrade) or an older CA generation (rotation).
 import { loadCa, loadClusterPki, rotateClusterPki, sealContext } from '../../src/pki/store.js';
-import { StepFailure, Wait } from '../errors.js';
-import { ACCESS, forgetKubeIdentity, kubeFor } from '../kube.js';
-import { serverName } from '../naming.js';
-import type { OperationSpec, RunContext, Step } from '../runner.js';
+import { StepFailure, Wait } from '../../src/steps/errors.js';
+import { ACCESS, forgetKubeIdentity, kubeFor } from '../../src/steps/kube.js';
+import { serverName } from '../../src/steps/naming.js';
+import type { OperationSpec, RunContext, Step } from '../../src/steps/step.js';
 import { syncMembers } from './api-lb.js';
 import { applyAddons, grantJoinTurn, nodeUsable } from './bootstrap.js';
 import { completeNodeGroups } from './complete.js';
-import { clusterSpec, effectiveLabels, nodeGroups, template } from './context.js';
+import { clusterSpec, effectiveLabels, nodeGroups, template } from '../../src/steps/context.js';
 import { isControlPlane, observedServers, type ObservedServer } from './ports.js';
 import { drainAndForget } from './drain.js';
 import { dropOrphanPorts, ensureJoinToken, removeServer } from './scale.js';
 import { ensureServerGroups, ensureServers, failIfBroken } from './servers.js';
-import { freeIndexes, heldIndexes } from '../../src/kube/zones.js';
+import { freeIndexes, heldIndexes } from '../../src/cluster-spec/zones.js';
 
 const param = <T>(ctx: RunContext, k: string): T | undefined => (ctx.op.params as Record<string, unknown>)[k] as T | undefined;
 

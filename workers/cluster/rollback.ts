@@ -5,11 +5,12 @@
 // operation ends failed with its original reason; the cluster shows ROLLBACK_COMPLETE (Magnum's
 // status after Heat's rollback) with that reason, the group ROLLBACK_COMPLETE. A failure of the
 // way back ends it ROLLBACK_FAILED.
-import type { StepFailure } from '../errors.js';
-import { serverName } from '../naming.js';
-import { rolledBack, type RunContext } from '../runner.js';
+import type { StepFailure } from '../../src/steps/errors.js';
+import { serverName } from '../../src/steps/naming.js';
+import { rolledBack } from '../runner.js';
+import type { RunContext } from '../../src/steps/step.js';
 import { completeNodeGroups } from './complete.js';
-import { clusterSpec, nodeGroups } from './context.js';
+import { clusterSpec, nodeGroups } from '../../src/steps/context.js';
 import { groupLabel, observedServers } from './ports.js';
 
 interface RollingBack {

@@ -12,17 +12,17 @@
 //      restarted one; past ROLLOUT_DEADLINE_MS the operation fails and the old credential stays;
 //   3. the agent goes, and the retired credentials are deleted as the service user under their owners.
 // Events tell each phase.
-import type { K8sObject } from '../../src/kube/addons/framework.js';
-import { SECRETS_CHECKSUM, secretsReadBy, templateOf } from '../../src/kube/addons/secret-checksums.js';
-import { KMS_CONF_CHECKSUM, KMS_SYNC_NAME, kmsCredentialSync, kmsMirrorPod } from '../../src/kube/kms.js';
+import type { K8sObject } from '../../src/bootstrap/addons/framework.js';
+import { SECRETS_CHECKSUM, secretsReadBy, templateOf } from '../../src/bootstrap/addons/secret-checksums.js';
+import { KMS_CONF_CHECKSUM, KMS_SYNC_NAME, kmsCredentialSync, kmsMirrorPod } from '../../src/features/kms/render.js';
 import { nodeReady, type KubeClient } from '../../src/kube/api-client.js';
-import { StepFailure, Wait } from '../errors.js';
-import { kubeFor } from '../kube.js';
-import type { OperationSpec, RunContext, Step } from '../runner.js';
+import { StepFailure, Wait } from '../../src/steps/errors.js';
+import { kubeFor } from '../../src/steps/kube.js';
+import type { OperationSpec, RunContext, Step } from '../../src/steps/step.js';
 import { applyAddons, cloudCredential, renderClusterAddons } from './bootstrap.js';
-import { clusterSpec } from './context.js';
+import { clusterSpec } from '../../src/steps/context.js';
 import { deleteRetired } from './credential.js';
-import { kmsKeyId } from './kms.js';
+import { kmsKeyId } from '../../src/features/kms/steps.js';
 
 /** How long the consumers may take to use the new credential (from the rotation's acceptance). */
 export const ROLLOUT_DEADLINE_MS = 20 * 60_000;

@@ -4,11 +4,12 @@
 // cordoned, drained through the Eviction API (drain.ts), their Node deleted, then their server and port.
 import type { KubeClient } from '../../src/kube/api-client.js';
 import { isNotFound, OpenStackError } from '../../src/openstack/errors.js';
-import { Wait } from '../errors.js';
-import { kubeFor } from '../kube.js';
-import { succeed, type OperationSpec, type RunContext, type Step } from '../runner.js';
+import { Wait } from '../../src/steps/errors.js';
+import { kubeFor } from '../../src/steps/kube.js';
+import { succeed } from '../runner.js';
+import type { OperationSpec, RunContext, Step } from '../../src/steps/step.js';
 import { completeNodeGroups } from './complete.js';
-import { nodeGroups } from './context.js';
+import { nodeGroups } from '../../src/steps/context.js';
 import { syncMembers } from './api-lb.js';
 import { isControlPlane, observedServers, plannedNodes, RETIRING, retiringOf, type ObservedServer, type Retiring } from './ports.js';
 import { ensurePorts } from './ports.js';

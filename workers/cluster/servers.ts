@@ -6,25 +6,25 @@
 // the nodes' resources (their ports and server groups after), waited for until Nova is done.
 import { createHmac } from 'node:crypto';
 import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
-import type { UserDataInput } from '../../src/kube/cloudinit/inputs.js';
-import { renderUserData } from '../../src/kube/cloudinit/userdata.js';
-import { imageProblem, imageVersionProblem, nodeImage, type NodeImage } from '../../src/kube/image.js';
-import { groupNodeLabels } from '../../src/kube/node-labels.js';
-import type { ClusterSpec, NodeVolume } from '../../src/kube/spec/types.js';
-import { groupZones, zoneOf } from '../../src/kube/zones.js';
+import type { UserDataInput } from '../../src/bootstrap/user-data/inputs.js';
+import { renderUserData } from '../../src/bootstrap/user-data/userdata.js';
+import { imageProblem, imageVersionProblem, nodeImage, type NodeImage } from '../../src/cluster-spec/image.js';
+import { groupNodeLabels } from '../../src/cluster-spec/node-labels.js';
+import type { ClusterSpec, NodeVolume } from '../../src/cluster-spec/types.js';
+import { groupZones, zoneOf } from '../../src/cluster-spec/zones.js';
 import { isNotFound, OpenStackError } from '../../src/openstack/errors.js';
 import type { Server } from '../../src/openstack/nova-servers.js';
 import { loadClusterPki } from '../../src/pki/store.js';
 import type { ConditionType } from '../../src/domain/cluster-status.js';
-import { StepFailure, Wait } from '../errors.js';
-import { clusterTag, serverGroupName } from '../naming.js';
-import type { RunContext, Step } from '../runner.js';
+import { StepFailure, Wait } from '../../src/steps/errors.js';
+import { clusterTag, META, serverGroupName } from '../../src/steps/naming.js';
+import type { RunContext, Step } from '../../src/steps/step.js';
 import { endpoint } from './api-lb.js';
-import { kmsInput } from './kms.js';
-import { clusterSpec, nodeGroups, template } from './context.js';
-import { ensure, purge } from './ensure.js';
+import { kmsInput } from '../../src/features/kms/steps.js';
+import { clusterSpec, nodeGroups, template } from '../../src/steps/context.js';
+import { ensure, purge } from '../../src/steps/ensure.js';
 import { ensureNodeFloatingIp } from './floating-ips.js';
-import { ensurePort, isControlPlane, META, observedServers, type ObservedServer, type PlannedNode } from './ports.js';
+import { ensurePort, isControlPlane, observedServers, type ObservedServer, type PlannedNode } from './ports.js';
 import { nodeVolumes } from './volumes.js';
 
 /** One server group per node group (k8s-bootstrap §1.1 step 7). */

@@ -4,15 +4,15 @@
 // false, so a zone's loss would take other zones' disks with it. Named <node>-<disk>, recorded at once,
 // found again by name; the server takes them with delete_on_termination, so they go with it. Deleted after
 // the servers at a cluster's delete (those a server never took), and dropped from the ledger once gone.
-import { nodeDisks } from '../../src/kube/cloudinit/disks.js';
-import type { NodeRole } from '../../src/kube/cloudinit/inputs.js';
-import type { NodesSpec, NodeVolume } from '../../src/kube/spec/types.js';
+import { nodeDisks } from '../../src/bootstrap/user-data/disks.js';
+import type { NodeRole } from '../../src/bootstrap/user-data/inputs.js';
+import type { NodesSpec, NodeVolume } from '../../src/cluster-spec/types.js';
 import type { CinderClient, Volume } from '../../src/openstack/cinder.js';
 import { isNotFound } from '../../src/openstack/errors.js';
-import { StepFailure } from '../errors.js';
-import { clusterDescription } from '../naming.js';
-import type { RunContext, Step } from '../runner.js';
-import { ensure, purge } from './ensure.js';
+import { StepFailure } from '../../src/steps/errors.js';
+import { clusterDescription } from '../../src/steps/naming.js';
+import type { RunContext, Step } from '../../src/steps/step.js';
+import { ensure, purge } from '../../src/steps/ensure.js';
 import { isControlPlane } from './ports.js';
 
 /** Metadata marking a node volume as the cluster's (the CSI driver's carry cinder.csi.openstack.org/cluster instead). */

@@ -4,7 +4,7 @@
 // a service that does not answer is named in `unreachable` and its list is empty.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { enforce } from '../../policy.js';
+import { enforce } from '../../../domain/policy.js';
 import { errorResponses } from '../../schemas/common.js';
 
 const NS = Type.Union([Type.String(), Type.Null()]);

@@ -13,16 +13,16 @@ import type { OperationKind } from '../../../domain/operations.js';
 import { wouldBegin } from '../../../operations/begin.js';
 import { envelope, toApiError } from '../../plugins/envelope.js';
 import { errorResponses, Ident, Nullable } from '../../schemas/common.js';
-import { planResize } from './clusters/actions.js';
-import { shortage, type Assessment } from './clusters/bill.js';
-import { planCreate } from './clusters/create.js';
-import { credentialRefusal } from './clusters/credential.js';
-import type { Caller } from './clusters/preflight.js';
+import { planResize } from '../../../clusters/actions.js';
+import { shortage, type Assessment } from '../../../preflight/assess.js';
+import { planCreate } from '../../../clusters/create.js';
+import { credentialRefusal } from '../../../clusters/credential.js';
+import type { Caller } from '../../../preflight/preflight.js';
 import { ClusterCreate, READ_ONLY, ResizeBody, UpgradeBody } from './clusters/schema.js';
-import { planUpgrade } from './clusters/upgrade.js';
+import { planUpgrade } from '../../../clusters/upgrade.js';
 import { nodegroupCaller, nodegroupDeps, refuseLateFields } from './nodegroups/routes.js';
 import { NodeGroupCreate, READ_ONLY as NODEGROUP_READ_ONLY } from './nodegroups/schema.js';
-import { planNodegroupCreate } from './nodegroups/service.js';
+import { planNodegroupCreate } from '../../../clusters/nodegroups.js';
 
 const BillLine = Type.Object({
   quota: Type.String({ description: 'The quota, by its service’s name: clusters (Magnum), instances, cores, ram (MiB), server_groups, server_group_members, volumes, gigabytes, network, subnet, router, port, floatingip, security_group, security_group_rule, load_balancer, listener, pool, member, health_monitor, zone_recordsets, secrets.' }),

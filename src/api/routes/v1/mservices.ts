@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { servicesKey, type Heartbeat } from '../../../operations/queue.js';
-import { enforce } from '../../policy.js';
+import { enforce } from '../../../domain/policy.js';
 import { errorResponses, Nullable, Timestamp } from '../../schemas/common.js';
 import { isoSeconds } from '../../views.js';
 

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { clusterStats } from '../../../db/repos/stats.js';
 import { errors } from '../../../domain/errors.js';
-import { enforce } from '../../policy.js';
+import { enforce } from '../../../domain/policy.js';
 import { errorResponses, QueryStr } from '../../schemas/common.js';
 
 export const Stats = Type.Object(

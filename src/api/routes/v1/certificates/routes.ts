@@ -4,8 +4,8 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses, Ident, UuidBody } from '../../../schemas/common.js';
 import { hostUrl, selfLinks } from '../../../views.js';
 import { CaQuery, Certificate, CertificateCreate, SignedCertificate } from './schema.js';
-import { rotateCa, showCa, signCertificate, type CertificateDeps } from './service.js';
-import { rotationBill } from '../clusters/node-bills.js';
+import { rotateCa, showCa, signCertificate, type CertificateDeps } from '../../../../clusters/certificates.js';
+import { rotationBill } from '../../../../clusters/node-bills.js';
 
 const Params = Type.Object({ ident: Ident });
 const TAGS = ['certificates'];

@@ -10,8 +10,8 @@ import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import type { Scope } from '../../../../db/repos/clusters.js';
 import { ResourceRepo } from '../../../../db/repos/resources.js';
 import { errors } from '../../../../domain/errors.js';
-import { bool } from '../../../../kube/labels/types.js';
-import { enforce } from '../../../policy.js';
+import { bool } from '../../../../cluster-spec/labels/types.js';
+import { enforce } from '../../../../domain/policy.js';
 import { errorResponses, Ident } from '../../../schemas/common.js';
 
 export const ClusterResources = Type.Object(

@@ -8,15 +8,15 @@ import { errors } from '../../../../domain/errors.js';
 import { checkPatch } from '../../../../domain/json-patch.js';
 import { atLeast } from '../../../microversion.js';
 import { nextLink, parsePage } from '../../../pagination.js';
-import { enforce, type Rule } from '../../../policy.js';
+import { enforce, type Rule } from '../../../../domain/policy.js';
 import { MAX_SAFE_ID, errorResponses, Ident, ListQuery, NoContent, PatchDocument, QueryStr, UuidBody, type ListQueryT } from '../../../schemas/common.js';
 import { hostUrl } from '../../../views.js';
 import { sendWarnings, WARNING_HEADERS } from '../../../warnings.js';
-import { deleteCluster, resizeCluster, rollbackArg, updateCluster } from './actions.js';
-import { upgradeCluster } from './upgrade.js';
-import { createCluster, type Flavor } from './create.js';
-import { rotateCredential } from './credential-rotation.js';
-import type { Caller } from './preflight.js';
+import { deleteCluster, resizeCluster, rollbackArg, updateCluster } from '../../../../clusters/actions.js';
+import { upgradeCluster } from '../../../../clusters/upgrade.js';
+import { createCluster, type Flavor } from '../../../../clusters/create.js';
+import { rotateCredential } from '../../../../clusters/rotate-credential.js';
+import type { Caller } from '../../../../preflight/preflight.js';
 import {
   Bay,
   BayCreate,

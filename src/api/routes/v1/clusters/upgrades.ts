@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { Scope } from '../../../../db/repos/clusters.js';
 import { errors } from '../../../../domain/errors.js';
 import { upgradeVerdict } from '../../../../domain/upgrade-path.js';
-import { enforce } from '../../../policy.js';
+import { enforce } from '../../../../domain/policy.js';
 import { errorResponses, Ident } from '../../../schemas/common.js';
 import { visibility } from '../clustertemplates/service.js';
 

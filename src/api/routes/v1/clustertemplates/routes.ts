@@ -6,13 +6,13 @@ import type { ClusterTemplateRow } from '../../../../db/entities/cluster-templat
 import { SORTABLE } from '../../../../db/repos/cluster-templates.js';
 import { errors } from '../../../../domain/errors.js';
 import { checkPatch } from '../../../../domain/json-patch.js';
-import { templateLabelWarnings } from '../../../../kube/spec/template-warnings.js';
+import { templateLabelWarnings } from '../../../../cluster-spec/template-warnings.js';
 import { nextLink, parsePage } from '../../../pagination.js';
-import { enforce, type Rule } from '../../../policy.js';
+import { enforce, type Rule } from '../../../../domain/policy.js';
 import { errorResponses, Ident, ListQuery, NoContent, PatchDocument, type ListQueryT } from '../../../schemas/common.js';
 import { hostUrl, isoSeconds, selfLinks } from '../../../views.js';
 import { sendWarnings, WARNING_HEADERS } from '../../../warnings.js';
-import { TemplateCache } from './cache.js';
+import { TemplateCache } from '../../../../db/template-cache.js';
 import type { Flavor } from './rules.js';
 import { BayModel, BayModelCreate, BayModelList, ClusterTemplate, ClusterTemplateList, READ_ONLY, TemplateCreate } from './schema.js';
 import { createTemplate, deleteTemplate, updateTemplate, visibility, type Caller } from './service.js';

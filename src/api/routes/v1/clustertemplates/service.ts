@@ -8,13 +8,13 @@ import { applyPatch, BASE_INTERNAL, changedFields, type PatchOp } from '../../..
 import { generateName } from '../../../../domain/names.js';
 import { pythonStr } from '../../../../domain/python-literal.js';
 import type { AuthContext } from '../../../../keystone/context.js';
-import { zonesNamed } from '../../../../kube/zones.js';
-import { nodeImageOf, type TemplateCloud } from '../../../../openstack/template-checks.js';
+import { zonesNamed } from '../../../../cluster-spec/zones.js';
+import { nodeImageOf, type TemplateCloud } from '../../../../preflight/cloud-checks.js';
 import { coerceScalars } from '../../../plugins/coerce.js';
 import { validationError } from '../../../plugins/envelope.js';
-import { allowed, enforce } from '../../../policy.js';
+import { allowed, enforce } from '../../../../domain/policy.js';
 import { checkDns, checkDriverExists, checkDrivers, DEFAULTS, type Flavor } from './rules.js';
-import type { TemplateCache } from './cache.js';
+import type { TemplateCache } from '../../../../db/template-cache.js';
 import { BayModelCreate, TemplateCreate, WRITABLE_KEYS, type TemplateBodyT } from './schema.js';
 
 /** A template's attributes by name, as a patch and the create schema see them. */

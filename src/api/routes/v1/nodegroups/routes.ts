@@ -8,11 +8,11 @@ import { errors } from '../../../../domain/errors.js';
 import { checkPatch } from '../../../../domain/json-patch.js';
 import { atLeast } from '../../../microversion.js';
 import { nextLink, parsePage } from '../../../pagination.js';
-import { enforce } from '../../../policy.js';
+import { enforce } from '../../../../domain/policy.js';
 import { errorResponses, NoContent, PatchDocument } from '../../../schemas/common.js';
 import type { Services } from '../../../services.js';
 import { hostUrl } from '../../../views.js';
-import { nodegroupCreateBill } from '../clusters/node-bills.js';
+import { nodegroupCreateBill } from '../../../../clusters/node-bills.js';
 import {
   ItemParams,
   ListParams,
@@ -24,7 +24,7 @@ import {
   NodeGroupListQuery,
   READ_ONLY,
 } from './schema.js';
-import { createNodegroup, deleteNodegroup, findCluster, findNodegroup, readScope, updateNodegroup, type Caller, type NodeGroupDeps } from './service.js';
+import { createNodegroup, deleteNodegroup, findCluster, findNodegroup, readScope, updateNodegroup, type Caller, type NodeGroupDeps } from '../../../../clusters/nodegroups.js';
 import { nodegroupCreated, nodegroupDetail, nodegroupListItem, type NodeGroupViewContext } from './views.js';
 
 /** Nodegroups exist from 1.9 (406 below). */

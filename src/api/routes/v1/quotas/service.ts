@@ -7,7 +7,7 @@ import { CLUSTER_RESOURCE, clusterQuotaReached } from '../../../../db/repos/quot
 import { errors } from '../../../../domain/errors.js';
 import type { AuthContext } from '../../../../keystone/context.js';
 import { parseIdPage, type IdPage } from '../../../pagination.js';
-import { enforce } from '../../../policy.js';
+import { enforce } from '../../../../domain/policy.js';
 import type { KeystoneProjects } from './projects.js';
 import type { QuotaCreateT, QuotaListQueryT, QuotaUpdateT } from './schema.js';
 

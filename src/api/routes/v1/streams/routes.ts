@@ -11,7 +11,7 @@ import type { Scope } from '../../../../db/repos/clusters.js';
 import { ClusterEventRepo } from '../../../../db/repos/events.js';
 import { ResourceRepo } from '../../../../db/repos/resources.js';
 import { errors } from '../../../../domain/errors.js';
-import { allowed, enforce } from '../../../policy.js';
+import { allowed, enforce } from '../../../../domain/policy.js';
 import { errorResponses, Ident, QueryStr } from '../../../schemas/common.js';
 import { SseStream } from './sse.js';
 import { liveOf, summaryOfRow } from './summary.js';

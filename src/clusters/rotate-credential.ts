@@ -1,0 +1,53 @@
+// PATCH /v1/credentials/{cluster} (1.12+): a rotation of the cluster's application credential, as an
+// operation (rotate_credential). Only the caller's token may make a credential of the caller (Keystone
+// lets no one else create a user's application credentials), so the new one is made here, owned by
+// the caller, before the intent is written: in one transaction (beginOperation) the row switches to
+// it and records its owner, the credential it replaces is kept with its owner as retired, and the
+// operation is queued. The worker then gives the new credential to everything in the cluster that
+// uses one and deletes the retired ones once nothing does (workers/cluster/rotate-credential.ts).
+// The table (src/domain/transitions.ts) is consulted before anything is made, and again under the
+// row's lock; a refusal deletes the credential just made.
+import type { ClusterRow } from '../db/entities/cluster.js';
+import { errors } from '../domain/errors.js';
+import { judge } from '../domain/transitions.js';
+import { beginOperation, started } from '../operations/begin.js';
+import { enforce } from '../domain/policy.js';
+import type { Services } from '../api/services.js';
+import { createClusterCredential, deleteClusterCredential } from './credential.js';
+import type { Caller } from '../preflight/preflight.js';
+
+export async function rotateCredential(s: Services, who: Caller, c: ClusterRow): Promise<void> {
+  enforce(who.ctx, 'credential:rotate', c);
+  // Refused now, nothing is made in Keystone.
+  const early = judge('rotate_credential', { name: c.name, status: c.status }, (await s.operations.active(s.db.manager, c.uuid)).map((o) => o.kind));
+  if (early.outcome === 'refused') throw early.error;
+  const fresh = await createClusterCredential(s.clouds, who, c.uuid, `-rotated-${Date.now()}`);
+  try {
+    const begun = await beginOperation(s.outbox, c.uuid, {
+      kind: 'rotate_credential',
+      change: async (em, locked) => {
+        const replaced = locked.app_cred_id ? [{ id: locked.app_cred_id, user_id: locked.app_cred_user_id ?? locked.user_id }] : [];
+        await s.clusters.update(
+          c.uuid,
+          {
+            app_cred_id: fresh.id,
+            app_cred_secret: s.secretBox.seal(fresh.secret, `app-cred:${c.uuid}`),
+            app_cred_user_id: who.ctx.userId,
+            retired_app_creds: [...locked.retired_app_creds, ...replaced],
+          },
+          em,
+        );
+        return locked.app_cred_id;
+      },
+      params: (replaced) => ({ credential: fresh.id, owner: who.ctx.userId, replaces: replaced }),
+      event: (replaced) => ({
+        reason: 'CredentialRotationAccepted',
+        message: `Application credential ${fresh.id} of ${who.ctx.userName} replaces ${replaced ?? 'none'}: the cluster's consumers get it, then ${replaced ? 'the replaced one is deleted' : 'the rotation ends'}.`,
+      }),
+    });
+    started(begun, () => errors.notFound('Cluster', c.uuid));
+  } catch (e) {
+    await deleteClusterCredential(s.clouds, who, fresh.id);
+    throw e;
+  }
+}

@@ -1,0 +1,78 @@
+// POST /clusters/{id}/actions/upgrade: one minor at a time, never down, decided by the upgrade path
+// (src/domain/upgrade-path.ts) that the planner GET /clusters/{id}/upgrades lists targets with; each
+// refusal keeps Magnum's error. Its bill is the roll's peak: one control plane, then max_batch_size
+// nodes of the group, more than the cluster holds (src/kube/bill.ts rollBill).
+import type { ClusterRow } from '../db/entities/cluster.js';
+import type { ClusterTemplateRow } from '../db/entities/cluster-template.js';
+import type { NodeGroupRow } from '../db/entities/nodegroup.js';
+import { errors, type ApiError } from '../domain/errors.js';
+import { checkAtMost } from '../domain/limits.js';
+import { upgradeVerdict, type UpgradeVerdict } from '../domain/upgrade-path.js';
+import { beginOperation, started } from '../operations/begin.js';
+import { atLeast, type ApiVersion } from '../api/microversion.js';
+import { enforce } from '../domain/policy.js';
+import type { Services } from '../api/services.js';
+import { defaultWorker, findGroup } from './actions.js';
+import { shortage, type Assessment } from '../preflight/assess.js';
+import { templateFor } from './create.js';
+import { clusterSpecOf, groupPlans, preflight, type Caller } from '../preflight/preflight.js';
+import type { UpgradeBodyT } from '../api/routes/v1/clusters/schema.js';
+
+export interface UpgradePlan {
+  target: ClusterTemplateRow;
+  ng: NodeGroupRow;
+  from: string;
+  to: string;
+  batch: number;
+  bill: Assessment;
+}
+
+/** Magnum's error for each refusal of the upgrade path. */
+function refusalError(v: Extract<UpgradeVerdict, { ok: false }>, target: ClusterTemplateRow): ApiError {
+  switch (v.refusal) {
+    case 'bad_tag':
+      return errors.invalidLabel('kube_tag', target.labels.kube_tag ?? '', v.reason);
+    case 'down':
+      return errors.upgradeInvalidTag('kube_tag');
+    default:
+      return errors.upgradeTemplateInvalid(v.reason);
+  }
+}
+
+/** The version a group runs: a default group's is the cluster's; another group's its own (it follows the cluster later). */
+const runningVersion = (c: ClusterRow, ng: NodeGroupRow): string | undefined => (ng.is_default ? undefined : ng.version ?? undefined) ?? c.coe_version ?? c.labels.kube_tag;
+
+export async function planUpgrade(s: Services, who: Caller, c: ClusterRow, body: UpgradeBodyT, version: ApiVersion): Promise<UpgradePlan> {
+  if (!atLeast(version, 8)) throw errors.upgradeUnsupportedVersion();
+  checkAtMost('max_batch_size', body.max_batch_size, s.config.limits.maxNodeCount);
+  enforce(who.ctx, 'cluster:upgrade', c);
+  const target = await templateFor(s, who, body.cluster_template, 'cluster_template', 404);
+  const groups = await s.clusters.nodegroups([c.uuid]);
+  const ng = body.nodegroup ? findGroup(groups, body.nodegroup) : defaultWorker(groups);
+  if (!ng) throw errors.notFound('Nodegroup', body.nodegroup ?? 'default-worker');
+  if (!ng.is_default && target.uuid !== c.cluster_template_id) {
+    throw errors.upgradeTemplateInvalid(`Nodegroup ${ng.name} can be upgraded only to match cluster's template (${c.cluster_template_id}).`);
+  }
+  const verdict = upgradeVerdict(runningVersion(c, ng), target.labels);
+  if (!verdict.ok) throw refusalError(verdict, target);
+  const batch = body.max_batch_size ?? 1;
+  // The new nodes are the target template's, with its Kubernetes version (workers/cluster/context.ts).
+  const labels = target.labels.kube_tag === undefined ? c.labels : { ...c.labels, kube_tag: target.labels.kube_tag };
+  const spec = await clusterSpecOf(s, who, c, target, groups, labels);
+  const rolled = groups.filter((g) => g.uuid === ng.uuid || (ng.is_default && g.role === 'master')).map((g) => g.name);
+  const bill = await preflight(s, who, { template: target, cluster: c, spec, bill: { kind: 'roll', groups: groupPlans(c, target, groups), rolled, batch } });
+  return { target, ng, from: verdict.from, to: verdict.to, batch, bill };
+}
+
+export async function upgradeCluster(s: Services, who: Caller, c: ClusterRow, body: UpgradeBodyT, version: ApiVersion): Promise<ClusterRow> {
+  const { target, ng, from, to, batch, bill } = await planUpgrade(s, who, c, body, version);
+  const short = shortage(bill);
+  if (short) throw short;
+  const begun = await beginOperation(s.outbox, c.uuid, {
+    kind: 'upgrade',
+    params: { cluster_template: target.uuid, nodegroup: ng.uuid, max_batch_size: batch, from, to },
+    change: (em) => s.nodegroups.updateByUuid(em, ng.uuid, { status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() }),
+    event: { reason: 'UpgradeAccepted', message: `Upgrade of ${ng.name} from ${from} to ${to} accepted.` },
+  });
+  return started(begun, () => errors.notFound('Cluster', c.uuid)).cluster;
+}

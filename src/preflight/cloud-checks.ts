@@ -1,0 +1,150 @@
+// What the template API asks of Glance, Nova and Neutron (spec §3.1): the image's os_distro,
+// that flavors exist, that the external network is one. Failures are the API's 400/403/409;
+// a service that is down or missing from the catalog is a 503, never a 500. The node image
+// contract (src/kube/image.ts) is checked here for templates and clusters alike.
+import { errors, type ApiError } from '../domain/errors.js';
+import { IMAGE_PROPERTIES, imageProblem, imageVersionProblem, nodeImage, type ImageProperties, type NodeImage } from '../cluster-spec/image.js';
+import type { CallerClouds, CloudCaller } from '../openstack/caller.js';
+import type { GlanceImage } from '../openstack/glance.js';
+import { isNotFound, OpenStackError } from '../openstack/http.js';
+
+export interface TemplateCloud {
+  /** The image's os_distro; 400 when missing or without os_distro, 403 when not visible. */
+  imageDistro(who: CloudCaller, image: string): Promise<string>;
+  /** The image's properties (os_distro among them), with imageDistro's errors. */
+  imageProperties(who: CloudCaller, image: string): Promise<ImageProperties>;
+  /** 400 "Unable to find flavor X." when Nova knows no such flavor (by id or name). */
+  checkFlavor(who: CloudCaller, flavor: string): Promise<void>;
+  /** 400 when no external network matches (id or name), 409 when several do. */
+  checkExternalNetwork(who: CloudCaller, network: string): Promise<void>;
+  /** 400 naming the label, the zone and Nova's zones when Nova does not offer a zone the labels name. */
+  checkZones(who: CloudCaller, named: { label: string; zone: string }[]): Promise<void>;
+}
+
+export interface OpenStackTemplateCloudOptions {
+  /** Keystone URL for the WWW-Authenticate header when a service rejects the caller's token. */
+  authUrl: string;
+  /** Told of every failed call before it becomes an API error (service, status, request id; no token). */
+  onFailure?: (e: OpenStackError) => void;
+}
+
+const SERVICE_NAMES: Record<string, string> = { image: 'Glance', compute: 'Nova', network: 'Neutron' };
+
+/** oslo's is_uuid_like: a UUID with or without dashes, braces or urn:uuid: prefix, any case. */
+export function isUuidLike(value: string): boolean {
+  const hex = value.toLowerCase().replace(/^urn:/, '').replace(/^uuid:/, '').replace(/[{}-]/g, '');
+  return /^[0-9a-f]{32}$/.test(hex);
+}
+
+/** The checks against the real services, with the caller's clients (their token and its catalog). */
+export function openstackTemplateCloud(clouds: CallerClouds, opts: OpenStackTemplateCloudOptions): TemplateCloud {
+  /** Runs `fn`; turns what the service said into the API's errors: never a 500 for a cloud that is down. */
+  async function guarded<T>(type: string, fn: () => Promise<T>, forbidden?: () => ApiError): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!(e instanceof OpenStackError)) throw e;
+      opts.onFailure?.(e);
+      const name = SERVICE_NAMES[type] ?? type;
+      switch (e.kind) {
+        case 'unauthorized':
+          throw errors.unauthorized(opts.authUrl);
+        case 'forbidden':
+          throw forbidden?.() ?? errors.cloudForbidden(name);
+        case 'server':
+        case 'unreachable':
+        case 'timeout':
+        case 'no_endpoint':
+          throw errors.cloudUnavailable(name);
+        default:
+          throw e;
+      }
+    }
+  }
+
+  const imageProperties = (who: CloudCaller, image: string): Promise<ImageProperties> =>
+    guarded(
+      'image',
+      async () => {
+        const glance = clouds.for(who).glance();
+        let found: GlanceImage;
+        if (isUuidLike(image)) {
+          try {
+            found = await glance.getImage(image);
+          } catch (e) {
+            if (isNotFound(e)) throw errors.imageNotFound(image);
+            throw e;
+          }
+        } else {
+          const matches = await glance.listImages({ name: image });
+          if (matches.length === 0) throw errors.imageNotFound(image);
+          if (matches.length > 1) throw errors.multipleImages(image);
+          found = matches[0]!;
+        }
+        const distro = found.os_distro;
+        if (typeof distro !== 'string' || distro === '') throw errors.imageNoDistro(image);
+        return found as ImageProperties;
+      },
+      () => errors.notAuthorizedImage(image),
+    );
+
+  return {
+    imageProperties,
+    imageDistro: async (who, image) => (await imageProperties(who, image))[IMAGE_PROPERTIES.distro] as string,
+
+    checkFlavor: (who, flavor) =>
+      guarded('compute', async () => {
+        const nova = clouds.for(who).nova();
+        try {
+          await nova.getFlavor(flavor);
+          return;
+        } catch (e) {
+          if (!isNotFound(e)) throw e;
+        }
+        // Magnum matches a flavor by id or name over the whole list.
+        const flavors = await nova.listFlavors();
+        if (!flavors.some((f) => f.name === flavor || f.id === flavor)) throw errors.flavorNotFound(flavor);
+      }),
+
+    checkExternalNetwork: (who, network) =>
+      guarded('network', async () => {
+        const neutron = clouds.for(who).neutron();
+        if (isUuidLike(network)) {
+          const byId = await neutron.listNetworks({ 'router:external': true, id: network });
+          if (byId.length === 1) return;
+        }
+        const byName = await neutron.listNetworks({ 'router:external': true, name: network });
+        if (byName.length === 0) throw errors.externalNetworkNotFound(network);
+        if (byName.length > 1) throw errors.multipleExternalNetworks(network);
+      }),
+
+    checkZones: async (who, named) => {
+      if (named.length === 0) return;
+      await guarded('compute', async () => {
+        const offered = (await clouds.for(who).novaResources().listAvailabilityZones()).filter((z) => z.zoneState.available).map((z) => z.zoneName);
+        const missing = named.find((n) => !offered.includes(n.zone));
+        if (missing) throw errors.availabilityZoneNotOffered(missing.label, missing.zone, offered);
+      });
+    },
+  };
+}
+
+/**
+ * The node image contract for a Kubernetes template or cluster, on the image's properties: a supported
+ * os_distro (a 400 in Magnum's words naming the images that work otherwise) and, when `kubeVersion` is
+ * given (a cluster create), the image's own Kubernetes version (property kube_version), if it says one,
+ * equal to it.
+ */
+export function nodeImageOf(props: ImageProperties, image: string, serverType: string, kubeVersion?: string): NodeImage {
+  const distro = String(props[IMAGE_PROPERTIES.distro] ?? 'None');
+  const problem = serverType === 'vm' ? imageProblem(props) : 'Kubernetes nodes are virtual machines (server_type vm)';
+  if (problem) throw errors.unsupportedNodeImage(serverType, distro, 'kubernetes', image, problem);
+  const found = nodeImage(props);
+  if (kubeVersion !== undefined && imageVersionProblem(found, kubeVersion)) throw errors.imageKubeVersionMismatch(image, found.kubeVersion!, kubeVersion);
+  return found;
+}
+
+/** nodeImageOf on the image Glance shows the caller. */
+export async function checkNodeImage(cloud: TemplateCloud, who: CloudCaller, image: string, serverType: string, kubeVersion?: string): Promise<NodeImage> {
+  return nodeImageOf(await cloud.imageProperties(who, image), image, serverType, kubeVersion);
+}
