@@ -2,7 +2,7 @@
 
 import { renderCloudConfig } from '../../src/bootstrap/cloudconf.js';
 import { renderAddons, type AddonContext, type RenderedAddon } from '../../src/bootstrap/addons/framework.js';
-import { ADDONS } from '../../src/bootstrap/addons/index.js';
+import { addons } from '../../src/bootstrap/addons/index.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import type { ClusterSpec } from '../../src/cluster-spec/types.js';
 import { input, keystoneCa } from './fixtures.js';
@@ -18,7 +18,7 @@ export function contextFor(spec: ClusterSpec, withCa = true): AddonContext {
 
 export function rendered(over: Parameters<typeof input>[0] = {}): { spec: ClusterSpec; warnings: string[]; addons: RenderedAddon[] } {
   const { spec, warnings } = parseClusterSpec(input(over));
-  return { spec, warnings, addons: renderAddons(ADDONS, spec, contextFor(spec)) };
+  return { spec, warnings, addons: renderAddons(addons(), spec, contextFor(spec)) };
 }
 
 export function addon(addons: readonly RenderedAddon[], name: string): RenderedAddon {

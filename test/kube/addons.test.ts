@@ -5,20 +5,20 @@ import assert from 'node:assert/strict';
 import { parse, parseAllDocuments } from 'yaml';
 import { InvalidLabelError } from '../../src/domain/errors.js';
 import { ORDER, renderAddons } from '../../src/bootstrap/addons/framework.js';
-import { ADDONS } from '../../src/bootstrap/addons/index.js';
+import { addons as allAddons } from '../../src/bootstrap/addons/index.js';
 import { manifest } from '../../src/bootstrap/render-all.js';
-import { ADDON_MODULES } from '../../src/cluster-spec/registry.js';
+import { addonModules } from '../../src/cluster-spec/registry.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { addon, contextFor, find, rendered } from './addon-support.js';
 import { input, keystoneCa, UUID } from './fixtures.js';
 import { validateObject } from './k8s-validate.js';
 
 test('add-ons are registered as feature modules and applied in spec §1.7 order', () => {
-  assert.deepEqual(ADDON_MODULES, ADDONS);
+  assert.deepEqual(addonModules(), allAddons());
   assert.ok(ORDER.cloudConfig < ORDER.occm && ORDER.occm < ORDER.cni && ORDER.cni < ORDER.cinderCsi && ORDER.cinderCsi < ORDER.manilaCsi && ORDER.manilaCsi < ORDER.metricsServer);
   assert.ok(ORDER.metricsServer < ORDER.dnsAutoscaler && ORDER.dnsAutoscaler < ORDER.keystoneAuth && ORDER.keystoneAuth < ORDER.ingress && ORDER.ingress < ORDER.externalDns && ORDER.externalDns < ORDER.dashboard && ORDER.dashboard < ORDER.monitoring);
   const { spec } = parseClusterSpec(input({ labels: { ingress_controller: 'octavia', external_dns_zone: 'apps.example.org', monitoring_enabled: 'true', manila_csi_enabled: 'true', kube_dashboard_enabled: 'true' } }));
-  const order = renderAddons([...ADDONS].reverse(), spec, contextFor(spec)).map((a) => a.name);
+  const order = renderAddons([...allAddons()].reverse(), spec, contextFor(spec)).map((a) => a.name);
   assert.deepEqual(order, ['cloud-config', 'occm', 'cni-calico', 'cinder-csi', 'manila-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress', 'external-dns', 'dashboard', 'monitoring']);
 });
 
@@ -137,7 +137,7 @@ test('external-dns: Designate provider in the label\'s zone, owner id = cluster 
   assert.doesNotMatch(JSON.stringify(d), /secret"?:\s*"secret"|OS_APPLICATION_CREDENTIAL_SECRET=/, 'the secret is only in the Secret');
   for (const o of a.objects) validateObject(o);
   // Without a private Keystone CA there is nothing to mount.
-  const plain = renderAddons(ADDONS, spec, contextFor(spec, false)).find((x) => x.name === 'external-dns')!;
+  const plain = renderAddons(allAddons(), spec, contextFor(spec, false)).find((x) => x.name === 'external-dns')!;
   const pc = (plain.objects.find((o) => o.kind === 'Deployment') as any).spec.template.spec;
   assert.equal(pc.volumes, undefined);
   assert.equal(pc.containers[0].env, undefined);
@@ -184,7 +184,7 @@ test('monitoring: Prometheus with Magnum\'s retention and interval labels, a vol
   const password = Buffer.from(secret.data['admin-password'], 'base64').toString();
   assert.match(password, /^[A-Za-z0-9_-]{32}$/);
   assert.equal(password, Buffer.from((addon(rendered({ labels }).addons, 'monitoring').objects.find((o) => o.metadata.name === 'grafana-admin') as any).data['admin-password'], 'base64').toString());
-  const other = renderAddons(ADDONS, spec, { cloud: { ...contextFor(spec).cloud, credential: { ...contextFor(spec).cloud.credential, applicationCredentialSecret: 'other' } } });
+  const other = renderAddons(allAddons(), spec, { cloud: { ...contextFor(spec).cloud, credential: { ...contextFor(spec).cloud.credential, applicationCredentialSecret: 'other' } } });
   assert.notEqual(Buffer.from((addon(other, 'monitoring').objects.find((o) => o.metadata.name === 'grafana-admin') as any).data['admin-password'], 'base64').toString(), password);
   // Defaults: 14 days, 14 GiB on an emptyDir, 30 s.
   const d = addon(rendered({ labels: { prometheus_monitoring: 'true' } }).addons, 'monitoring');

@@ -5,13 +5,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LABEL_CATALOG } from '../../src/cluster-spec/labels/catalog.js';
 import { SECTION_7_LABELS } from '../../src/cluster-spec/labels/magnum-labels.js';
-import { ADDON_MODULES, CORE_MODULES, labelOwners } from '../../src/cluster-spec/registry.js';
+import { addonModules, coreModules, labelOwners } from '../../src/cluster-spec/registry.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { input } from './fixtures.js';
 
 
 test('every §7 label is implemented by exactly one module or catalogued, never both', () => {
-  const owners = labelOwners([...CORE_MODULES, ...ADDON_MODULES]);
+  const owners = labelOwners([...coreModules(), ...addonModules()]);
   for (const name of SECTION_7_LABELS) {
     const implemented = owners.has(name);
     const catalogued = name in LABEL_CATALOG;

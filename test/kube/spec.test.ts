@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, InvalidLabelError } from '../../src/domain/errors.js';
 import { parseClusterSpec, shortName } from '../../src/cluster-spec/parse.js';
-import { labelOwners, CORE_MODULES } from '../../src/cluster-spec/registry.js';
+import { labelOwners, coreModules } from '../../src/cluster-spec/registry.js';
 import { defineModule, featureOf, type FeatureModule } from '../../src/cluster-spec/module.js';
 import { bool, label } from '../../src/cluster-spec/labels/types.js';
 import { VERSION_MATRIX } from '../../src/cluster-spec/versions.js';
@@ -119,13 +119,13 @@ test('add-on modules plug in with their own label schema; duplicate labels are r
     labels: { metrics_server_enabled: label(bool, 'metrics-server') },
     resolve: (l) => ({ enabled: l.metrics_server_enabled ?? true }),
   });
-  const mods = [...CORE_MODULES, addon as unknown as FeatureModule];
+  const mods = [...coreModules(), addon as unknown as FeatureModule];
   const { spec, warnings } = parseClusterSpec(input({ labels: { metrics_server_enabled: 'false' } }), mods);
   assert.deepEqual(featureOf(spec, addon), { enabled: false });
   assert.deepEqual(warnings, []);
   assert.throws(() => parseClusterSpec(input({ labels: { metrics_server_enabled: 'nah' } }), mods), /label metrics_server_enabled/);
   const clash = defineModule({ key: 'x', kind: 'addon', labels: { kube_tag: label(bool, '') }, resolve: () => null });
-  assert.throws(() => labelOwners([...CORE_MODULES, clash as unknown as FeatureModule]), /kube_tag is declared by both kubernetes and x/);
+  assert.throws(() => labelOwners([...coreModules(), clash as unknown as FeatureModule]), /kube_tag is declared by both kubernetes and x/);
 });
 
 test('short names are DNS-safe', () => {
@@ -148,5 +148,5 @@ test('a deprecated label warns; a module says a label is ignored only as its dec
       return {};
     },
   });
-  assert.throws(() => parseClusterSpec(input({ labels: { sloppy_flag: 'true' } }), [...CORE_MODULES, sloppy as FeatureModule]), /declares no 'ignored'/);
+  assert.throws(() => parseClusterSpec(input({ labels: { sloppy_flag: 'true' } }), [...coreModules(), sloppy as FeatureModule]), /declares no 'ignored'/);
 });

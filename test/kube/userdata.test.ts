@@ -145,8 +145,8 @@ test('add-on apiserver hook: keystone-auth contributes flags, the Webhook author
 
 test('add-on apiserver hook: conflicting contributions are a programming error', async () => {
   const { apiServerExtensions } = await import('../../src/bootstrap/addons/framework.js');
-  const { ADDONS } = await import('../../src/bootstrap/addons/index.js');
-  const ka = ADDONS.find((m) => m.name === 'keystone-auth')!;
+  const { addons } = await import('../../src/bootstrap/addons/index.js');
+  const ka = addons().find((m) => m.name === 'keystone-auth')!;
   const twin = { ...ka, name: 'twin' };
   assert.throws(() => apiServerExtensions([ka, twin], spec), /authentication-token-webhook-config-file is contributed by both add-ons keystone-auth and twin/);
   const sneaky = { ...ka, name: 'sneaky', apiServer: () => ({ extraArgs: [{ name: 'authorization-mode', value: 'AlwaysAllow' }] }) };

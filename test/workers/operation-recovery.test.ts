@@ -39,7 +39,7 @@ const ops = () => t.app.services.db.getRepository(OperationEntity);
 async function queuedCreate(name: string): Promise<string> {
   const res = await t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: template, name } });
   assert.equal(res.statusCode, 202, res.body);
-  await t.app.services.relay.kick();
+  await t.services.relay.kick();
   const op = await ops().findOneByOrFail({ cluster_id: res.json().uuid });
   assert.equal(op.state, 'queued');
   return op.id;
@@ -83,14 +83,14 @@ test('a job that completed or failed while its operation was still active is que
   await drain('fail');
   assert.equal(await queue.getJobState(failed), 'failed');
 
-  assert.equal(await t.app.services.relay.recover(), 2);
+  assert.equal(await t.services.relay.recover(), 2);
   for (const id of [completed, failed]) {
     const job = await queue.getJob(id);
     assert.equal(await job?.getState(), 'waiting');
     assert.equal(job?.data.operationId, id, 'the job points at its operation again');
     assert.equal((await ops().findOneByOrFail({ id })).state, 'queued', 'the row is left as it was');
   }
-  assert.equal(await t.app.services.relay.recover(), 0, 'a waiting job is not touched');
+  assert.equal(await t.services.relay.recover(), 0, 'a waiting job is not touched');
   await forget(completed, failed);
 });
 
@@ -104,7 +104,7 @@ test('a removed job of a running operation is queued again; an ended operation i
   await drain('complete');
   await ops().update({ id: finished }, { state: 'succeeded', finished_at: new Date() });
 
-  assert.equal(await t.app.services.relay.recover(), 1);
+  assert.equal(await t.services.relay.recover(), 1);
   assert.equal(await queue.getJobState(running), 'waiting');
   assert.equal(await queue.getJobState(finished), 'completed', 'an ended operation keeps its ended job');
   await forget(running, finished);

@@ -18,6 +18,7 @@ import { insertCluster } from '../support/cluster-fixture.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
 import { closedPort } from '../support/net.js';
 import { privateRedis, type PrivateRedis } from '../support/private-redis.js';
+import { createOperation } from '../../workers/cluster/create.js';
 
 const BOUND_MS = 1000;
 
@@ -65,7 +66,7 @@ describe('shutdown during a Redis outage', () => {
   for (const outage of ['frozen', 'killed'] as const) {
     test(`API services close within SHUTDOWN_TIMEOUT_MS when Redis is ${outage}`, async () => {
       if (!(await redis.up())) await redis.start();
-      const services = await createServices(await config());
+      const services = await createServices(await config(), { steps: createOperation.steps });
       const { cluster } = await insertCluster({ services } as never, { user: 'u', project: 'p', pki: false });
       outage === 'frozen' ? redis.freeze() : await redis.stop();
       try {
@@ -96,7 +97,7 @@ describe('shutdown during a Redis outage', () => {
   test('with Redis up, both close at once (the bound is not waited out)', async () => {
     if (!(await redis.up())) await redis.start();
     const c = await config();
-    const services = await createServices(c);
+    const services = await createServices(c, { steps: createOperation.steps });
     const worker = await workerProcess({ ...(await env()), SHUTDOWN_TIMEOUT_MS: '5000' });
     assert.ok((await worker.stop()) < 2000);
     assert.ok((await timed(() => services.close(), 8000)) < 2000);

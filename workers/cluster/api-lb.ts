@@ -14,6 +14,7 @@ import { clusterNet, clusterSpec } from '../../src/steps/context.js';
 import { ensure, purge } from '../../src/steps/ensure.js';
 import { ensureFloatingIp } from './floating-ips.js';
 import { controlPlanePorts } from './ports.js';
+import { masterCount } from '../../src/preflight/quotas.js';
 
 export interface Endpoint {
   /** kubeadm's controlPlaneEndpoint: the VIP (or the single control plane's fixed IP). */
@@ -95,6 +96,15 @@ export const ensureApiEndpoint: Step = {
   name: 'api_endpoint',
   condition: 'api_lb',
   after: ['ports'],
+  /**
+   * The load balancer and its VIP port; the API's floating IP on the VIP, or without a load balancer on the single control
+   * plane (that node's own address when nodes have theirs).
+   */
+  bill: ({ spec, groups }) => {
+    const lb = networkPlan(spec).loadBalancer;
+    const apiFip = spec.apiServer.floatingIp && (lb !== null || !spec.nodeOps.floatingIp || masterCount(groups) === 0) ? 1 : 0;
+    return { load_balancer: lb ? 1 : 0, port: lb ? 1 : 0, floatingip: apiFip };
+  },
   async run(ctx) {
     if (ctx.cluster.conditions.api_lb?.status === 'True') return;
     const ep = await endpoint(ctx);
@@ -116,6 +126,7 @@ export const ensureApiListener: Step = {
   name: 'api_listener',
   condition: 'api_lb',
   after: ['api_endpoint'],
+  bill: ({ spec }) => (networkPlan(spec).loadBalancer ? { listener: 1, pool: 1 } : {}),
   async run(ctx) {
     const lb = await plan(ctx);
     if (!lb || ctx.cluster.conditions.api_lb?.status === 'True') return;
@@ -153,6 +164,7 @@ export const ensureApiMonitor: Step = {
   name: 'api_monitor',
   condition: 'api_lb',
   after: ['api_members'],
+  bill: ({ spec }) => (networkPlan(spec).loadBalancer?.monitor ? { health_monitor: 1 } : {}),
   async run(ctx) {
     const lb = await plan(ctx);
     if (!lb?.monitor || (await ctx.ledger.live('healthmonitor')).length > 0) return;
@@ -179,6 +191,8 @@ export const ensureApiMembers: Step = {
   name: 'api_members',
   condition: 'api_lb',
   after: ['api_listener', 'ports'],
+  /** A member per control plane. */
+  bill: ({ spec, groups }) => (networkPlan(spec).loadBalancer ? { member: masterCount(groups) } : {}),
   async run(ctx) {
     const lb = await plan(ctx);
     if (!lb) {

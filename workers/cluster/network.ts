@@ -17,6 +17,8 @@ export const ensureNetwork: Step = {
   name: 'network',
   after: [],
   condition: 'network',
+  /** Its own network, subnet and router, and the router's interface on the subnet (a port). */
+  bill: ({ spec }) => (spec.network.createNetwork ? { network: 1, subnet: 1, router: 1, port: 1 } : {}),
   async run(ctx) {
     const c = ctx.cluster;
     if (c.conditions.network?.status === 'True') return;
@@ -80,6 +82,11 @@ export const ensureSecurityGroups: Step = {
   name: 'security_groups',
   after: [],
   condition: 'security_groups',
+  /** The plan's groups with their rules, and the two egress rules (IPv4, IPv6) Neutron gives every new group. */
+  bill: ({ spec }) => {
+    const groups = Object.values(networkPlan(spec).securityGroups);
+    return { security_group: groups.length, security_group_rule: groups.reduce((n, g) => n + g.rules.length + 2, 0) };
+  },
   async run(ctx) {
     const c = ctx.cluster;
     if (c.conditions.security_groups?.status === 'True') return;

@@ -16,6 +16,7 @@ import type { RunContext, Step } from '../../src/steps/step.js';
 import { clusterNet, clusterSpec, nodeGroups } from '../../src/steps/context.js';
 import { ensure, purge } from '../../src/steps/ensure.js';
 import { SG_ROLE } from './network.js';
+import { nodeCount } from '../../src/preflight/quotas.js';
 
 
 export interface ObservedServer {
@@ -139,6 +140,8 @@ export async function ensurePort(ctx: RunContext, name: string, role: NodeRole):
 export const ensurePorts: Step = {
   name: 'ports',
   after: ['network', 'security_groups'],
+  /** A port per node. */
+  bill: ({ groups }) => ({ port: nodeCount(groups) }),
   async run(ctx) {
     for (const p of await plannedNodes(ctx)) await ensurePort(ctx, p.name, p.role);
   },

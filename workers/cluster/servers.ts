@@ -31,6 +31,8 @@ import { nodeVolumes } from './volumes.js';
 export const ensureServerGroups: Step = {
   name: 'server_groups',
   after: [],
+  /** One server group per node group, made for the group even while it has no node. */
+  bill: ({ groups }) => ({ server_groups: groups.length, server_group_members: Math.max(0, ...groups.map((g) => g.count)) }),
   async run(ctx) {
     for (const g of await nodeGroups(ctx)) await serverGroup(ctx, g);
   },

@@ -2,7 +2,7 @@
 // by their minimum version, and sets the version headers on the response.
 import type { FastifyInstance } from 'fastify';
 import { errors, MicroversionUnsupported } from '../../domain/errors.js';
-import { atLeast, format, HEADER, parseVersionHeader, versionHeaders, type ApiVersion } from '../microversion.js';
+import { atLeast, format, HEADER, parseVersionHeader, versionHeaders, type ApiVersion } from '../../domain/microversion.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

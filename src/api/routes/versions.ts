@@ -4,7 +4,7 @@
 // service's own API reference rather than Magnum's retired developer page.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { format, MAX_VERSION, MIN_VERSION } from '../microversion.js';
+import { format, MAX_VERSION, MIN_VERSION } from '../../domain/microversion.js';
 import { hostUrl } from '../views.js';
 
 const COLLECTIONS = ['baymodels', 'bays', 'clustertemplates', 'clusters', 'quotas', 'certificates', 'mservices', 'stats'];

@@ -9,7 +9,7 @@ import { errors } from '../../../../domain/errors.js';
 import { upgradeVerdict } from '../../../../domain/upgrade-path.js';
 import { enforce } from '../../../../domain/policy.js';
 import { errorResponses, Ident } from '../../../schemas/common.js';
-import { visibility } from '../clustertemplates/service.js';
+import { templateVisibility as visibility } from '../../../../clusters/lookup.js';
 
 const NS = Type.Union([Type.String(), Type.Null()]);
 const Target = Type.Object({

@@ -9,13 +9,16 @@ import { generateName } from '../../../../domain/names.js';
 import { pythonStr } from '../../../../domain/python-literal.js';
 import type { AuthContext } from '../../../../keystone/context.js';
 import { zonesNamed } from '../../../../cluster-spec/zones.js';
-import { nodeImageOf, type TemplateCloud } from '../../../../preflight/cloud-checks.js';
+import { nodeImageOf, type CloudChecks } from '../../../../preflight/cloud-checks.js';
 import { coerceScalars } from '../../../plugins/coerce.js';
 import { validationError } from '../../../plugins/envelope.js';
 import { allowed, enforce } from '../../../../domain/policy.js';
 import { checkDns, checkDriverExists, checkDrivers, DEFAULTS, type Flavor } from './rules.js';
 import type { TemplateCache } from '../../../../db/template-cache.js';
 import { BayModelCreate, TemplateCreate, WRITABLE_KEYS, type TemplateBodyT } from './schema.js';
+import { templateVisibility as visibility } from '../../../../clusters/lookup.js';
+
+export { visibility };
 
 /** A template's attributes by name, as a patch and the create schema see them. */
 type Attributes = Record<string, unknown>;
@@ -36,7 +39,7 @@ export interface TemplateDeps {
   /** Read cache of the GET paths; the repo invalidates it on every write. */
   cache: TemplateCache;
   /** Glance/Nova/Neutron checks; absent when switched off by configuration. */
-  cloud: TemplateCloud | undefined;
+  cloud: CloudChecks | undefined;
 }
 
 export interface Caller {
@@ -169,8 +172,3 @@ export async function deleteTemplate(deps: TemplateDeps, flavor: Flavor, who: Ca
   }
 }
 
-/** What a caller sees: admins everything; others their project plus public templates. */
-export function visibility(flavor: Flavor, ctx: AuthContext): Visibility {
-  if (ctx.isAdmin && flavor === 'template') return { all: true };
-  return { all: false, projectId: ctx.projectId, hiddenPublic: false };
-}

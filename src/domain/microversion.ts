@@ -1,5 +1,5 @@
 // OpenStack-API-Version negotiation for container-infra (spec §1.2–§1.4).
-import { errors, MicroversionUnsupported } from '../domain/errors.js';
+import { errors, MicroversionUnsupported } from './errors.js';
 
 export const MIN_VERSION = { major: 1, minor: 1 } as const;
 /** 1.10 is Zed's maximum; 1.11–1.14 are current Magnum's (bays removed, credential rotation, cluster_id, node labels/taints). */
@@ -58,3 +58,6 @@ export function versionHeaders(versionText: string): Record<string, string> {
     vary: 'OpenStack-API-Version',
   };
 }
+
+/** Node groups' node_labels and node_taints exist from 1.14 (current Magnum); below, they are unknown attributes. */
+export const NODE_LABELS_VERSION = 14;
