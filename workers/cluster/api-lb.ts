@@ -43,7 +43,7 @@ async function ensureLoadBalancer(ctx: RunContext, lb: LoadBalancerPlan): Promis
   const found = await ensure(ctx, {
     step: 'api_lb', service: 'load-balancer', type: 'loadbalancer', name,
     get: (id) => o.getLoadBalancer(id),
-    findByName: () => o.listLoadBalancers({ name } as never),
+    findByName: () => o.listLoadBalancers({ name }),
     // One graph create (Octavia's fully populated load balancer): the listener, the pool and the
     // control planes' members (their ports are made first) are built with it, not one update at a time.
     create: async () => {
@@ -57,7 +57,7 @@ async function ensureLoadBalancer(ctx: RunContext, lb: LoadBalancerPlan): Promis
           ...(lb.listener.allowedCidrs.length > 0 ? { allowed_cidrs: lb.listener.allowedCidrs } : {}),
           default_pool: { name: child, protocol: lb.pool.protocol, lb_algorithm: lb.pool.algorithm, tags, members },
         }],
-      } as never);
+      });
     },
   });
   return found;
@@ -149,12 +149,12 @@ export const ensureApiListener: Step = {
       });
     };
     const listener = await child('listener',
-      () => o.listeners.list({ name, loadbalancer_id: lbId } as never),
-      () => o.listeners.create({ name, loadbalancer_id: lbId, protocol: lb.listener.protocol, protocol_port: lb.listener.port, tags, ...(lb.listener.allowedCidrs.length > 0 ? { allowed_cidrs: lb.listener.allowedCidrs } : {}) } as never),
+      () => o.listeners.list({ name, loadbalancer_id: lbId }),
+      () => o.listeners.create({ name, loadbalancer_id: lbId, protocol: lb.listener.protocol, protocol_port: lb.listener.port, tags, ...(lb.listener.allowedCidrs.length > 0 ? { allowed_cidrs: lb.listener.allowedCidrs } : {}) }),
       (id) => o.listeners.get(id));
     await child('pool',
-      () => o.pools.list({ name, loadbalancer_id: lbId } as never),
-      () => o.pools.create({ name, listener_id: listener.id, protocol: lb.pool.protocol, lb_algorithm: lb.pool.algorithm, tags } as never),
+      () => o.pools.list({ name, loadbalancer_id: lbId }),
+      () => o.pools.create({ name, listener_id: listener.id, protocol: lb.pool.protocol, lb_algorithm: lb.pool.algorithm, tags }),
       (id) => o.pools.get(id));
   },
 };
@@ -177,10 +177,10 @@ export const ensureApiMonitor: Step = {
     await ensure(ctx, {
       step: 'api_lb', service: 'load-balancer', type: 'healthmonitor', name,
       get: (id) => o.healthMonitors.get(id),
-      findByName: async () => (await o.healthMonitors.list({ name, pool_id: pool.cloud_id } as never)).map((r) => ({ ...r, description: ctx.cluster.uuid })),
+      findByName: async () => (await o.healthMonitors.list({ name, pool_id: pool.cloud_id })).map((r) => ({ ...r, description: ctx.cluster.uuid })),
       create: async () => {
         await activeLb(ctx, o, lbId);
-        return o.healthMonitors.create({ name, pool_id: pool.cloud_id, type: m.type, delay: m.delay, timeout: m.timeout, max_retries: m.maxRetries, max_retries_down: m.maxRetriesDown, tags: [clusterTag(ctx.cluster.uuid)] } as never);
+        return o.healthMonitors.create({ name, pool_id: pool.cloud_id, type: m.type, delay: m.delay, timeout: m.timeout, max_retries: m.maxRetries, max_retries_down: m.maxRetriesDown, tags: [clusterTag(ctx.cluster.uuid)] });
       },
     });
   },
@@ -237,7 +237,7 @@ export async function syncMembers(ctx: RunContext, keep: (portName: string) => b
   for (const [address, portName] of wanted) {
     if (have.has(address)) continue;
     await activeLb(ctx, o, ep.loadBalancerId!);
-    await o.createMember(poolRow.cloud_id, { address, protocol_port: lb.memberPort, subnet_id: net.subnetId, name: `${portName}-6443`, tags: [clusterTag(ctx.cluster.uuid)] } as never);
+    await o.createMember(poolRow.cloud_id, { address, protocol_port: lb.memberPort, subnet_id: net.subnetId, name: `${portName}-6443`, tags: [clusterTag(ctx.cluster.uuid)] });
     throw new Wait(ctx.pollMs, `member ${address} being added`);
   }
   for (const m of present) {

@@ -145,7 +145,7 @@ export const purgeRouters: Step = {
     purge(ctx, {
       service: 'network', type: 'router', children: ['router_interface'],
       client: (cloud) => cloud.neutron(),
-      find: (n) => neutronFinds(ctx, (f) => n.routers.list(f as never), ['router']),
+      find: (n) => neutronFinds(ctx, (f) => n.routers.list(f), ['router']),
       delete: deleteRouter,
     }),
 };
@@ -175,7 +175,7 @@ function purgeNeutron(name: string, type: 'subnet' | 'network', resource: 'subne
       purge(ctx, {
         service: 'network', type,
         client: (cloud) => cloud.neutron(),
-        find: (n) => neutronFinds(ctx, (f) => n[resource].list(f as never) as Promise<Named[]>, [type]),
+        find: (n) => neutronFinds(ctx, (f) => n[resource].list(f) as Promise<Named[]>, [type]),
         delete: (n, id) => n[resource].delete(id),
       }),
   };
@@ -191,9 +191,9 @@ export const purgeSecurityGroups: Step = {
     purge(ctx, {
       service: 'network', type: 'security_group',
       client: (cloud) => cloud.neutron(),
-      find: (n) => neutronFinds(ctx, (f) => n.securityGroups.list(f as never), Object.values(SG_ROLE)),
+      find: (n) => neutronFinds(ctx, (f) => n.securityGroups.list(f), Object.values(SG_ROLE)),
       async delete(n, id) {
-        for (const rule of await n.securityGroupRules.list({ remote_group_id: id } as never)) {
+        for (const rule of await n.securityGroupRules.list({ remote_group_id: id })) {
           if (rule.security_group_id !== id) await n.securityGroupRules.delete(rule.id);
         }
         return n.securityGroups.delete(id);

@@ -132,7 +132,7 @@ export async function ensurePort(ctx: RunContext, name: string, role: NodeRole):
         security_groups: [sg],
         allowed_address_pairs: plan.allowedAddressPairs,
         tags: [clusterTag(ctx.cluster.uuid)],
-      } as never),
+      }),
   });
 }
 
@@ -154,7 +154,7 @@ export const purgePorts: Step = {
     purge(ctx, {
       service: 'network', type: 'port',
       client: (cloud) => cloud.neutron(),
-      find: async (n) => (await n.ports.list({ tags: [clusterTag(ctx.cluster.uuid)] } as never)).filter((p) => !(p.device_owner ?? '').startsWith('network:router')),
+      find: async (n) => (await n.ports.list({ tags: clusterTag(ctx.cluster.uuid) })).filter((p) => !(p.device_owner ?? '').startsWith('network:router')),
       delete: (n, id) => n.ports.delete(id),
     }),
 };

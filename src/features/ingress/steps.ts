@@ -32,16 +32,16 @@ async function ingressAddress(ctx: RunContext): Promise<FloatingIp> {
   }
   const description = `${clusterDescription(ctx.cluster.uuid)} ingress`;
   const record = (id: string) => ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: id, name: INGRESS_FIP, step: 'ingress_dns' });
-  const found = (await n.floatingIps.list({ description } as never)).find((f) => f.description === description);
+  const found = (await n.floatingIps.list({ description })).find((f) => f.description === description);
   if (found) {
     await record(found.id);
     return found;
   }
   await ctx.checkpoint();
-  const fip = await n.floatingIps.create({ floating_network_id: (await clusterNet(ctx)).externalNetworkId, description } as never);
+  const fip = await n.floatingIps.create({ floating_network_id: (await clusterNet(ctx)).externalNetworkId, description });
   await ctx.hooks.afterCreate?.('floatingip', fip.id);
   await record(fip.id);
-  await n.addTag('floatingips' as never, fip.id, clusterTag(ctx.cluster.uuid));
+  await n.addTag('floatingips', fip.id, clusterTag(ctx.cluster.uuid));
   return fip;
 }
 

@@ -102,9 +102,8 @@ export async function createTemplate(deps: TemplateDeps, flavor: Flavor, who: Ca
     created_at: now,
     updated_at: null,
   } as ClusterTemplateRow;
-  const row = t as unknown as Attributes;
-  for (const k of WRITABLE_KEYS) if (k !== 'name') row[k] = body[k] ?? null;
-  for (const [k, v] of Object.entries(DEFAULTS)) row[k] ??= v;
+  Object.assign(t, Object.fromEntries(WRITABLE_KEYS.filter((k) => k !== 'name').map((k) => [k, body[k] ?? null])));
+  for (const [k, v] of Object.entries(DEFAULTS)) if ((Reflect.get(t, k) ?? null) === null) Reflect.set(t, k, v);
   t.labels = labelsToStrings(body.labels);
   t.coe = body.coe ?? '';
   checkDns(t.dns_nameserver, flavor);
