@@ -33,6 +33,12 @@ export interface OpenStackCli<U extends string> {
   json<T = any>(user: U, args: string[]): Promise<T>;
   /** A command that prints nothing on success (deletes, sets); throws with stderr when it fails. */
   ok(user: U, args: string[]): Promise<void>;
+  /**
+   * Commands in order in one `openstack` process (its interactive mode reads them from stdin): one start-up and
+   * one login for all. The shell carries on after a failing command and writes its error to stderr: any
+   * output there fails the batch, quoting it.
+   */
+  batch(user: U, commands: string[][]): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -72,6 +78,16 @@ export async function openstackCli<U extends string>(authUrl: string, region: st
       const r = await cli.run(user, args);
       if (r.code !== 0) throw new Error(`openstack ${args.join(' ')} (as ${user}) failed (${r.code}): ${r.stderr.trim()}`);
     },
+    batch: (user, commands) =>
+      new Promise((resolve, reject) => {
+        const odd = commands.flat().find((a) => !/^[\w.:=/@-]+$/.test(a));
+        if (odd !== undefined) return reject(new Error(`batch: argument ${JSON.stringify(odd)} would need quoting`));
+        const child = execFile(OPENSTACK_CLI, [], { env: { ...env, OS_CLOUD: user }, cwd: home, timeout: 600_000, maxBuffer: 16 << 20 }, (e, stdout, stderr) => {
+          if (e || stderr.trim()) reject(new Error(`openstack batch (as ${user}) failed: ${stderr.trim() || String(e)}\ncommands: ${commands.map((c) => c.join(' ')).join('; ')}`));
+          else resolve(stdout);
+        });
+        child.stdin?.end(commands.map((c) => `${c.join(' ')}\n`).join(''));
+      }),
     close: () => rm(home, { recursive: true, force: true }),
   };
   return cli;

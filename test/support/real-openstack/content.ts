@@ -82,14 +82,22 @@ export async function ensureImages(s: Session, p: Ports): Promise<Record<string,
   return out;
 }
 
-/** Nova's services up and the compute host known to Nova (the caller then maps it into the cell). */
-export async function computeUp(s: Session, p: Ports): Promise<boolean> {
-  const nova = url(p.nova, '/v2.1');
-  const services = (await s.expect('GET', `${nova}/os-services`, [200])).body.services as { binary: string; state: string; status: string }[];
+/**
+ * Nova's services up and the compute node recorded, in Nova and in Placement (its resource provider is made
+ * right after the node): then `nova-manage cell_v2 discover_hosts` can map it.
+ */
+export async function computeUp(s: Session, p: Ports, host: string): Promise<boolean> {
+  const services = (await s.expect('GET', `${url(p.nova, '/v2.1')}/os-services`, [200])).body.services as { binary: string; state: string; status: string }[];
   const up = (b: string) => services.some((x) => x.binary === b && x.state === 'up' && x.status === 'enabled');
   if (!['nova-conductor', 'nova-scheduler', 'nova-compute'].every(up)) return false;
-  const hypervisors = (await s.expect('GET', `${nova}/os-hypervisors`, [200])).body.hypervisors as unknown[];
-  return hypervisors.length > 0;
+  const providers = await s.expect('GET', `${url(p.placement)}/resource_providers?name=${encodeURIComponent(host)}`, [200]);
+  return (providers.body.resource_providers as unknown[]).length > 0;
+}
+
+/** The compute host mapped into a cell: only then does Nova list it as a hypervisor (and schedule to it). */
+export async function hypervisorListed(s: Session, p: Ports, host: string): Promise<boolean> {
+  const list = (await s.expect('GET', `${url(p.nova, '/v2.1')}/os-hypervisors`, [200])).body.hypervisors as { hypervisor_hostname: string; state: string }[];
+  return list.some((h) => h.hypervisor_hostname === host && h.state === 'up');
 }
 
 /** Cinder's scheduler and volume service up. */

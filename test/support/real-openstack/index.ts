@@ -35,7 +35,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PUBLIC_CIDR } from './addresses.js';
 import { bootstrap, configHash, pristineStamp, pristineUsable, restorePristine, writeGlue, writeServiceFiles } from './bootstrap.js';
-import { computeUp, ensureFlavors, ensureImages, ensurePublicNetwork, volumeUp, type PublicNetwork } from './content.js';
+import { computeUp, ensureFlavors, ensureImages, ensurePublicNetwork, hypervisorListed, volumeUp, type PublicNetwork } from './content.js';
 import { ADMIN, DEMO_USERS, MAGNUM, createTenant, endpointsOf, ensureIdentity, type EndpointType, type Tenant, type TenantUsers } from './identity.js';
 import { REGION, dirOf, layoutOf, stateDir, url, type Layout } from './layout.js';
 import { allRunning, alive, assertAlive, assertPortsFree, startTier, stopAll } from './lifecycle.js';
@@ -119,16 +119,26 @@ async function coldStart(l: Layout, services: ServiceFiles[], daemons: CloudDaem
   note('APIs answering');
   await startTier(daemons, 3);
   const byName = (n: string) => daemons.filter((d) => d.name.startsWith(n)).map(logFile);
-  await until('Nova\'s conductor, scheduler and compute reporting up', 120_000, () => computeUp(admin, l.ports), byName('nova-'));
-  // Map the compute host into cell1 now (the scheduler's periodic discovery would, within 2 s, but a test's
-  // first boot must not race it).
-  await runTool('nova-manage cell_v2 discover_hosts', '/usr/bin/nova-manage', ['--config-file', join(dirOf(l, 'nova'), 'nova.conf'), 'cell_v2', 'discover_hosts', '--verbose'], { user: 'nova', env: { PATH: '/usr/bin:/bin', HOME: dirOf(l, 'nova') } });
-  const flavors = await ensureFlavors(admin, l.ports);
-  const publicNetwork = await ensurePublicNetwork(admin, l.ports);
-  const images = await ensureImages(admin, l.ports);
+  note('Nova, Neutron, Glance, Octavia, Cinder processes started');
+  const mapCompute = async () => {
+    await until('Nova\'s conductor, scheduler and compute reporting up', 120_000, () => computeUp(admin, l.ports, COMPUTE_HOST), byName('nova-'));
+    // Map the compute host into cell1 now (the scheduler's periodic discovery does too, but only half a minute
+    // after it starts, and a test's first boot must not race it).
+    const novaConf = join(dirOf(l, 'nova'), 'nova.conf');
+    await runTool('nova-manage cell_v2 discover_hosts', '/usr/bin/nova-manage', ['--config-file', novaConf, 'cell_v2', 'discover_hosts', '--verbose'], { user: 'nova', env: { PATH: '/usr/bin:/bin', HOME: dirOf(l, 'nova') } });
+    await until('the compute host listed as a hypervisor', 30_000, () => hypervisorListed(admin, l.ports, COMPUTE_HOST), byName('nova-'));
+    note('Nova compute up and mapped into cell1');
+  };
+  const [, flavors, publicNetwork, images] = await Promise.all([
+    mapCompute(),
+    ensureFlavors(admin, l.ports),
+    ensurePublicNetwork(admin, l.ports),
+    ensureImages(admin, l.ports),
+  ]);
+  note('flavors, network public, images made');
   await until('Cinder\'s scheduler and volume service reporting up', 120_000, () => volumeUp(admin, l.ports, projectIds.admin), byName('cinder-'));
   await assertAlive(daemons);
-  note('compute host mapped, flavors, network, images made, Cinder up');
+  note('Cinder volume service up');
   await writeFile(join(l.live, 'bring-up.log'), `${timings.join('\n')}\n`);
   const saved: Saved = { projectIds, publicNetwork, flavors, images };
   await writeFile(join(l.live, 'cloud.json'), JSON.stringify(saved, null, 2));

@@ -58,6 +58,8 @@ export function uwsgiIni(o: {
   processes: number;
   env?: Record<string, string>;
   pyargv?: string;
+  /** Load the app once in the master and fork it (Keystone opens nothing while loading); else in each worker. */
+  preload?: boolean;
 }): string {
   const lines = [
     '[uwsgi]',
@@ -69,8 +71,9 @@ export function uwsgiIni(o: {
     `processes = ${o.processes}`,
     'threads = 1',
     'enable-threads = true',
-    // Each worker loads the app itself: several of these apps open connections and threads while loading.
-    'lazy-apps = true',
+    // Unless preloaded, each worker loads the app itself: several of these apps open connections and start
+    // threads while loading, which a fork would share.
+    `lazy-apps = ${o.preload ? 'false' : 'true'}`,
     'need-app = true',
     `chdir = ${o.dir}`,
     'buffer-size = 65535',

@@ -3,7 +3,7 @@
 // with real VIP ports, worker with no-op drivers) and Cinder (fake volume driver). Every API is on loopback.
 import { join } from 'node:path';
 import { HOST, PYTHON, SECRETS, dbUrl, dirOf, rabbitUrl, url, type Layout } from './layout.js';
-import { LOGGING, authtoken, renderIni, serviceAuth, uwsgiIni } from './ini.js';
+import { LOGGING, authtoken, renderIni, serviceAuth, uwsgiIni, type Ini } from './ini.js';
 import { httpStatus } from './procs.js';
 import type { CloudDaemon, ServiceFiles } from './services-infra.js';
 
@@ -56,7 +56,7 @@ export function keystone(l: Layout): ServiceFiles {
     fernet_receipts: { key_repository: join(dir, 'fernet-keys') },
     credential: { key_repository: join(dir, 'credential-keys') },
   });
-  const ini = uwsgiIni({ port: l.ports.keystone, script: '/usr/bin/keystone-wsgi-public', dir, processes: 2, env: { OS_KEYSTONE_CONFIG_FILES: join(dir, 'keystone.conf') } });
+  const ini = uwsgiIni({ port: l.ports.keystone, script: '/usr/bin/keystone-wsgi-public', dir, processes: 2, preload: true, env: { OS_KEYSTONE_CONFIG_FILES: join(dir, 'keystone.conf') } });
   return {
     files: { keystone: { 'keystone.conf': conf, 'keystone-uwsgi.ini': ini }, 'keystone/fernet-keys': {}, 'keystone/credential-keys': {} },
     daemons: [uwsgiDaemon(l, 'keystone', 'keystone', 'keystone', l.ports.keystone, '/v3', 1)],
@@ -80,7 +80,7 @@ export function placement(l: Layout): ServiceFiles {
 
 export function nova(l: Layout): ServiceFiles {
   const dir = dirOf(l, 'nova');
-  const conf = renderIni({
+  const ini: Ini = {
     DEFAULT: {
       ...common(l),
       // Nova's fake driver reports 1000 vCPUs, 800000 MB of RAM and 600000 GB of disk, and makes a server
@@ -108,18 +108,25 @@ export function nova(l: Layout): ServiceFiles {
     neutron: serviceAuth(l.ports, 'neutron'),
     glance: { region_name: 'RegionOne' },
     cinder: { os_region_name: 'RegionOne', ...serviceAuth(l.ports, 'cinder') },
-  });
+  };
+  // The compute service reaches the database only through the conductor: its file has no database (as
+  // devstack's nova-cpu.conf), or it logs "No DB access allowed in nova-compute".
+  const { database: _db, api_database: _api, keystone_authtoken: _kat, ...computeIni } = ini;
   // Nova's WSGI app loads its paste pipeline from the first of these files (so api-paste.ini comes first).
-  const ini = uwsgiIni({ port: l.ports.nova, script: '/usr/bin/nova-api-wsgi', dir, processes: 2, env: { OS_NOVA_CONFIG_DIR: dir, OS_NOVA_CONFIG_FILES: '/etc/nova/api-paste.ini;nova.conf' } });
+  const uwsgi = uwsgiIni({ port: l.ports.nova, script: '/usr/bin/nova-api-wsgi', dir, processes: 2, env: { OS_NOVA_CONFIG_DIR: dir, OS_NOVA_CONFIG_FILES: '/etc/nova/api-paste.ini;nova.conf' } });
   const cf = ['--config-file', join(dir, 'nova.conf')];
   return {
-    files: { nova: { 'nova.conf': conf, 'nova-api-uwsgi.ini': ini }, 'nova/state/instances': {}, 'nova/lock': {} },
+    files: {
+      nova: { 'nova.conf': renderIni(ini), 'nova-compute.conf': renderIni(computeIni), 'nova-api-uwsgi.ini': uwsgi },
+      'nova/state/instances': {},
+      'nova/lock': {},
+    },
     daemons: [
       uwsgiDaemon(l, 'nova', 'nova-api', 'nova', l.ports.nova),
       pythonDaemon(l, 'nova', 'nova-conductor', 'nova', ['/usr/bin/nova-conductor', ...cf]),
       pythonDaemon(l, 'nova', 'nova-scheduler', 'nova', ['/usr/bin/nova-scheduler', ...cf]),
       // The nova-compute package would pull a hypervisor: python3-nova's entry point is enough for the fake one.
-      pythonDaemon(l, 'nova', 'nova-compute', 'nova', ['-c', 'import sys; from nova.cmd.compute import main; sys.exit(main())', ...cf]),
+      pythonDaemon(l, 'nova', 'nova-compute', 'nova', ['-c', 'import sys; from nova.cmd.compute import main; sys.exit(main())', '--config-file', join(dir, 'nova-compute.conf')]),
     ],
   };
 }
