@@ -36,9 +36,12 @@ export interface OpenStackCli<U extends string> {
   /**
    * Commands in order in one `openstack` process (its interactive mode reads them from stdin): one start-up and
    * one login for all. The shell carries on after a failing command and writes its error to stderr: any
-   * output there fails the batch, quoting it.
+   * output there fails the batch, quoting it. The shell takes no global option, per command or before the
+   * commands: give them as their variables (`{ OS_COMPUTE_API_VERSION: '2.79' }`).
    */
-  batch(user: U, commands: string[][]): Promise<string>;
+  batch(user: U, commands: string[][], env?: Record<string, string>): Promise<string>;
+  /** `batch` of commands that each print one document, with `-f json`: the documents parsed, in order. */
+  batchJson(user: U, commands: string[][], env?: Record<string, string>): Promise<any[]>;
   close(): Promise<void>;
 }
 
@@ -78,17 +81,52 @@ export async function openstackCli<U extends string>(authUrl: string, region: st
       const r = await cli.run(user, args);
       if (r.code !== 0) throw new Error(`openstack ${args.join(' ')} (as ${user}) failed (${r.code}): ${r.stderr.trim()}`);
     },
-    batch: (user, commands) =>
+    batch: (user, commands, extraEnv = {}) =>
       new Promise((resolve, reject) => {
-        const odd = commands.flat().find((a) => !/^[\w.:=/@-]+$/.test(a));
-        if (odd !== undefined) return reject(new Error(`batch: argument ${JSON.stringify(odd)} would need quoting`));
-        const child = execFile(OPENSTACK_CLI, [], { env: { ...env, OS_CLOUD: user }, cwd: home, timeout: 600_000, maxBuffer: 16 << 20 }, (e, stdout, stderr) => {
-          if (e || stderr.trim()) reject(new Error(`openstack batch (as ${user}) failed: ${stderr.trim() || String(e)}\ncommands: ${commands.map((c) => c.join(' ')).join('; ')}`));
+        const odd = commands.flat().find((a) => typeof a !== 'string' || !/^[\w.:=/@-]+$/.test(a));
+        if (odd !== undefined || commands.flat().includes(undefined as never)) {
+          return reject(new Error(`batch: argument ${JSON.stringify(odd)} is missing or would need quoting`));
+        }
+        const child = execFile(OPENSTACK_CLI, [], { env: { ...env, ...extraEnv, OS_CLOUD: user }, cwd: home, timeout: 600_000, maxBuffer: 16 << 20 }, (e, stdout, stderr) => {
+          // An unknown command is reported on stdout; a failing one on stderr.
+          const unknown = /^openstack: .* is not an openstack command/m.exec(stdout)?.[0];
+          const failed = [stderr.trim(), unknown].filter(Boolean).join('\n');
+          if (e || failed) reject(new Error(`openstack batch (as ${user}) failed: ${failed || String(e)}\ncommands: ${commands.map((c) => c.join(' ')).join('; ')}`));
           else resolve(stdout);
         });
         child.stdin?.end(commands.map((c) => `${c.join(' ')}\n`).join(''));
       }),
+    async batchJson(user, commands, extraEnv = {}) {
+      const stdout = await cli.batch(user, commands.map((c) => [...c, '-f', 'json']), extraEnv);
+      const docs = splitJsonDocuments(stdout);
+      if (docs.length !== commands.length) {
+        throw new Error(`openstack batch (as ${user}) printed ${docs.length} documents for ${commands.length} commands:\n${stdout}`);
+      }
+      return docs;
+    },
     close: () => rm(home, { recursive: true, force: true }),
   };
   return cli;
+}
+
+/**
+ * The JSON documents the CLI printed one after the other (its JSON formatter indents nested lines, so a
+ * document opens and closes at the start of a line); lines outside documents (notices) are skipped.
+ */
+export function splitJsonDocuments(text: string): any[] {
+  const docs: any[] = [];
+  let current: string[] | undefined;
+  for (const line of text.split('\n')) {
+    if (!current) {
+      if (!/^[[{]/.test(line)) continue;
+      current = [];
+    }
+    current.push(line);
+    if (/^[\]}]\s*$/.test(line) || /^(\[\]|\{\})\s*$/.test(line)) {
+      docs.push(JSON.parse(current.join('\n')));
+      current = undefined;
+    }
+  }
+  if (current) throw new Error(`an unfinished JSON document in the CLI's output:\n${current.join('\n')}`);
+  return docs;
 }
