@@ -1,49 +1,16 @@
 // The OpenStack services' configuration and processes: Keystone, Placement, Nova (API, conductor, scheduler
-// and a compute service on Nova's fake driver), Neutron (ML2, no agents), Glance (file store), Octavia (API
-// with real VIP ports, worker with no-op drivers) and Cinder (fake volume driver). Every API is on loopback.
+// and a compute service on Nova's fake driver), Neutron (ML2, no agents), Glance (file store) and Cinder (fake
+// volume driver); Octavia in services-octavia.ts. Every API is on loopback.
 import { join } from 'node:path';
-import { HOST, PYTHON, SECRETS, dbUrl, dirOf, rabbitUrl, url, type Layout } from './layout.js';
+import { answers, common, noNotifications, pythonDaemon, uwsgiDaemon } from './daemons.js';
 import { LOGGING, authtoken, renderIni, serviceAuth, uwsgiIni, type Ini } from './ini.js';
-import { httpStatus } from './procs.js';
-import type { CloudDaemon, ServiceFiles } from './services-infra.js';
+import { HOST, dbUrl, dirOf, url, type Layout } from './layout.js';
+import type { ServiceFiles } from './services-infra.js';
+import { octavia } from './services-octavia.js';
 
 /** The Nova compute host (and the conductor's and scheduler's host name). */
 export const COMPUTE_HOST = 'realos-compute';
 export const VOLUME_HOST = 'realos-volume';
-
-const answers = (target: string) => async () => {
-  const s = await httpStatus(target);
-  return s !== undefined && s < 500;
-};
-
-function uwsgiDaemon(l: Layout, service: string, name: string, user: string, port: number, readyPath = '/', tier: 1 | 2 = 2): CloudDaemon {
-  const dir = dirOf(l, service);
-  return {
-    name, dir, user,
-    cmd: '/usr/bin/uwsgi',
-    args: ['--ini', join(dir, `${name}-uwsgi.ini`)],
-    mark: join(dir, `${name}-uwsgi.ini`),
-    ready: answers(url(port, readyPath)),
-    readyWithinMs: 120_000,
-    tier,
-  };
-}
-
-function pythonDaemon(l: Layout, service: string, name: string, user: string, args: string[], env?: Record<string, string>): CloudDaemon {
-  const dir = dirOf(l, service);
-  return {
-    name, dir, user, cmd: PYTHON, args, env,
-    mark: dir,
-    // These have no port: alive a few seconds after the start is all the harness waits for here; that they
-    // are up is checked through the APIs (os-services) once those answer.
-    ready: async () => true,
-    readyWithinMs: 60_000,
-    tier: 3,
-  };
-}
-
-const common = (l: Layout) => ({ ...LOGGING, transport_url: rabbitUrl(l.ports) });
-const noNotifications = { driver: 'noop' };
 
 export function keystone(l: Layout): ServiceFiles {
   const dir = dirOf(l, 'keystone');
@@ -204,71 +171,6 @@ export function glance(l: Layout): ServiceFiles {
       readyWithinMs: 90_000,
       tier: 2,
     }],
-  };
-}
-
-export function octavia(l: Layout): ServiceFiles {
-  const dir = dirOf(l, 'octavia');
-  const certs = join(dir, 'certs');
-  const conf = (networkDriver: string) => renderIni({
-    DEFAULT: common(l),
-    api_settings: {
-      bind_host: HOST,
-      bind_port: l.ports.octavia,
-      auth_strategy: 'keystone',
-      default_provider_driver: 'amphora',
-      enabled_provider_drivers: 'amphora:The Octavia Amphora driver.',
-    },
-    database: { connection: dbUrl(l.ports, 'octavia') },
-    keystone_authtoken: authtoken(l.ports, 'octavia'),
-    service_auth: serviceAuth(l.ports, 'octavia'),
-    certificates: {
-      cert_generator: 'local_cert_generator',
-      ca_certificate: join(certs, 'ca.pem'),
-      ca_private_key: join(certs, 'ca.key'),
-      ca_private_key_passphrase: SECRETS.octaviaCa,
-      server_certs_key_passphrase: SECRETS.octaviaServerCerts,
-    },
-    controller_worker: {
-      workers: 1,
-      client_ca: join(certs, 'ca.pem'),
-      amphora_driver: 'amphora_noop_driver',
-      compute_driver: 'compute_noop_driver',
-      network_driver: networkDriver,
-      image_driver: 'image_noop_driver',
-      volume_driver: 'volume_noop_driver',
-      loadbalancer_topology: 'SINGLE',
-    },
-    // Zed's default. A fully populated load balancer then leaves its children PENDING_CREATE (a Zed bug that
-    // real Zed clouds show); kept on purpose.
-    task_flow: { jobboard_enabled: false },
-    neutron: { region_name: 'RegionOne', endpoint_type: 'public' },
-    nova: { region_name: 'RegionOne' },
-    glance: { region_name: 'RegionOne' },
-    oslo_concurrency: { lock_path: join(dir, 'lock') },
-    oslo_messaging: { topic: 'octavia_prov' },
-    oslo_messaging_notifications: noNotifications,
-    oslo_policy: { policy_file: join(dir, 'policy.yaml') },
-  });
-  const ini = uwsgiIni({
-    port: l.ports.octavia, script: '/usr/bin/octavia-wsgi', dir, processes: 2,
-    pyargv: `--config-file ${join(dir, 'octavia-api.conf')}`, env: { PYTHONPATH: l.python },
-  });
-  return {
-    files: {
-      octavia: {
-        // The API makes the VIP port in Neutron (a floating IP can go on it)...
-        'octavia-api.conf': conf('allowed_address_pairs_driver'),
-        // ...the worker plugs nothing, and deletes that port with the load balancer (python/realos_octavia_network.py).
-        'octavia-worker.conf': conf('realos_noop_deleting_vip'),
-        'octavia-api-uwsgi.ini': ini,
-      },
-      'octavia/lock': {},
-    },
-    daemons: [
-      uwsgiDaemon(l, 'octavia', 'octavia-api', 'octavia', l.ports.octavia),
-      pythonDaemon(l, 'octavia', 'octavia-worker', 'octavia', ['/usr/bin/octavia-worker', '--config-file', join(dir, 'octavia-worker.conf')], { PYTHONPATH: l.python }),
-    ],
   };
 }
 
