@@ -9,15 +9,24 @@ import { chmod, chown, mkdir, readFile, readdir, rename, rm, writeFile } from 'n
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASES, REGION, SECRETS, dbUrl, dirOf, url, type Layout } from './layout.js';
+import { ADMIN, ensureIdentity, type IdentityIds } from './identity.js';
 import { packageVersions } from './packages.js';
 import { livePid, runTool, startDaemon, stopGroup, userIds, waitReady } from './procs.js';
+import { Session } from './rest.js';
 import { mariadbInstallArgs, mariadbSocket, type CloudDaemon, type ServiceFiles } from './services-infra.js';
 
+const identityFile = (l: Layout) => join(l.live, 'identity.json');
+
+/** The project ids the one-time bring-up recorded (the live folder's copy). */
+export async function recordedIdentity(l: Layout): Promise<IdentityIds['projectIds']> {
+  return JSON.parse(await readFile(identityFile(l), 'utf8')) as IdentityIds['projectIds'];
+}
+
 /** Bump when what the one-time bring-up leaves changes: older pristine copies are then rebuilt. */
-const PRISTINE_FORMAT = 1;
+const PRISTINE_FORMAT = 2;
 
 /** The parts of the live folder that the pristine copy holds (the rest is configuration, written each start). */
-const PRISTINE_PARTS = ['mariadb/data', 'keystone/fernet-keys', 'keystone/credential-keys', 'octavia/certs'];
+const PRISTINE_PARTS = ['mariadb/data', 'keystone/fernet-keys', 'keystone/credential-keys', 'octavia/certs', 'identity.json'];
 
 const GLUE_DIR = fileURLToPath(new URL('./python/', import.meta.url));
 
@@ -108,9 +117,10 @@ const sql = (l: Layout, statements: string) =>
 
 /**
  * The one-time bring-up, in the (emptied) live folder, services' files already written; MariaDB is started and
- * stopped here. Ends with the pristine copy saved.
+ * stopped here, and Keystone too, for the users, roles and catalog (identity.ts), whose project ids are kept in
+ * identity.json. Ends with the pristine copy saved.
  */
-export async function bootstrap(l: Layout, db: CloudDaemon, stamp: string): Promise<void> {
+export async function bootstrap(l: Layout, db: CloudDaemon, keystone: CloudDaemon, stamp: string, note: (what: string) => void): Promise<void> {
   await runTool('mariadb-install-db', '/usr/bin/mariadb-install-db', mariadbInstallArgs(l), { cwd: dirOf(l, 'mariadb') });
   const pid = await startDaemon(db);
   await waitReady(db, pid, db.ready, db.readyWithinMs, 'listening');
@@ -124,6 +134,7 @@ export async function bootstrap(l: Layout, db: CloudDaemon, stamp: string): Prom
       'FLUSH PRIVILEGES;',
     ].join('\n'),
   );
+  note('MariaDB initialised, databases made');
   const conf = (service: string, file: string) => join(dirOf(l, service), file);
   const as = (user: string, what: string, cmd: string, args: string[]) =>
     runTool(what, cmd, args, { user, cwd: dirOf(l, user), env: { PATH: '/usr/bin:/bin', HOME: dirOf(l, user), LANG: 'C.UTF-8' } });
@@ -164,6 +175,16 @@ export async function bootstrap(l: Layout, db: CloudDaemon, stamp: string): Prom
     })(),
     makeOctaviaCa(l),
   ]);
+  note('schemas made (db syncs), Keystone bootstrapped, Octavia CA made');
+  const ks = await startDaemon(keystone);
+  try {
+    await waitReady(keystone, ks, keystone.ready, keystone.readyWithinMs, 'answering');
+    const ids = await ensureIdentity(new Session(url(l.ports.keystone, '/v3'), ADMIN), l.ports);
+    await writeFile(identityFile(l), JSON.stringify(ids.projectIds));
+    note('Keystone users, roles and catalog made');
+  } finally {
+    await stopGroup(keystone, ks);
+  }
   const running = await livePid(db, db.mark);
   if (running) await stopGroup(db, running, 60_000);
   await savePristine(l, stamp);

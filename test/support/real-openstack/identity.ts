@@ -115,18 +115,18 @@ function tenantUsers(project: string): TenantUsers {
 export async function ensureIdentity(s: Session, p: Ports): Promise<IdentityIds> {
   const authUrl = url(p.keystone, '/v3');
   const ks = new Keystone(s, authUrl);
-  for (const role of ROLES) await ks.ensureRole(role);
-  const admin = await ks.ensureProject('admin');
-  const service = await ks.ensureProject('service');
-  for (const user of SERVICE_USERS) {
-    await ks.ensureUser({ name: user, password: servicePassword(user), project: 'service', domain: 'Default' }, service, ['admin', 'service']);
-  }
-  await ks.ensureUser(MAGNUM, service, ['admin', 'service']);
-  const demo = await ks.ensureProject('demo');
-  await grantTenant(ks, demo, DEMO_USERS);
-  for (const [type, target] of Object.entries(endpointsOf(p))) {
-    if (type !== 'identity') await ks.ensureEndpoints(type, SERVICE_NAMES[type as Exclude<EndpointType, 'identity'>], target);
-  }
+  // Roles and projects first (distinct names, so at once), then the users and the catalog, at once.
+  await Promise.all(ROLES.map((role) => ks.ensureRole(role)));
+  const [admin, service, demo] = await Promise.all(['admin', 'service', 'demo'].map((p) => ks.ensureProject(p))) as [string, string, string];
+  await Promise.all([
+    ...SERVICE_USERS.map((user) =>
+      ks.ensureUser({ name: user, password: servicePassword(user), project: 'service', domain: 'Default' }, service, ['admin', 'service'])),
+    ks.ensureUser(MAGNUM, service, ['admin', 'service']),
+    grantTenant(ks, demo, DEMO_USERS),
+    ...Object.entries(endpointsOf(p))
+      .filter(([type]) => type !== 'identity')
+      .map(([type, target]) => ks.ensureEndpoints(type, SERVICE_NAMES[type as Exclude<EndpointType, 'identity'>], target)),
+  ]);
   return { projectIds: { admin, service, demo } };
 }
 

@@ -34,11 +34,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PUBLIC_CIDR } from './addresses.js';
-import { bootstrap, configHash, pristineStamp, pristineUsable, restorePristine, writeGlue, writeServiceFiles } from './bootstrap.js';
+import { bootstrap, configHash, pristineStamp, pristineUsable, recordedIdentity, restorePristine, writeGlue, writeServiceFiles } from './bootstrap.js';
 import { computeUp, ensureFlavors, ensureImages, ensurePublicNetwork, hypervisorListed, volumeUp, type PublicNetwork } from './content.js';
-import { ADMIN, DEMO_USERS, MAGNUM, createTenant, endpointsOf, ensureIdentity, type EndpointType, type Tenant, type TenantUsers } from './identity.js';
+import { ADMIN, DEMO_USERS, MAGNUM, createTenant, endpointsOf, type EndpointType, type Tenant, type TenantUsers } from './identity.js';
 import { REGION, dirOf, layoutOf, stateDir, url, type Layout } from './layout.js';
-import { allRunning, alive, assertAlive, assertPortsFree, startTier, stopAll } from './lifecycle.js';
+import { allRunning, alive, assertAlive, assertPortsFree, startTier, stopAll, waitDaemons } from './lifecycle.js';
 import { writeOctaviaPolicy, type OctaviaPolicyMode } from './octavia-policy.js';
 import { ensureOpenStackPackages } from './packages.js';
 import { logFile, runTool, sleep, takeLock, tail } from './procs.js';
@@ -96,6 +96,7 @@ async function coldStart(l: Layout, services: ServiceFiles[], daemons: CloudDaem
   const note = (what: string) => timings.push(`${((Date.now() - t0) / 1000).toFixed(1)} s  ${what}`);
   await stopAll(daemons, l);
   await assertPortsFree(l);
+  note('ports free');
   if (pristineUsable(l, stamp)) {
     await restorePristine(l);
     await writeServiceFiles(l, services);
@@ -103,23 +104,25 @@ async function coldStart(l: Layout, services: ServiceFiles[], daemons: CloudDaem
   } else {
     await rm(l.live, { recursive: true, force: true });
     await writeServiceFiles(l, services);
-    const db = daemons.find((d) => d.name === 'mariadb');
-    if (!db) throw new Error('no mariadb daemon');
-    await bootstrap(l, db, stamp);
-    note('one-time bring-up done (databases, schemas, Keystone bootstrap, keys, CA), pristine state saved');
+    const named = (n: string) => daemons.find((d) => d.name === n) ?? (() => { throw new Error(`no ${n} daemon`); })();
+    await bootstrap(l, named('mariadb'), named('keystone'), stamp, note);
+    note('one-time bring-up done, pristine state saved');
   }
   await writeOctaviaPolicy(dirOf(l, 'octavia'), 'default');
   await startTier(daemons, 0);
   note('MariaDB and RabbitMQ up');
-  await startTier(daemons, 1);
+  await waitDaemons(daemons, await startTier(daemons, 1));
+  note('Keystone answering');
   const admin = new Session(url(l.ports.keystone, '/v3'), ADMIN);
-  const { projectIds } = await ensureIdentity(admin, l.ports);
-  note('Keystone up, users and catalog made');
-  await startTier(daemons, 2);
-  note('APIs answering');
-  await startTier(daemons, 3);
+  const projectIds = await recordedIdentity(l);
+  // The services that use the APIs start as soon as Placement answers (Nova's compute reports to it when it
+  // starts); the other APIs take longer to load, and are waited for with them.
+  const apis = await startTier(daemons, 2);
+  await waitDaemons(daemons, apis, ['placement-api']);
+  const users = await startTier(daemons, 3);
+  await waitDaemons(daemons, new Map([...apis, ...users]));
+  note('APIs answering, Nova, Octavia and Cinder services started');
   const byName = (n: string) => daemons.filter((d) => d.name.startsWith(n)).map(logFile);
-  note('Nova, Neutron, Glance, Octavia, Cinder processes started');
   const mapCompute = async () => {
     await until('Nova\'s conductor, scheduler and compute reporting up', 120_000, () => computeUp(admin, l.ports, COMPUTE_HOST), byName('nova-'));
     // Map the compute host into cell1 now (the scheduler's periodic discovery does too, but only half a minute

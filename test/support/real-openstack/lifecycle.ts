@@ -25,19 +25,23 @@ export async function allRunning(daemons: CloudDaemon[]): Promise<boolean> {
   return ready.every(Boolean);
 }
 
-/**
- * Starts the daemons of one tier (infrastructure in order, each ready before the next; the others all at once)
- * and waits until each is ready.
- */
-export async function startTier(daemons: CloudDaemon[], tier: CloudDaemon['tier']): Promise<void> {
-  const group = daemons.filter((d) => d.tier === tier);
-  if (tier === 0) {
-    for (const d of group) await waitReady(d, await startDaemon(d), d.ready, d.readyWithinMs, 'ready');
-    return;
-  }
+/** Starts the daemons of one tier (infrastructure in order, each ready before the next); resolves to their PIDs. */
+export async function startTier(daemons: CloudDaemon[], tier: CloudDaemon['tier']): Promise<Map<string, number>> {
   const pids = new Map<string, number>();
-  for (const d of group) pids.set(d.name, await startDaemon(d));
-  await Promise.all(group.map((d) => waitReady(d, pids.get(d.name), d.ready, d.readyWithinMs, 'answering')));
+  for (const d of daemons.filter((x) => x.tier === tier)) {
+    pids.set(d.name, await startDaemon(d));
+    if (tier === 0) await waitReady(d, pids.get(d.name), d.ready, d.readyWithinMs, 'ready');
+  }
+  return pids;
+}
+
+/** Waits until each of `names` (started with `pids`) is ready; the error names the first that is not. */
+export async function waitDaemons(daemons: CloudDaemon[], pids: Map<string, number>, names = [...pids.keys()]): Promise<void> {
+  await Promise.all(names.map((n) => {
+    const d = daemons.find((x) => x.name === n);
+    if (!d) throw new Error(`no daemon ${n}`);
+    return waitReady(d, pids.get(n), d.ready, d.readyWithinMs, 'answering');
+  }));
 }
 
 /** Fails naming the daemon and quoting its log when one of them has died. */

@@ -67,19 +67,22 @@ export async function login(authUrl: string, who: Credentials): Promise<{ token:
 
 /** A JSON client bound to one token that logs in again when the token is refused. */
 export class Session {
-  private token?: string;
+  private token?: Promise<string>;
 
   constructor(readonly authUrl: string, readonly who: Credentials) {}
 
-  async authToken(): Promise<string> {
-    this.token ??= (await login(this.authUrl, this.who)).token;
+  /** The session's token (one login shared by concurrent callers). */
+  authToken(): Promise<string> {
+    this.token ??= login(this.authUrl, this.who).then((r) => r.token);
+    this.token.catch(() => { this.token = undefined; });
     return this.token;
   }
 
   async call(method: string, target: string, opts: Omit<Parameters<typeof call>[2] & object, 'token'> = {}): Promise<Answer> {
-    const res = await call(method, target, { ...opts, token: await this.authToken() });
+    const used = this.authToken();
+    const res = await call(method, target, { ...opts, token: await used });
     if (res.status !== 401) return res;
-    this.token = undefined;
+    if (this.token === used) this.token = undefined;
     return call(method, target, { ...opts, token: await this.authToken() });
   }
 

@@ -13,9 +13,8 @@ export interface CloudDaemon extends Daemon {
   ready: () => Promise<boolean>;
   readyWithinMs: number;
   /**
-   * Start order: 0 infrastructure, 1 Keystone (then the harness makes the service users and the catalog),
-   * 2 the other APIs, 3 the services that use them (Nova's conductor, scheduler and compute report to
-   * Placement at start). Stopped in the reverse order.
+   * Start order: 0 infrastructure, 1 Keystone, 2 the other APIs, 3 the services that use them, started once
+   * Placement answers (Nova's compute reports to it when it starts). Stopped in the reverse order.
    */
   tier: 0 | 1 | 2 | 3;
 }
