@@ -113,7 +113,8 @@ describe('real OpenStack harness (Debian Zed on loopback, driven by the openstac
     ids.group = group.id;
     assert.equal(group.policy, 'soft-anti-affinity');
     const userData = join(work, 'user-data');
-    await writeFile(userData, '#cloud-config\nruncmd: [[echo, hello]]\n');
+    const userDataText = '#cloud-config\nruncmd: [[echo, hello]]\n';
+    await writeFile(userData, userDataText);
     const server = await os.json('member', [
       '--os-compute-api-version', '2.79', 'server', 'create', 'vm1', '--flavor', 'm1.small', '--image', image,
       '--port', 'p1', '--user-data', userData, '--hint', `group=${ids.group}`,
@@ -130,8 +131,9 @@ describe('real OpenStack harness (Debian Zed on loopback, driven by the openstac
     ids.fip = fip.id;
     assert.ok(inPublicRange(fip.floating_ip_address), fip.floating_ip_address);
     assert.equal(fip.port_id, ids.port);
-    const bound = await os.json('admin', ['port', 'show', ids.port!]);
+    const [bound, asAdmin] = await os.batchJson('admin', [['port', 'show', ids.port!], ['server', 'show', ids.server!]], { OS_COMPUTE_API_VERSION: '2.79' });
     assert.deepEqual([bound.status, bound.device_id, bound.binding_vif_type], ['ACTIVE', ids.server, 'ovs']);
+    assert.equal(Buffer.from(asAdmin['OS-EXT-SRV-ATTR:user_data'], 'base64').toString(), userDataText);
   });
 
   it('makes a volume (Cinder\'s fake driver: no LVM) that Nova attaches to the server and detaches', async () => {

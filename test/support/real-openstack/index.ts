@@ -25,10 +25,11 @@
 // Ports: a block of this checkout's own below 32768 (layout.ts; REAL_OPENSTACK_PORT_BASE moves it): Keystone
 // at the base, then Placement +1, Nova +2, Neutron +3, Octavia +4, Glance +5, Cinder +6, MariaDB +10, AMQP +11.
 //
-// The first call installs the packages (as root, about 300 on a bare machine), makes the pristine database and
-// keys once (bootstrap.ts), and starts everything (about a minute and a half on 2 cores); a call that finds
-// the cloud running (same configuration) returns in a second. Concurrent callers (test files in parallel)
-// queue on a lock in the state folder. State: <repo>/.local/openstack, or /var/tmp/magnum-ts-openstack-<hash>
+// The first call installs the packages (as root, about 300 on a bare machine), makes the pristine state once
+// (bootstrap.ts: databases, schemas, Keystone's content, keys; 1.5 to 2.5 minutes, the db syncs), and starts
+// everything from it (a minute on 2 cores, up to two when the machine is busy; live/bring-up.log has the
+// timings); a call that finds the cloud running with the same configuration returns in a second, a changed
+// configuration restarts it. Concurrent callers (test files in parallel) queue on a lock in the state folder. State: <repo>/.local/openstack, or /var/tmp/magnum-ts-openstack-<hash>
 // when the daemon users cannot reach into the checkout; each daemon logs into live/<service>/<daemon>.log there.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
