@@ -17,7 +17,8 @@
 //   cloud.flavors / cloud.images     name → id (m1.tiny..m1.large; the simulator's node image names)
 //   cloud.newTenant(prefix)          a fresh project with its own three users, for a test that counts leftovers
 //   cloud.setOctaviaPolicy(mode)     'default' (Zed's) or 'admin_or_owner' (devstack's); the cloud is shared: a
-//                                    test that switches it switches it back
+//                                    test that switches it switches it back (when its process dies first, the
+//                                    next start resets it)
 //   cloud.stop()                     stops every daemon of the cloud (by PID). Tests do not call it: the cloud
 //                                    stays up for the next test file and run (stopRealOpenStack() does the same)
 //   cloud.stateDir, cloud.logs       the state folder and each daemon's log file
@@ -40,7 +41,7 @@ import { computeUp, ensureFlavors, ensureImages, ensurePublicNetwork, hypervisor
 import { ADMIN, DEMO_USERS, MAGNUM, createTenant, endpointsOf, type EndpointType, type Tenant, type TenantUsers } from './identity.js';
 import { REGION, dirOf, layoutOf, stateDir, url, type Layout } from './layout.js';
 import { allRunning, alive, assertAlive, assertPortsFree, startTier, stopAll, waitDaemons } from './lifecycle.js';
-import { writeOctaviaPolicy, type OctaviaPolicyMode } from './octavia-policy.js';
+import { resetAbandonedPolicy, writeOctaviaPolicy, type OctaviaPolicyMode } from './octavia-policy.js';
 import { ensureOpenStackPackages } from './packages.js';
 import { logFile, runTool, sleep, takeLock, tail } from './procs.js';
 import { Session, call, login, type Credentials } from './rest.js';
@@ -157,6 +158,7 @@ async function running(l: Layout, daemons: CloudDaemon[], hash: string): Promise
   try {
     const saved = JSON.parse(await readFile(join(l.live, 'cloud.json'), 'utf8')) as Saved;
     await login(url(l.ports.keystone, '/v3'), ADMIN);
+    await resetAbandonedPolicy(dirOf(l, 'octavia'));
     return saved;
   } catch {
     return undefined;

@@ -7,7 +7,7 @@
 //   what that shape means, as overrides of the base rules every API rule refers to.
 // oslo.policy re-reads the policy file when its mtime changes, on the next request of each API worker, so a
 // switch needs no restart; setOctaviaPolicy() still probes until both workers answer the new way.
-import { chown, rename, writeFile } from 'node:fs/promises';
+import { chown, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { userIds } from './procs.js';
 
@@ -31,12 +31,30 @@ export function policyText(mode: OctaviaPolicyMode): string {
   return `# admin_or_owner: project users own their load balancers (written by the magnum-ts test harness)\n${lines.join('\n')}\n`;
 }
 
-/** Writes Octavia's policy file atomically (a new mtime, which is what oslo.policy watches). */
+/**
+ * Writes Octavia's policy file atomically (a new mtime, which is what oslo.policy watches). A switch away from
+ * the default records the switching process, so that the policy of a test process that died before switching
+ * back can be reset (resetAbandonedPolicy).
+ */
 export async function writeOctaviaPolicy(octaviaDir: string, mode: OctaviaPolicyMode): Promise<void> {
+  const owner = join(octaviaDir, 'policy.owner');
+  if (mode === 'default') await rm(owner, { force: true });
+  else await writeFile(owner, `${process.pid}\n`);
   const file = join(octaviaDir, 'policy.yaml');
   const tmp = `${file}.tmp-${process.pid}`;
   await writeFile(tmp, policyText(mode), { mode: 0o644 });
   const { uid, gid } = await userIds('octavia');
   await chown(tmp, uid, gid);
   await rename(tmp, file);
+}
+
+/** Back to the default policy when the process that switched away from it is gone. */
+export async function resetAbandonedPolicy(octaviaDir: string): Promise<void> {
+  const pid = Number((await readFile(join(octaviaDir, 'policy.owner'), 'utf8').catch(() => '')).trim());
+  if (!pid) return;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    await writeOctaviaPolicy(octaviaDir, 'default');
+  }
 }

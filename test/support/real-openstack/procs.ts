@@ -110,9 +110,10 @@ export async function startDaemon(d: Daemon): Promise<number> {
   }
 }
 
-function groupAlive(pgid: number): boolean {
+/** Whether signal 0 reaches `target` (a PID, or a process group as -PGID). */
+function reachable(target: number): boolean {
   try {
-    process.kill(-pgid, 0);
+    process.kill(target, 0);
     return true;
   } catch {
     return false;
@@ -132,7 +133,7 @@ export async function stopGroup(d: Pick<Daemon, 'dir' | 'name'>, pid: number, gr
       }
     }
   };
-  const alive = () => groupAlive(pid) || (() => { try { process.kill(pid, 0); return true; } catch { return false; } })();
+  const alive = () => reachable(-pid) || reachable(pid);
   signal('SIGTERM');
   let deadline = Date.now() + graceMs;
   while (alive() && Date.now() < deadline) await sleep(100);
@@ -179,7 +180,7 @@ export async function waitReady(
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     if (await ready()) return;
-    const dead = pid !== undefined && !(() => { try { process.kill(pid, 0); return true; } catch { return false; } })();
+    const dead = pid !== undefined && !reachable(pid);
     if (dead || Date.now() > deadline) {
       const why = dead ? 'exited' : `was not ${what} within ${Math.round(deadlineMs / 1000)} s`;
       throw new Error(`${d.name} ${why}; the end of ${logFile(d)}:\n${tail(logFile(d))}`);
