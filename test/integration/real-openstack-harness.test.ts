@@ -73,7 +73,8 @@ describe('real OpenStack harness (Debian Zed on loopback, driven by the openstac
       (catalog as { Type: string }[]).map((c) => c.Type).sort(),
       ['block-storage', 'compute', 'identity', 'image', 'load-balancer', 'network', 'placement', 'volumev3'],
     );
-    assert.deepEqual((flavors as { Name: string }[]).map((f) => f.Name).sort(), ['m1.large', 'm1.medium', 'm1.small', 'm1.tiny']);
+    const flavorNames = (flavors as { Name: string }[]).map((f) => f.Name);
+    for (const f of ['m1.tiny', 'm1.small', 'm1.medium', 'm1.large']) assert.ok(flavorNames.includes(f), `${f} in ${flavorNames.join(', ')}`);
     assert.deepEqual([img.properties.os_distro, img.properties.kube_version, img.disk_format, img.size, img.visibility], ['ubuntu', 'v1.35.5', 'raw', 1 << 20, 'public']);
     assert.equal(coreos.properties.os_distro, 'fedora-coreos');
     assert.deepEqual([pub['router:external'], pub.is_default, pub.shared], [true, true, true]);
