@@ -48,8 +48,7 @@ async function proxy(service: string, target: URL, log: Exchange[]): Promise<Ser
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const headers = { ...req.headers, host: target.host };
-      const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (r) => {
+      const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
         const out: Buffer[] = [];
         r.on('data', (c: Buffer) => out.push(c));
         r.on('end', () => {
