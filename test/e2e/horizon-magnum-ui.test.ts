@@ -8,7 +8,7 @@
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { choose, detail, downloadOf, goneFromList, horizonLogin, modal, rowAction, rowNamed, settleOnPage, tab, tick } from '../support/horizon-pages.js';
+import { choose, detail, openPage, downloadOf, goneFromList, horizonLogin, modal, rowAction, rowNamed, settleOnPage, tab, tick } from '../support/horizon-pages.js';
 import { describeExchanges } from '../support/wire-tap.js';
 import { leftovers } from '../workers/lifecycle-support.js';
 import { expectedFailure, fromHorizon, horizonStack, PASSWORD, tracebackSummary, type HorizonStack } from './horizon-stack.js';
@@ -38,13 +38,13 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
   });
 
   await s.step(t, 'lists the cluster templates', async () => {
-    await page.goto(`${url}/project/cluster_templates/`);
+    await openPage(page, `${url}/project/cluster_templates/`);
     for (const name of ['k8s-135', 'k8s-136', SCRATCH.name]) await rowNamed(page, name).waitFor();
     assert.match(await rowNamed(page, 'k8s-135').innerText(), /kubernetes\s+-\s+calico/);
   });
 
   await s.step(t, 'creates a template with the form, which offers the cloud’s images', async () => {
-    await page.goto(`${url}/project/cluster_templates/`);
+    await openPage(page, `${url}/project/cluster_templates/`);
     await page.getByRole('button', { name: 'Create Cluster Template' }).click();
     const m = modal(page);
     await m.locator('input[name="name"]').fill('horizon-tpl');
@@ -74,7 +74,7 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
   });
 
   await s.step(t, 'shows a template', async () => {
-    await page.goto(`${url}/project/cluster_templates/`);
+    await openPage(page, `${url}/project/cluster_templates/`);
     await rowNamed(page, 'k8s-135').getByRole('link', { name: 'k8s-135', exact: true }).click();
     await page.waitForURL(/\/ngdetails\/OS::Magnum::ClusterTemplate\//);
     assert.equal(await detail(page, 'COE'), 'kubernetes');
@@ -84,7 +84,7 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
   });
 
   await s.step(t, 'updates a template: name and labels', async () => {
-    await page.goto(`${url}/project/cluster_templates/`);
+    await openPage(page, `${url}/project/cluster_templates/`);
     await rowAction(rowNamed(page, SCRATCH.name), 'Update Cluster Template');
     const m = modal(page);
     await m.locator('input[name="name"]').waitFor();
@@ -101,7 +101,7 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
   await s.step(t, 'deletes a template', async () => {
     const gone = await templateByName('horizon-scratch-2');
     assert.ok(gone, 'the updated template exists (previous step)');
-    await page.goto(`${url}/project/cluster_templates/`);
+    await openPage(page, `${url}/project/cluster_templates/`);
     await rowAction(rowNamed(page, 'horizon-scratch-2'), 'Delete Cluster Template');
     await modal(page).getByRole('button', { name: /Delete Cluster Template$/ }).click();
     await goneFromList(page, `${url}/project/cluster_templates/`, 'horizon-scratch-2');
@@ -109,7 +109,7 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
   });
 
   await s.step(t, 'creates a cluster with the wizard and sees it reach CREATE_COMPLETE on its page', async () => {
-    await page.goto(`${url}/project/clusters/`);
+    await openPage(page, `${url}/project/clusters/`);
     await page.getByRole('button', { name: 'Create Cluster' }).first().click();
     const m = modal(page);
     await m.locator('input[name="name"]').fill('horizon-cl');
@@ -141,7 +141,7 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
 
   await s.step(t, 'shows the cluster CA (downloaded as <name>_ca.pem)', async () => {
     assert.ok(cluster, 'a cluster (the create step)');
-    await page.goto(`${url}/project/clusters/`);
+    await openPage(page, `${url}/project/clusters/`);
     const file = await downloadOf(page, () => rowAction(rowNamed(page, 'horizon-cl'), 'Show Certificate'));
     assert.equal(file.suggestedFilename(), 'horizon-cl_ca.pem');
     const pem = await readFile((await file.path())!, 'utf8');
@@ -151,7 +151,7 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
 
   await s.step(t, 'resizes the cluster to 2 workers', async () => {
     assert.ok(cluster, 'a cluster (the create step)');
-    await page.goto(`${url}/project/clusters/`);
+    await openPage(page, `${url}/project/clusters/`);
     await rowAction(rowNamed(page, 'horizon-cl'), 'Resize Cluster');
     const m = modal(page);
     const count = m.locator('input[name="node_count"]');
@@ -165,7 +165,7 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
 
   await s.step(t, 'upgrades the cluster to k8s-136', async () => {
     assert.ok(cluster, 'a cluster (the create step)');
-    await page.goto(`${url}/project/clusters/`);
+    await openPage(page, `${url}/project/clusters/`);
     await rowAction(rowNamed(page, 'horizon-cl'), 'Rolling Cluster Upgrade');
     const m = modal(page);
     await choose(m, 'cluster_template_id', 'k8s-136');
@@ -176,7 +176,7 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
 
   await s.step(t, 'deletes the cluster, leaving nothing in the cloud', async () => {
     assert.ok(cluster, 'a cluster (the create step)');
-    await page.goto(`${url}/project/clusters/`);
+    await openPage(page, `${url}/project/clusters/`);
     await rowAction(rowNamed(page, 'horizon-cl'), 'Delete Cluster');
     await modal(page).getByRole('button', { name: /Delete Cluster$/ }).click();
     await goneFromList(page, `${url}/project/clusters/`, 'horizon-cl');
@@ -190,7 +190,7 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
 
   await s.step(t, 'admin creates a Cluster quota of 3 for demo', async () => {
     await horizonLogin(page, url, 'admin', PASSWORD.admin, '/admin/container_infra/quotas/');
-    await page.goto(quotasPage);
+    await openPage(page, quotasPage);
     await page.getByRole('button', { name: 'Create Quota' }).click();
     const m = modal(page);
     await choose(m, 'project_id', 'demo');
@@ -203,7 +203,7 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
   });
 
   await s.step(t, 'admin updates the quota to 5', async () => {
-    await page.goto(quotasPage);
+    await openPage(page, quotasPage);
     await rowAction(quotaRow(), 'Update Quota');
     const m = modal(page);
     const limit = m.locator('input[name="hard_limit"]');
@@ -214,17 +214,17 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
     const end = Date.now() + 10_000;
     while ((await demoQuota()).hard_limit !== 5 && Date.now() < end) await page.waitForTimeout(200);
     assert.equal((await demoQuota()).hard_limit, 5);
-    await page.goto(quotasPage);
+    await openPage(page, quotasPage);
     assert.match(await quotaRow().innerText(), /Cluster\s+5\b/);
   });
 
   await s.step(t, 'admin deletes the quota', async () => {
-    await page.goto(quotasPage);
+    await openPage(page, quotasPage);
     await rowAction(quotaRow(), 'Delete Quota');
     await modal(page).getByRole('button', { name: /Delete/ }).click();
     const end = Date.now() + 20_000;
     for (;;) {
-      await page.goto(quotasPage);
+      await openPage(page, quotasPage);
       await page.getByText(/Displaying \d+ items?/).first().waitFor();
       if ((await quotaRow().count()) === 0) break;
       assert.ok(Date.now() < end, 'the quota row is gone');

@@ -92,7 +92,9 @@ export async function horizonStack(opts: { keypair: string; templates?: Json[] }
           const failed = tap.failures((x) => fromHorizon(x) && !expectedFailure(x) && x.at >= since);
           const tracebacks = (await hz.tracebacks()).slice(before);
           const err = e instanceof Error ? e : new Error(String(e));
+          const toApi = tap.exchanges().filter((x) => fromHorizon(x) && x.service === 'container-infra' && x.at >= since);
           err.message += `\n-- calls of Horizon's that failed during this step:\n${describeExchanges(failed) || '(none)'}`;
+          err.message += `\n-- all its calls to the service during this step:\n${toApi.map((x) => `${x.method} ${x.url} → ${x.status}`).join('\n') || '(none)'}`;
           if (tracebacks.length) err.message += `\n-- Python tracebacks in Horizon's log:\n${tracebacks.join('\n')}`;
           throw err;
         }

@@ -11,12 +11,21 @@ export async function horizonLogin(page: Page, url: string, user: string, passwo
   await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/auth/')), page.click('#loginBtn')]);
 }
 
+/** Opens a page and waits until it has settled (Horizon's Angular panels load their lists after the page). */
+export async function openPage(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.waitForLoadState('networkidle');
+}
+
 /** The table row whose name link is `name` (exactly). */
 export const rowNamed = (page: Page, name: string): Locator =>
   page.locator('tbody tr', { has: page.getByRole('link', { name, exact: true }) });
 
 /** Runs one of a row's actions: its primary button, or an item of its dropdown menu. */
 export async function rowAction(row: Locator, action: string): Promise<void> {
+  // A click before the page has settled (its lists and the actions' `allowed` checks) can be lost.
+  await row.waitFor();
+  await row.page().waitForLoadState('networkidle');
   const primary = row.getByRole('button', { name: action, exact: true });
   if (await primary.count()) {
     await primary.click();
@@ -61,7 +70,7 @@ export async function detail(page: Page, title: string, timeout = 10_000): Promi
 export async function settleOnPage(page: Page, url: string, title: string, busy: RegExp, timeoutMs = 120_000): Promise<string> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    await page.goto(url);
+    await openPage(page, url);
     const value = await detail(page, title);
     if (!busy.test(value)) return value;
     if (Date.now() > end) throw new Error(`${title} still ${value} after ${timeoutMs / 1000} s`);
@@ -73,7 +82,7 @@ export async function settleOnPage(page: Page, url: string, title: string, busy:
 export async function goneFromList(page: Page, url: string, name: string, timeoutMs = 120_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    await page.goto(url);
+    await openPage(page, url);
     await page.locator('table').first().getByText(/Displaying \d+ items?/).first().waitFor();
     if ((await rowNamed(page, name).count()) === 0) return;
     if (Date.now() > end) throw new Error(`${name} is still listed after ${timeoutMs / 1000} s`);
