@@ -4,6 +4,7 @@
 // files Debian's settings need (offline compression) are collected and compressed once, as root, into
 // the state folder, and reused until a package changes. The state folder is <repo>/.local/horizon, or
 // /var/tmp/magnum-ts-horizon-<hash of the checkout's path> when the horizon user cannot reach the checkout.
+// HORIZON_KEEP_LOGS=1 keeps an instance's folder (its uwsgi.log) after stop(); HORIZON_KEEP_FAILED=1 that of a failed start.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
