@@ -24,6 +24,20 @@ after(async () => {
   await s?.close();
 });
 
+/** Waits for Horizon's POST of the cluster action to be answered (the page must not be read before it lands). */
+async function actionLanded(since: number, uuid: string, action: 'resize' | 'upgrade', timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const sent = s.tap.exchanges().find((e) => e.at >= since && e.method === 'POST' && e.url.endsWith(`/v1/clusters/${uuid}/actions/${action}`));
+    if (sent) {
+      assert.ok(sent.status < 300, `the ${action} was refused:\n${describeExchanges([sent])}`);
+      return;
+    }
+    assert.ok(Date.now() < end, `Horizon sent no ${action} within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 const templateByName = async (name: string) => ((await s.asDemo('GET', '/v1/clustertemplates')).body.clustertemplates as { name: string; uuid: string }[]).find((x) => x.name === name);
 
 test('magnum-ui in Horizon against the service and the simulator', { timeout: 600_000 }, async (t: TestContext) => {
@@ -158,7 +172,9 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
     await count.waitFor({ timeout: 15_000 });
     assert.equal(await count.inputValue(), '1', 'the dialog counts the cluster’s one worker');
     await count.fill('2');
+    const since = Date.now();
     await m.getByRole('button', { name: 'Resize Cluster' }).or(m.getByRole('button', { name: 'Submit' })).first().click();
+    await actionLanded(since, cluster, 'resize');
     assert.equal(await settleOnPage(page, clusterPage(), 'Status', /_IN_PROGRESS$/), 'UPDATE_COMPLETE');
     assert.equal(await detail(page, 'Node Count'), '2');
   });
@@ -169,7 +185,9 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
     await rowAction(rowNamed(page, 'horizon-cl'), 'Rolling Cluster Upgrade');
     const m = modal(page);
     await choose(m, 'cluster_template_id', 'k8s-136');
+    const since = Date.now();
     await m.getByRole('button', { name: 'Submit' }).click();
+    await actionLanded(since, cluster, 'upgrade');
     assert.equal(await settleOnPage(page, clusterPage(), 'Status', /_IN_PROGRESS$/), 'UPDATE_COMPLETE');
     assert.equal(await detail(page, 'COE Version'), 'v1.36.0');
   });
