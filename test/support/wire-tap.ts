@@ -120,9 +120,16 @@ export async function tapCatalog(keystone: KeystoneSim): Promise<WireTap> {
   };
 }
 
-/** One line per exchange: service, method, URL, microversion, status, then the bodies. */
+/** One entry per distinct exchange (repeats counted): service, method, URL, microversion, status, then the bodies. */
 export function describeExchanges(list: Exchange[]): string {
-  return list
-    .map((e) => `${e.service} ${e.method} ${e.url}${e.microversion ? ` [${e.microversion}]` : ''} → ${e.status}\n    request: ${e.requestBody || '(none)'}\n    answer: ${e.responseBody.replace(/\s+/g, ' ').slice(0, 600)}`)
+  const seen = new Map<string, { e: Exchange; n: number }>();
+  for (const e of list) {
+    const key = `${e.service} ${e.method} ${e.url} ${e.microversion} ${e.status} ${e.requestBody} ${e.responseBody}`;
+    const got = seen.get(key);
+    if (got) got.n++;
+    else seen.set(key, { e, n: 1 });
+  }
+  return [...seen.values()]
+    .map(({ e, n }) => `${e.service} ${e.method} ${e.url}${e.microversion ? ` [${e.microversion}]` : ''} → ${e.status}${n > 1 ? ` (×${n})` : ''}\n    request: ${e.requestBody || '(none)'}\n    answer: ${e.responseBody.replace(/\s+/g, ' ').slice(0, 600)}`)
     .join('\n');
 }
