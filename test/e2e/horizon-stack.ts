@@ -5,7 +5,7 @@
 // Python tracebacks Horizon logged.
 import type { TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
 import { launch, type Browser } from '../support/browser.js';
 import { startHorizon, type Horizon } from '../support/horizon.js';
 import { describeExchanges, tapCatalog, type Exchange, type WireTap } from '../support/wire-tap.js';

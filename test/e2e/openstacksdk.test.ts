@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUILTIN_USERS } from '../../src/cloudsim/embedded.js';
+import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
 import { aptInstall } from '../support/apt.js';
 import { describeExchanges, tapCatalog, type Exchange, type WireTap } from '../support/wire-tap.js';
 import { harness, startWorker, type Harness } from '../workers/lifecycle-support.js';

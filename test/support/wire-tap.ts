@@ -3,7 +3,7 @@
 // test reads back every exchange, the answer included, to list the calls that failed.
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { KeystoneSim } from '../../src/cloudsim/keystone/index.js';
+import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 
 export interface Exchange {
   /** The catalog type of the service (identity for Keystone). */
