@@ -4,8 +4,8 @@
 // another cluster or of the project's own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { occmLoadBalancer } from '../../workers/cluster/api-lb.js';
-import { occmFloatingIp } from '../../workers/cluster/floating-ips.js';
+import { occmLoadBalancer } from '../../../workers/cluster/api-lb.js';
+import { occmFloatingIp } from '../../../workers/cluster/floating-ips.js';
 
 const mine = '3f0d9c1e-7a51-4a8e-9b55-2f6a9d1c0e42';
 const other = '9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d';

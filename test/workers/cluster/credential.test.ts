@@ -6,13 +6,13 @@
 // at the cluster's delete (deleted under the creator's id).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ClusterEntity } from '../../src/db/entities/cluster.js';
-import { repositories } from '../../src/db/repos/index.js';
-import { CloudFactory } from '../../src/steps/cloud.js';
-import { purgeCredential } from '../../workers/cluster/credential.js';
-import type { RunContext } from '../../src/steps/step.js';
-import { passwordToken, testApp, type TestApp } from '../support/app.js';
-import { settleCluster } from '../support/settle.js';
+import { ClusterEntity } from '../../../src/db/entities/cluster.js';
+import { repositories } from '../../../src/db/repos/index.js';
+import { CloudFactory } from '../../../src/steps/cloud.js';
+import { purgeCredential } from '../../../workers/cluster/credential.js';
+import type { RunContext } from '../../../src/steps/step.js';
+import { passwordToken, testApp, type TestApp } from '../../support/app.js';
+import { settleCluster } from '../../support/settle.js';
 
 let t: TestApp;
 let template: string;

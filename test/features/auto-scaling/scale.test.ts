@@ -2,8 +2,8 @@
 // unschedulable (bound, young, or scheduled ones do not).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nodesNeeded, quantity, SCALE_UP_DELAY_MS, unschedulable } from '../../src/features/auto-scaling/scale.js';
-import type { KubeNode, KubePod } from '../../src/kube/api-client.js';
+import { nodesNeeded, quantity, SCALE_UP_DELAY_MS, unschedulable } from '../../../src/features/auto-scaling/scale.js';
+import type { KubeNode, KubePod } from '../../../src/kube/api-client.js';
 
 test('quantities: millicores and cores; binary and decimal memory; junk is 0', () => {
   assert.equal(quantity('250m', 'cpu'), 250);

@@ -17,7 +17,7 @@ import { purge } from '../../src/steps/ensure.js';
 import { purgeNetworks } from '../../workers/cluster/network.js';
 import { purgeServerGroups } from '../../workers/cluster/servers.js';
 import { Wait } from '../../src/steps/errors.js';
-import { Ledger } from '../../src/steps/ledger.js';
+import { PgLedger } from '../../src/steps/ledger.js';
 import { clusterDescription, clusterTag, resourceName } from '../../src/steps/naming.js';
 import type { RunContext } from '../../src/steps/step.js';
 import { startCloud, type Cloud as SimCloud } from '../openstack/cloud.js';
@@ -54,7 +54,7 @@ function run(credential = true): Run {
     neutron: async () => new NeutronClient(await sim.session('demo', 'network', { calls })),
     novaResources: async () => new NovaResourcesClient(await sim.session('demo', 'compute', { calls })),
   } as Cloud;
-  const ctx = { ds, cluster, ledger: new Ledger(ds, cluster.uuid), pollMs: 5, cloud: () => cloud, log: () => undefined } as unknown as RunContext;
+  const ctx = { ds, cluster, ledger: new PgLedger(ds, cluster.uuid), pollMs: 5, cloud: () => cloud, log: () => undefined } as unknown as RunContext;
   return { ctx, calls, cluster };
 }
 
