@@ -28,6 +28,7 @@ import { CloudFactory, type Cloud, type WorkerCloudConfig } from '../../src/step
 import { StepFailure, Wait } from '../../src/steps/errors.js';
 import type { Ledger, ResourceRecord } from '../../src/steps/ledger.js';
 import type { RunContext, RunnerHooks, Step } from '../../src/steps/step.js';
+import { createOperation } from '../../workers/cluster/create.js';
 import { startKeystone, startSims, TEST_SECRET_KEY } from './app.js';
 
 // ---- the cloud ------------------------------------------------------------------------------------------
@@ -444,7 +445,7 @@ export async function stepRun(cloud: StepCloud, shape: ClusterShape = {}): Promi
   };
   out.fresh();
   // Neutron makes a project's default security group on its first use: the project's own, made here, not by a step.
-  await (await out.clients().neutron()).securityGroups.list({});
+  if (c.app_cred_id) await (await out.clients().neutron()).securityGroups.list({});
   return out;
 }
 
@@ -474,4 +475,16 @@ export function crashAfterCreate(run: StepRun, type: string): string[] {
     throw new Crash(t);
   };
   return made;
+}
+
+/**
+ * The create graph (workers/cluster/create.ts) run step by step, each to its end, up to and including `through`
+ * (every step when absent): a cluster made in the simulated cloud, its Nodes Ready in the simulated Kubernetes.
+ */
+export async function create(run: StepRun, through?: string): Promise<void> {
+  for (const step of createOperation.steps) {
+    run.fresh();
+    await run.run(step, { timeoutMs: 120_000 });
+    if (step.name === through) return;
+  }
 }
