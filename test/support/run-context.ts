@@ -269,6 +269,8 @@ export interface StepRun {
   runs: Map<string, Promise<unknown>>;
   /** A new run of the same operation (memo emptied, what the last run opened released; memoRuns kept as the runner keeps them). */
   fresh(): RunContext;
+  /** A new operation of the cluster, with an id of its own as the API begins one; the runs are of it from now on. */
+  begin(kind: OperationKind, params?: Record<string, unknown>): RunContext;
   /** Runs `step` to its end: each Wait is a new run after a short pause; any other error is thrown. */
   run(step: Step, opts?: { timeoutMs?: number }): Promise<{ runs: number }>;
   /** One run of `step`: its Wait or failure thrown. */
@@ -348,6 +350,7 @@ export async function stepRun(cloud: StepCloud, shape: ClusterShape = {}): Promi
     error: null, attempts: 1, created_at: now, updated_at: null, enqueued_at: now, started_at: now, finished_at: null,
   };
   db.operations.set(op.id, op);
+  let opId = op.id;
 
   const ledger = new MemoryLedger(uuid);
   const repos = memoryRepos(db);
@@ -382,7 +385,7 @@ export async function stepRun(cloud: StepCloud, shape: ClusterShape = {}): Promi
         repos,
         // The row as it is now (a run reads it at its start), and the operation.
         cluster: { ...db.clusters.get(uuid)! },
-        op: { ...db.operations.get(op.id)! },
+        op: { ...db.operations.get(opId)! },
         ledger,
         cloudFactory: cloud.factory,
         hooks: {
@@ -419,6 +422,14 @@ export async function stepRun(cloud: StepCloud, shape: ClusterShape = {}): Promi
       };
       out.ctx = ctx;
       return ctx;
+    },
+    begin(kind, params = {}) {
+      const next: OperationRow = { ...db.operations.get(opId)!, id: randomUUID(), kind, params: params as OperationRow['params'], created_at: new Date() };
+      db.operations.get(opId)!.state = 'succeeded';
+      db.operations.set(next.id, next);
+      opId = next.id;
+      out.runs.clear();
+      return out.fresh();
     },
     async once(step) {
       await step.run(out.ctx);

@@ -45,7 +45,7 @@ test('a cluster with a load balancer, floating IPs and volumes, made then delete
   assert.ok(r.usage().instances === 2 && r.usage().volumes === 2 && r.usage().load_balancer === 1);
   const credential = r.db.clusters.get(r.uuid)!.app_cred_id!;
   // The delete is an operation of its own: a run of it.
-  r.db.operations.get(r.ctx.op.id)!.kind = 'delete';
+  r.begin('delete');
   for (const step of deleteOperation.steps) {
     r.fresh();
     await r.run(step, { timeoutMs: 120_000 });

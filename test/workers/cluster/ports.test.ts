@@ -46,9 +46,7 @@ test('a create plans every group: names from the operation, one init control pla
 test('a resize plans only its node group, what it lacks of node_count', async () => {
   const r = await stepRun(cloud, { masters: 1, workers: 2 });
   const worker = r.db.nodegroups.find((g) => g.role === 'worker')!;
-  r.db.operations.get(r.ctx.op.id)!.kind = 'resize';
-  r.db.operations.get(r.ctx.op.id)!.params = { nodegroup: worker.uuid } as never;
-  r.fresh();
+  r.begin('resize', { nodegroup: worker.uuid });
   const plan = await plannedNodes(r.ctx);
   assert.deepEqual(plan.map((p) => [p.group.uuid, p.role]), [[worker.uuid, 'worker'], [worker.uuid, 'worker']]);
   assert.deepEqual(await observedServers(r.ctx), []);

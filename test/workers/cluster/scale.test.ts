@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { NodeGroupRow } from '../../../src/db/entities/nodegroup.js';
+import type { OperationKind } from '../../../src/domain/operations.js';
 import type { Server } from '../../../src/openstack/nova-servers.js';
 import { Wait } from '../../../src/steps/errors.js';
 import { kubeFor } from '../../../src/steps/kube.js';
@@ -27,10 +28,7 @@ after(async () => {
 
 /** The cluster's operation becomes `kind` with `params`: a run of it, each of `steps` to its end. */
 async function operate(r: StepRun, kind: string, params: Record<string, unknown>, steps: readonly Step[]): Promise<void> {
-  const op = r.db.operations.get(r.ctx.op.id)!;
-  Object.assign(op, { kind, params, id: crypto.randomUUID() });
-  r.db.operations.delete(r.ctx.op.id);
-  r.db.operations.set(op.id, op);
+  r.begin(kind as OperationKind, params);
   for (const step of steps) {
     r.fresh();
     await r.run(step, { timeoutMs: 120_000 });
@@ -83,9 +81,7 @@ test('what a resize retires: the named nodes (by name or id), else the newest be
   const servers = [s('a', '2026-01-01T00:00:00Z'), s('b', '2026-01-02T00:00:00Z'), s('c', '2026-01-03T00:00:00Z'), s('other', '2026-01-04T00:00:00Z', 'other-group')];
   const retired = async (kind: string, params: Record<string, unknown>, count: number) => {
     g.node_count = count;
-    r.db.operations.get(r.ctx.op.id)!.kind = kind as never;
-    r.db.operations.get(r.ctx.op.id)!.params = params as never;
-    r.fresh();
+    r.begin(kind as OperationKind, params);
     r.memos.set('servers', Promise.resolve(servers));
     const pick = await RETIRING.get(kind)!(r.ctx);
     return servers.filter(pick).map((x) => x.name);
