@@ -499,3 +499,17 @@ export async function create(run: StepRun, through?: string): Promise<void> {
     if (step.name === through) return;
   }
 }
+
+/** Runs `fn` with the service of catalog type `type` out of the catalog (put back afterwards): a cloud without it. */
+export async function withoutService<T>(cloud: StepCloud, type: string, fn: () => Promise<T>): Promise<T> {
+  const catalog = cloud.keystone.state.catalog;
+  const service = catalog.services.find((x) => x.type === type);
+  if (!service) throw new Error(`the catalog has no ${type}`);
+  const entry = { type: service.type, name: service.name, url: service.endpoints[0]!.url };
+  catalog.remove(type);
+  try {
+    return await fn();
+  } finally {
+    catalog.upsert(entry);
+  }
+}
