@@ -3,7 +3,7 @@
 // deadlock and a timeout are classified retryable in one place (src/steps/errors.ts); constraint
 // violations, syntax errors, step failures and plain bugs are not. The pool's statement and
 // idle-in-transaction timeouts are set, and raise such errors. (What the runner does with them:
-// test/workers/runner.test.ts.)
+// test/workers/runner.test.ts.) And the cloud's and the cluster API's errors as retryable or as a reason code.
 import assert from 'node:assert/strict';
 import { createServer, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -12,7 +12,9 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { createDataSource, DB_TIMEOUTS } from '../../src/db/data-source.js';
-import { failureOf, isRetryable, StepFailure, transientInfraError } from '../../src/steps/errors.js';
+import { KubeError } from '../../src/kube/api-client.js';
+import { OpenStackError } from '../../src/openstack/errors.js';
+import { failureOf, isRetryable, Stop, StepFailure, transientInfraError, Wait } from '../../src/steps/errors.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
 import { closedPort } from '../support/net.js';
 
@@ -171,5 +173,55 @@ describe('real PostgreSQL and Redis errors', () => {
     assert.equal(isRetryable(await caught(ds.query('SELEC 1'))), false);
     assert.equal(isRetryable(new StepFailure('Quota', 'no')), false);
     assert.equal(isRetryable(new TypeError("Cannot read properties of undefined (reading 'id')")), false);
+  });
+});
+
+describe('the cloud\'s and the cluster API\'s errors, and the step\'s own', () => {
+  const os = (status: number, body: unknown, kind: ConstructorParameters<typeof OpenStackError>[4], service = 'compute') =>
+    new OpenStackError(service, status, 'req-1', body, kind, `${service}: HTTP ${status}`);
+
+  test('Wait, StepFailure and Stop are never retried; Wait says how long and why', () => {
+    const w = new Wait(250, 'the load balancer builds');
+    assert.deepEqual([w.ms, w.why, w.message, w.name], [250, 'the load balancer builds', 'waiting 250 ms: the load balancer builds', 'Wait']);
+    for (const e of [w, new StepFailure('X', 'y'), new Stop('cancelled')]) assert.equal(isRetryable(e), false, e.name);
+    assert.equal(new Stop('lock_lost').message, 'stopped: lock_lost');
+  });
+
+  test('retryable: the cloud\'s 5xx and silences, 429, Octavia busy, Neutron in use at a delete; not its refusals nor a quota', () => {
+    assert.equal(isRetryable(os(503, 'down', 'server')), true);
+    assert.equal(isRetryable(os(0, undefined, 'timeout')), true);
+    assert.equal(isRetryable(os(0, undefined, 'unreachable')), true);
+    assert.equal(isRetryable(os(429, 'slow down', 'over_limit')), true);
+    assert.equal(isRetryable(os(409, { faultstring: 'Invalid state PENDING_UPDATE of loadbalancer', faultcode: 'Client' }, 'conflict', 'load-balancer')), true);
+    assert.equal(isRetryable(os(409, { NeutronError: { type: 'SubnetInUse', message: 'in use' } }, 'conflict', 'network')), true);
+    assert.equal(isRetryable(os(400, 'bad', 'bad_request')), false);
+    assert.equal(isRetryable(os(404, 'gone', 'not_found')), false);
+    assert.equal(isRetryable(os(0, undefined, 'no_endpoint')), false, 'a service missing from the catalog will stay missing');
+    assert.equal(isRetryable(os(409, { NeutronError: { type: 'OverQuota', message: 'Quota exceeded for resources: [port]' } }, 'conflict', 'network')), false);
+    assert.equal(isRetryable(new KubeError(503, 'ServiceUnavailable', 'busy')), true);
+    assert.equal(isRetryable(new KubeError(0, 'Unreachable', 'no answer')), true);
+    assert.equal(isRetryable(new KubeError(403, 'Forbidden', 'no')), false);
+  });
+
+  test('a terminal cloud error is a reason code on the failing condition, naming the service and its request id', () => {
+    const cases: [OpenStackError, string][] = [
+      [os(404, { itemNotFound: { message: 'Flavor x could not be found.' } }, 'not_found'), 'NotFound'],
+      [os(403, { forbidden: { message: 'Policy does not allow' } }, 'forbidden'), 'Forbidden'],
+      [os(401, 'no', 'unauthorized'), 'Unauthorized'],
+      [os(400, { badRequest: { message: 'Invalid imageRef' } }, 'bad_request'), 'InvalidRequest'],
+      [os(409, 'conflict', 'conflict'), 'Conflict'],
+      [os(0, undefined, 'no_endpoint'), 'NoEndpoint'],
+      [os(503, 'down', 'server'), 'CloudUnavailable'],
+      [os(403, { forbidden: { message: 'Quota exceeded for cores: Requested 4, but already used 20 of 20 cores' } }, 'forbidden'), 'QuotaExceeded'],
+      [os(302, 'moved', 'unexpected'), 'CloudError'],
+    ];
+    for (const [e, reason] of cases) assert.equal(failureOf(e).reason, reason, `${e.status} ${e.kind}`);
+    assert.equal(failureOf(cases[0]![0]).message, 'compute (request req-1): Flavor x could not be found.');
+    const mine = new StepFailure('VolumeError', 'went to error', 'workers');
+    assert.equal(failureOf(mine), mine, 'a step\'s own failure as it is');
+    assert.equal(failureOf(new KubeError(413, 'ResponseTooLarge', 'too big')).reason, 'ClusterApiResponseTooLarge');
+    assert.equal(failureOf(new KubeError(503, 'ServiceUnavailable', 'busy')).reason, 'ClusterApiUnavailable');
+    assert.equal(failureOf(new KubeError(422, 'Invalid', 'bad object')).reason, 'ClusterApiError');
+    assert.deepEqual([failureOf(new TypeError('x is undefined')).reason, failureOf(new TypeError('x is undefined')).message], ['InternalError', 'x is undefined']);
   });
 });
