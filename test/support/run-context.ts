@@ -15,7 +15,7 @@ import type { ProjectUsage } from '../../cloudsim/usage.js';
 import { loadConfig } from '../../src/config.js';
 import { ClusterCertificateEntity, type ClusterCertificateRow } from '../../src/db/entities/cluster-certificate.js';
 import type { ClusterResourceRow } from '../../src/db/entities/cluster-resource.js';
-import type { ClusterTemplateRow } from '../../src/db/entities/cluster-template.js';
+import { ClusterTemplateEntity, type ClusterTemplateRow } from '../../src/db/entities/cluster-template.js';
 import type { ClusterRow, RetiredCredential } from '../../src/db/entities/cluster.js';
 import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
 import type { OperationRow } from '../../src/db/entities/operation.js';
@@ -130,7 +130,7 @@ function only<T extends object>(what: string, impl: T): T {
   });
 }
 
-/** What ctx.ds is asked for by the steps: the cluster's certificates (src/pki/store.ts) and transactions. */
+/** What ctx.ds is asked for by the steps: the cluster's certificates (src/pki/store.ts), its template, and transactions. */
 export function memoryDataSource(db: MemoryDb): DataSource {
   const certs = only('certificate repository', {
     async insert(rows: ClusterCertificateRow | ClusterCertificateRow[]) {
@@ -149,10 +149,17 @@ export function memoryDataSource(db: MemoryDb): DataSource {
       return db.certificates.find((r) => matches(r, where)) ?? null;
     },
   });
+  // What the periodic passes read of a template (src/steps/cluster-view.ts: ClusterTemplateRepo.byUuid).
+  const templates = only('template repository', {
+    async findOneBy(where: Record<string, unknown>) {
+      return [...db.templates.values()].find((t) => matches(t, where)) ?? null;
+    },
+  });
   const ds: Record<string, unknown> = {
     getRepository(entity: unknown) {
       if (entity === ClusterCertificateEntity) return certs;
-      throw new Error('the in-memory run context keeps no repository but the certificates\'');
+      if (entity === ClusterTemplateEntity) return templates;
+      throw new Error('the in-memory run context keeps no repository but the certificates\' and the templates\'');
     },
     async transaction(fn: (em: unknown) => Promise<unknown>) {
       return fn(ds);
