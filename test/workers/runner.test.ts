@@ -1,7 +1,7 @@
 // The runner (workers/runner.ts) and a step meeting PostgreSQL failing for a moment (issue 15 hole 7): the
 // step is run again with backoff instead of failing its operation with InternalError, and a failure that
 // outlasts the retries ends the operation as ServiceUnavailable. (The classification itself:
-// test/steps/errors.test.ts.)
+// test/steps/errors.test.ts.) And an operation naming a step it lacks is refused when its runner is made.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +17,12 @@ import { dispatcher } from '../../workers/operations.js';
 import { operationRunner } from '../../workers/runner.js';
 import type { OperationSpec } from '../../src/steps/step.js';
 import { testApp, type TestApp } from '../support/app.js';
+
+test('an operation whose step comes after a step it does not have is refused when the runner is made (it would be skipped for ever)', () => {
+  const spec: OperationSpec = { kind: 'create', steps: [{ name: 'a', run: async () => undefined }, { name: 'b', after: ['a', 'missing'], run: async () => undefined }] };
+  assert.throws(() => operationRunner({} as Parameters<typeof operationRunner>[0], spec), /create: step b comes after missing, which the operation does not have/);
+  assert.equal(typeof operationRunner({} as Parameters<typeof operationRunner>[0], { ...spec, steps: spec.steps.slice(0, 1) }), 'function');
+});
 
 describe('a worker step meeting a PostgreSQL failure', () => {
   let t: TestApp;
