@@ -27,7 +27,7 @@ async function ready(r: StepRun, node: { name: string; role: 'init' | 'control-p
   const image = (await (await r.clients().glance()).listImages({ name: 'ubuntu-24.04' }))[0]!.id;
   for (let i = 0; i < 500; i++) {
     r.fresh();
-    const v = await nodeVolumes(r.ctx, node, spec.nodes, { sizeGb: 5, type: null }, image, zone);
+    const v = await nodeVolumes(r.ctx, node, spec.nodes, { sizeGb: 5, type: '' }, image, zone);
     if (v.ready) return { ...v, image };
     await sleep(10);
   }
