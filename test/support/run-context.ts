@@ -520,3 +520,13 @@ export async function withoutService<T>(cloud: StepCloud, type: string, fn: () =
     catalog.upsert(entry);
   }
 }
+
+/** What `probe` gives once `done` holds of it (the cloud settles in the background), or what it gives at `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (done(v) || Date.now() > end) return v;
+    await sleep(10);
+  }
+}

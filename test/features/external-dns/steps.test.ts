@@ -9,7 +9,7 @@ import '../../../src/features/registry.js';
 import { ensureExternalDnsZone, guarded, ownedBy, purgeExternalDnsRecords } from '../../../src/features/external-dns/steps.js';
 import type { Recordset } from '../../../src/openstack/designate.js';
 import { StepFailure } from '../../../src/steps/errors.js';
-import { startStepCloud, stepRun, type StepCloud } from '../../support/run-context.js';
+import { eventually, startStepCloud, stepRun, type StepCloud } from '../../support/run-context.js';
 
 let cloud: StepCloud;
 before(async () => {
@@ -64,7 +64,9 @@ test('the delete removes what ExternalDNS owns for the cluster, in both TXT form
   const theirs = [await make('shop', 'A', ['192.0.2.2']), await make('a-shop', 'TXT', [txt(OTHER)]), await make('manual', 'A', ['192.0.2.3'])];
   r.begin('delete');
   await r.run(purgeExternalDnsRecords);
-  const left = (await d.listRecordsets(zone)).filter((x) => x.type !== 'SOA' && x.type !== 'NS').map((x) => x.id).sort();
+  // Designate deletes in the background.
+  const own = (all: Recordset[]) => all.filter((x) => x.type !== 'SOA' && x.type !== 'NS');
+  const left = own(await eventually(() => d.listRecordsets(zone), (all) => own(all).length === theirs.length)).map((x) => x.id).sort();
   assert.deepEqual(left, theirs.map((x) => x.id).sort());
   assert.deepEqual(r.recorded.logs.find((l) => l.msg === 'external-dns records removed')?.extra, { count: 5 });
   assert.deepEqual([purgeExternalDnsRecords.after, purgeExternalDnsRecords.before], [['node_volumes'], ['ports']]);

@@ -12,7 +12,7 @@ import { ensureIngressDnsRecord, INGRESS_FIP, purgeIngressDnsRecord } from '../.
 import { clusterSpec } from '../../../src/steps/context.js';
 import { recordId } from '../../../src/steps/designate.js';
 import { StepFailure } from '../../../src/steps/errors.js';
-import { Crash, crashAfterCreate, create, recordedOf, startStepCloud, stepRun, type StepCloud, type StepRun } from '../../support/run-context.js';
+import { Crash, crashAfterCreate, create, eventually, recordedOf, startStepCloud, stepRun, type StepCloud, type StepRun } from '../../support/run-context.js';
 
 let cloud: StepCloud;
 before(async () => {
@@ -88,6 +88,7 @@ test('the purge deletes the cluster\'s wildcard by its name, recorded or not; an
   const other = await d.createRecordset(zoneId, { name: `www.${ZONE}`, type: 'A', records: ['192.0.2.7'], description: 'not ours' });
   r.begin('delete');
   await r.run(purgeIngressDnsRecord);
-  assert.deepEqual((await d.listRecordsets(zoneId, { type: 'A' })).map((x) => x.id), [other.id]);
+  // Designate deletes in the background.
+  assert.deepEqual((await eventually(() => d.listRecordsets(zoneId, { type: 'A' }), (x) => x.length === 1)).map((x) => x.id), [other.id]);
   assert.deepEqual(purgeIngressDnsRecord.before, ['load_balancers']);
 });
