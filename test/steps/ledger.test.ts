@@ -9,7 +9,7 @@ import type { DataSource } from 'typeorm';
 import { createDataSource } from '../../src/db/data-source.js';
 import { PgLedger, type Ledger } from '../../src/steps/ledger.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
-import { MemoryLedger } from '../support/run-context.js';
+import { MemoryLedger } from '../support/memory-db.js';
 
 function contract(name: string, make: (cluster: string) => Ledger): void {
   describe(name, () => {
