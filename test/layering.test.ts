@@ -3,10 +3,10 @@
 // request or hand-made session written in src/api or workers/ fails here, naming its file and line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -142,6 +142,64 @@ test('the checks find what they look for (a route folder importing another, a ca
     assert.equal(/\bas (never|unknown as)\b/.test("const y = z as never;"), true);
     assert.equal(folderOf('src/openstack/nova.ts'), 'src/openstack');
     assert.ok((ABOVE['src/domain'] ?? []).includes(folderOf('src/api/app.ts')));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** The test of a source file: test/<its path>.test.ts, a leading src/ dropped (workers/cluster/ports.ts → test/workers/cluster/ports.test.ts). */
+const mirroredTest = (file: string): string => join('test', file.replace(/^src\//, '').replace(/\.ts$/, '.test.ts'));
+
+/** A worker step as the runner takes one (src/steps/step.ts), or an operation made of them. */
+const isStep = (v: unknown): boolean =>
+  typeof v === 'object' && v !== null && ((typeof (v as { name?: unknown }).name === 'string' && typeof (v as { run?: unknown }).run === 'function') || Array.isArray((v as { steps?: unknown }).steps));
+
+/**
+ * The step files under `base` (a file of workers/cluster/, or a src/features/<name>/steps.ts, exporting a Step or an
+ * operation of steps) without their mirrored test, or whose mirrored test does not import them.
+ */
+async function untestedSteps(base: string): Promise<string[]> {
+  const candidates = [
+    ...sources(join(base, 'workers', 'cluster')),
+    ...readdirSync(join(base, 'src', 'features')).map((f) => join(base, 'src', 'features', f, 'steps.ts')).filter((p) => existsSync(p)),
+  ];
+  const out: string[] = [];
+  for (const file of candidates) {
+    const exported = Object.values(await import(pathToFileURL(file).href));
+    if (!exported.some(isStep)) continue;
+    const path = relative(base, file);
+    const testFile = join(base, mirroredTest(path));
+    if (!existsSync(testFile)) out.push(`${path}: no ${mirroredTest(path)}`);
+    else if (!importsOf(testFile).some((i) => join(root, i.target) === file)) out.push(`${path}: ${mirroredTest(path)} does not import it`);
+  }
+  return out;
+}
+
+test('every step file has its mirrored test, which imports it', async () => {
+  assert.deepEqual(await untestedSteps(root), []);
+});
+
+test('the check names a step file without its test, one whose test does not import it, and passes a tested one', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'layering-steps-'));
+  try {
+    const write = (path: string, text: string) => {
+      mkdirSync(join(dir, path, '..'), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    };
+    const step = "export const s = { name: 'x', async run() {} };\n";
+    write('workers/cluster/untested.ts', step);
+    write('workers/cluster/elsewhere.ts', step);
+    write('test/workers/cluster/elsewhere.test.ts', "import '../../../workers/cluster/untested.js';\n");
+    write('workers/cluster/tested.ts', "export const op = { kind: 'create', steps: [] };\n");
+    write('test/workers/cluster/tested.test.ts', "import { op } from '../../../workers/cluster/tested.js';\nvoid op;\n");
+    write('workers/cluster/helpers.ts', 'export const twice = (n: number): number => 2 * n;\n');
+    write('src/features/thing/steps.ts', step);
+    write('src/features/thing/addon.ts', step);
+    assert.deepEqual((await untestedSteps(dir)).sort(), [
+      'src/features/thing/steps.ts: no test/features/thing/steps.test.ts',
+      'workers/cluster/elsewhere.ts: test/workers/cluster/elsewhere.test.ts does not import it',
+      'workers/cluster/untested.ts: no test/workers/cluster/untested.test.ts',
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -14,7 +14,7 @@ import { clusterNet, clusterSpec } from '../../src/steps/context.js';
 import { ensure, purge } from '../../src/steps/ensure.js';
 import { ensureFloatingIp } from './floating-ips.js';
 import { controlPlanePorts } from './ports.js';
-import { masterCount } from '../../src/preflight/quotas.js';
+import { masterCount, type BillInput } from '../../src/preflight/quotas.js';
 
 export interface Endpoint {
   /** kubeadm's controlPlaneEndpoint: the VIP (or the single control plane's fixed IP). */
@@ -92,18 +92,28 @@ export function endpoint(ctx: RunContext): Promise<Endpoint> {
   });
 }
 
+/**
+ * Whether the API's floating IP is the first control plane's own: without a load balancer the endpoint is that
+ * node's port, and when nodes have floating IPs the one api_endpoint put there is the node's (its server step
+ * finds it and makes none).
+ */
+export function apiFipIsNodes({ spec, groups }: BillInput): boolean {
+  return networkPlan(spec).loadBalancer === null && spec.apiServer.floatingIp && spec.nodeOps.floatingIp && masterCount(groups) > 0;
+}
+
 export const ensureApiEndpoint: Step = {
   name: 'api_endpoint',
   condition: 'api_lb',
   after: ['ports'],
   /**
-   * The load balancer and its VIP port; the API's floating IP on the VIP, or without a load balancer on the single control
-   * plane (that node's own address when nodes have theirs).
+   * The load balancer, its VIP port, and what its one graph create makes with it: the listener, the pool and a
+   * member per control plane; the API's floating IP, on the VIP or, without a load balancer, on the first control
+   * plane's port (made here, before that node's server: the node's own when nodes have theirs, see apiFipIsNodes).
    */
   bill: ({ spec, groups }) => {
     const lb = networkPlan(spec).loadBalancer;
-    const apiFip = spec.apiServer.floatingIp && (lb !== null || !spec.nodeOps.floatingIp || masterCount(groups) === 0) ? 1 : 0;
-    return { load_balancer: lb ? 1 : 0, port: lb ? 1 : 0, floatingip: apiFip };
+    const apiFip = spec.apiServer.floatingIp && (lb !== null || masterCount(groups) > 0) ? 1 : 0;
+    return lb ? { load_balancer: 1, port: 1, listener: 1, pool: 1, member: masterCount(groups), floatingip: apiFip } : { floatingip: apiFip };
   },
   async run(ctx) {
     if (ctx.cluster.conditions.api_lb?.status === 'True') return;
@@ -126,7 +136,7 @@ export const ensureApiListener: Step = {
   name: 'api_listener',
   condition: 'api_lb',
   after: ['api_endpoint'],
-  bill: ({ spec }) => (networkPlan(spec).loadBalancer ? { listener: 1, pool: 1 } : {}),
+  // Made with the load balancer (api_endpoint's bill): this step finds them, or makes what a lost graph create did not.
   async run(ctx) {
     const lb = await plan(ctx);
     if (!lb || ctx.cluster.conditions.api_lb?.status === 'True') return;
@@ -191,8 +201,7 @@ export const ensureApiMembers: Step = {
   name: 'api_members',
   condition: 'api_lb',
   after: ['api_listener', 'ports'],
-  /** A member per control plane. */
-  bill: ({ spec, groups }) => (networkPlan(spec).loadBalancer ? { member: masterCount(groups) } : {}),
+  // The control planes' members come with the load balancer's graph create (api_endpoint's bill); this step adds those it lacks.
   async run(ctx) {
     const lb = await plan(ctx);
     if (!lb) {

@@ -15,6 +15,7 @@ import type { RunContext, Step } from '../../src/steps/step.js';
 import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
 import { groupZones, quorumLoss } from '../../src/cluster-spec/zones.js';
 import { clusterNet, clusterSpec } from '../../src/steps/context.js';
+import { apiFipIsNodes } from './api-lb.js';
 import { diagnose, withDiagnosis } from './diagnose.js';
 import { isControlPlane, observedServers, plannedNodes, type ObservedServer } from './ports.js';
 import { ensureServers, failIfBroken } from './servers.js';
@@ -52,8 +53,14 @@ export const ensureControlPlaneInit: Step = {
   name: 'control_plane_init',
   condition: 'control_plane',
   after: ['ports', 'server_groups', 'api_endpoint'],
-  /** Every control plane's server: its flavor, its volumes, its own floating IP (floating_ip_enabled). */
-  bill: (input) => roleNodes(input, 'master'),
+  /**
+   * Every control plane's server: its flavor, its volumes, its own floating IP (floating_ip_enabled) but the one
+   * api_endpoint already put on the first control plane's port when it is the API's address.
+   */
+  bill: (input) => {
+    const u = roleNodes(input, 'master');
+    return apiFipIsNodes(input) ? { ...u, floatingip: (u.floatingip ?? 0) - 1 } : u;
+  },
   async run(ctx) {
     const planned = (await plannedNodes(ctx)).filter((p) => isControlPlane(p.role));
     const init = planned.find((p) => p.role === 'init');

@@ -3,16 +3,18 @@
 // is kept with its own owner, and the delete removes both as the service user under their owners
 // (Keystone keeps a credential under /v3/users/{owner}/application_credentials). Before, the old one
 // stayed in Keystone for ever (its delete, as the rotator, was a swallowed 404) and the new one leaked
-// at the cluster's delete (deleted under the creator's id).
+// at the cluster's delete (deleted under the creator's id). In memory: the row retires the credential before
+// Keystone deletes it, so a run cut in between is finished by the next; deleteRetired.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ClusterEntity } from '../../src/db/entities/cluster.js';
-import { repositories } from '../../src/db/repos/index.js';
-import { CloudFactory } from '../../src/steps/cloud.js';
-import { purgeCredential } from '../../workers/cluster/credential.js';
-import type { RunContext } from '../../src/steps/step.js';
-import { passwordToken, testApp, type TestApp } from '../support/app.js';
-import { settleCluster } from '../support/settle.js';
+import { ClusterEntity } from '../../../src/db/entities/cluster.js';
+import { repositories } from '../../../src/db/repos/index.js';
+import { CloudFactory } from '../../../src/steps/cloud.js';
+import { deleteRetired, purgeCredential } from '../../../workers/cluster/credential.js';
+import type { RunContext } from '../../../src/steps/step.js';
+import { passwordToken, testApp, type TestApp } from '../../support/app.js';
+import { settleCluster } from '../../support/settle.js';
+import { startStepCloud, stepRun, type StepCloud } from '../../support/run-context.js';
 
 let t: TestApp;
 let template: string;
@@ -65,4 +67,57 @@ test('a rotation by another member records that member as the owner; the delete 
   assert.deepEqual([after.app_cred_id, after.app_cred_user_id, after.retired_app_creds], [null, null, []]);
   // Again (a resumed delete): nothing left to do, nothing fails.
   await purgeCredential.run({ ...ctx, cluster: after } as RunContext);
+});
+
+// ---- in memory, against the Keystone emulator ----
+
+let cloud: StepCloud;
+before(async () => {
+  cloud = await startStepCloud();
+});
+after(async () => {
+  await cloud.close();
+});
+
+test('the delete\'s last step retires the current credential in the row before Keystone deletes it; a run cut right after Keystone\'s delete is finished by the next', async () => {
+  const r = await stepRun(cloud);
+  const row = r.db.clusters.get(r.uuid)!;
+  const current = row.app_cred_id!;
+  const ks = cloud.keystone.state;
+  const older = ks.appCreds.create({ userId: row.user_id, name: `${r.uuid}-old`, projectId: r.project, roleIds: [ks.roleId('member')] }).cred.id;
+  row.retired_app_creds = [{ id: older, user_id: row.user_id }];
+  r.begin('delete');
+  let cut = 0;
+  r.hooks.afterCredentialDelete = async (id) => {
+    if (id === current && cut++ === 0) {
+      // What a worker killed here leaves: Keystone has it no more; the row names it only as retired.
+      assert.equal(ks.appCreds.get(current), undefined);
+      assert.equal(r.db.clusters.get(r.uuid)!.app_cred_id, null);
+      throw new Error('killed');
+    }
+  };
+  await assert.rejects(r.run(purgeCredential), /killed/);
+  assert.equal(ks.appCreds.get(older), undefined, 'the older one went first');
+  r.fresh();
+  await r.run(purgeCredential);
+  assert.deepEqual([row.app_cred_id, row.app_cred_secret, row.app_cred_user_id, row.retired_app_creds], [null, null, null, []]);
+  assert.equal(r.ctx.cluster.app_cred_id, null);
+  r.fresh();
+  await r.run(purgeCredential);
+});
+
+test('deleteRetired deletes the retired credentials it is asked for, each forgotten by the row at once, and says which', async () => {
+  const r = await stepRun(cloud);
+  const row = r.db.clusters.get(r.uuid)!;
+  const ks = cloud.keystone.state;
+  const made = (n: string) => ks.appCreds.create({ userId: row.user_id, name: `${r.uuid}-${n}`, projectId: r.project, roleIds: [ks.roleId('member')] }).cred.id;
+  const [a, b] = [made('a'), made('b')];
+  row.retired_app_creds = [{ id: a, user_id: row.user_id }, { id: b, user_id: row.user_id }, { id: 'gone-already', user_id: row.user_id }];
+  r.fresh();
+  const done = await deleteRetired(r.ctx, (x) => x.id !== b);
+  assert.deepEqual(done.map((x) => x.id), [a, 'gone-already'], 'one already gone counts as deleted');
+  assert.equal(ks.appCreds.get(a), undefined);
+  assert.ok(ks.appCreds.get(b));
+  assert.deepEqual(row.retired_app_creds.map((x) => x.id), [b]);
+  assert.deepEqual(r.ctx.cluster.retired_app_creds.map((x) => x.id), [b]);
 });

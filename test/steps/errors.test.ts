@@ -1,27 +1,22 @@
 // PostgreSQL and Redis failing for a moment during a worker step (issue 15 hole 7): the errors the real
 // pg driver, TypeORM and ioredis raise for a lost connection, a shutdown, a serialization failure or
-// deadlock and a timeout are classified retryable in one place (workers/errors.ts), and a step meeting
-// one is run again with backoff instead of failing its operation with InternalError. The pool's
-// statement and idle-in-transaction timeouts are set, and raise such errors.
+// deadlock and a timeout are classified retryable in one place (src/steps/errors.ts); constraint
+// violations, syntax errors, step failures and plain bugs are not. The pool's statement and
+// idle-in-transaction timeouts are set, and raise such errors. (What the runner does with them:
+// test/workers/runner.test.ts.) And the cloud's and the cluster API's errors as retryable or as a reason code.
 import assert from 'node:assert/strict';
 import { createServer, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { createDataSource, DB_TIMEOUTS } from '../../src/db/data-source.js';
-import { OperationEntity } from '../../src/db/entities/operation.js';
-import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
-import { CloudFactory } from '../../src/steps/cloud.js';
-import { failureOf, isRetryable, StepFailure, transientInfraError } from '../../src/steps/errors.js';
-import { dispatcher } from '../../workers/operations.js';
-import { operationRunner } from '../../workers/runner.js';
-import type { OperationSpec } from '../../src/steps/step.js';
+import { KubeError } from '../../src/kube/api-client.js';
+import { OpenStackError } from '../../src/openstack/errors.js';
+import { failureOf, isRetryable, Stop, StepFailure, transientInfraError, Wait } from '../../src/steps/errors.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
 import { closedPort } from '../support/net.js';
-import { testApp, type TestApp } from '../support/app.js';
 
 /** The error `p` rejects with. */
 async function caught(p: Promise<unknown>): Promise<unknown> {
@@ -181,111 +176,52 @@ describe('real PostgreSQL and Redis errors', () => {
   });
 });
 
-describe('a worker step meeting a PostgreSQL failure', () => {
-  let t: TestApp;
-  let template: string;
-  let worker: Worker;
-  const closing = new AbortController();
-  const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
-  /** What the step does on each run of the test's operation (by cluster name). */
-  const behaviour = new Map<string, (ds: DataSource, run: number) => Promise<void>>();
-  const runs = new Map<string, number>();
+describe('the cloud\'s and the cluster API\'s errors, and the step\'s own', () => {
+  const os = (status: number, body: unknown, kind: ConstructorParameters<typeof OpenStackError>[4], service = 'compute') =>
+    new OpenStackError(service, status, 'req-1', body, kind, `${service}: HTTP ${status}`);
 
-  before(async () => {
-    t = await testApp({ config: (c) => { c.operationSweepMs = 100; } });
-    const res = await t.as('demo', {
-      method: 'POST',
-      url: '/v1/clustertemplates',
-      payload: { name: 'k8s', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', master_lb_enabled: true },
-    });
-    assert.equal(res.statusCode, 201, res.body);
-    template = res.json().uuid;
-    const spec: OperationSpec = {
-      kind: 'create',
-      steps: [
-        {
-          name: 'flaky',
-          condition: 'network',
-          async run(ctx) {
-            const name = ctx.cluster.name!;
-            const n = (runs.get(name) ?? 0) + 1;
-            runs.set(name, n);
-            await behaviour.get(name)?.(ctx.ds, n);
-          },
-        },
-      ],
-    };
-    const deps = { ds: t.app.services.db, redis, prefix: t.config.queuePrefix, cloud: new CloudFactory(t.config), signal: closing.signal, pollMs: 20, lockRetryMs: 20 };
-    // Wired as startWorker wires the runner: one connection for BullMQ and the cluster locks.
-    const run = operationRunner({ ...deps, backoff: { baseMs: 20, maxMs: 100, maxRetries: 3 } }, spec);
-    worker = new Worker(OPERATIONS_QUEUE, dispatcher(new Map([['create', run]])), { connection: redis, prefix: t.config.queuePrefix, concurrency: 2 });
-    await worker.waitUntilReady();
-  });
-  after(async () => {
-    closing.abort();
-    await worker?.close();
-    redis.disconnect();
-    await t?.close();
+  test('Wait, StepFailure and Stop are never retried; Wait says how long and why', () => {
+    const w = new Wait(250, 'the load balancer builds');
+    assert.deepEqual([w.ms, w.why, w.message, w.name], [250, 'the load balancer builds', 'waiting 250 ms: the load balancer builds', 'Wait']);
+    for (const e of [w, new StepFailure('X', 'y'), new Stop('cancelled')]) assert.equal(isRetryable(e), false, e.name);
+    assert.equal(new Stop('lock_lost').message, 'stopped: lock_lost');
   });
 
-  async function create(name: string): Promise<string> {
-    const res = await t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: template, name } });
-    assert.equal(res.statusCode, 202, res.body);
-    return res.json().uuid;
-  }
-
-  async function ended(cluster: string): Promise<{ state: string; error: string | null }> {
-    for (let i = 0; i < 400; i++) {
-      // The pool may hand out a connection that died with the terminated backend's: ask again, as the worker does.
-      const op = await t.app.services.db.getRepository(OperationEntity).findOneByOrFail({ cluster_id: cluster }).catch((e: unknown) => {
-        if (transientInfraError(e)) return undefined;
-        throw e;
-      });
-      if (op && ['succeeded', 'failed', 'cancelled'].includes(op.state)) return op;
-      await sleep(25);
-    }
-    assert.fail('the operation did not end');
-  }
-
-  /** Runs `SELECT pg_sleep(10)` on the step's connection and terminates that backend from outside. */
-  async function terminatedMidStatement(ds: DataSource): Promise<void> {
-    const marker = `flaky-${Math.random().toString(36).slice(2)}`;
-    const running = ds.query(`SELECT pg_sleep(10) AS "${marker}"`);
-    running.catch(() => undefined);
-    const killer = new pg.Client({ connectionString: t.config.databaseUrl });
-    await killer.connect();
-    try {
-      for (let i = 0; i < 100; i++) {
-        const r = await killer.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`, [`%${marker}%`]);
-        if (r.rowCount) break;
-        await sleep(20);
-      }
-    } finally {
-      await killer.end();
-    }
-    await running;
-  }
-
-  test('a backend terminated under a step: the step runs again and the operation succeeds', async () => {
-    behaviour.set('pg-restart', async (ds, run) => {
-      if (run === 1) await terminatedMidStatement(ds);
-    });
-    const uuid = await create('pg-restart');
-    const op = await ended(uuid);
-    assert.equal(op.state, 'succeeded', op.error ?? '');
-    assert.equal(runs.get('pg-restart'), 2, 'retried once');
+  test('retryable: the cloud\'s 5xx and silences, 429, Octavia busy, Neutron in use at a delete; not its refusals nor a quota', () => {
+    assert.equal(isRetryable(os(503, 'down', 'server')), true);
+    assert.equal(isRetryable(os(0, undefined, 'timeout')), true);
+    assert.equal(isRetryable(os(0, undefined, 'unreachable')), true);
+    assert.equal(isRetryable(os(429, 'slow down', 'over_limit')), true);
+    assert.equal(isRetryable(os(409, { faultstring: 'Invalid state PENDING_UPDATE of loadbalancer', faultcode: 'Client' }, 'conflict', 'load-balancer')), true);
+    assert.equal(isRetryable(os(409, { NeutronError: { type: 'SubnetInUse', message: 'in use' } }, 'conflict', 'network')), true);
+    assert.equal(isRetryable(os(400, 'bad', 'bad_request')), false);
+    assert.equal(isRetryable(os(404, 'gone', 'not_found')), false);
+    assert.equal(isRetryable(os(0, undefined, 'no_endpoint')), false, 'a service missing from the catalog will stay missing');
+    assert.equal(isRetryable(os(409, { NeutronError: { type: 'OverQuota', message: 'Quota exceeded for resources: [port]' } }, 'conflict', 'network')), false);
+    assert.equal(isRetryable(new KubeError(503, 'ServiceUnavailable', 'busy')), true);
+    assert.equal(isRetryable(new KubeError(0, 'Unreachable', 'no answer')), true);
+    assert.equal(isRetryable(new KubeError(403, 'Forbidden', 'no')), false);
   });
 
-  test('a failure that lasts past the retries ends the operation as ServiceUnavailable, not InternalError', async () => {
-    behaviour.set('pg-down', async (ds) => {
-      await terminatedMidStatement(ds);
-    });
-    const uuid = await create('pg-down');
-    const op = await ended(uuid);
-    assert.equal(op.state, 'failed');
-    assert.match(op.error ?? '', /^ServiceUnavailable: /);
-    // The first run and three retries; more when recording the failure meets a connection that died with the
-    // terminated backend (the job then fails and the relay queues the operation again).
-    assert.ok(runs.get('pg-down')! >= 4, `${runs.get('pg-down')} runs`);
+  test('a terminal cloud error is a reason code on the failing condition, naming the service and its request id', () => {
+    const cases: [OpenStackError, string][] = [
+      [os(404, { itemNotFound: { message: 'Flavor x could not be found.' } }, 'not_found'), 'NotFound'],
+      [os(403, { forbidden: { message: 'Policy does not allow' } }, 'forbidden'), 'Forbidden'],
+      [os(401, 'no', 'unauthorized'), 'Unauthorized'],
+      [os(400, { badRequest: { message: 'Invalid imageRef' } }, 'bad_request'), 'InvalidRequest'],
+      [os(409, 'conflict', 'conflict'), 'Conflict'],
+      [os(0, undefined, 'no_endpoint'), 'NoEndpoint'],
+      [os(503, 'down', 'server'), 'CloudUnavailable'],
+      [os(403, { forbidden: { message: 'Quota exceeded for cores: Requested 4, but already used 20 of 20 cores' } }, 'forbidden'), 'QuotaExceeded'],
+      [os(302, 'moved', 'unexpected'), 'CloudError'],
+    ];
+    for (const [e, reason] of cases) assert.equal(failureOf(e).reason, reason, `${e.status} ${e.kind}`);
+    assert.equal(failureOf(cases[0]![0]).message, 'compute (request req-1): Flavor x could not be found.');
+    const mine = new StepFailure('VolumeError', 'went to error', 'workers');
+    assert.equal(failureOf(mine), mine, 'a step\'s own failure as it is');
+    assert.equal(failureOf(new KubeError(413, 'ResponseTooLarge', 'too big')).reason, 'ClusterApiResponseTooLarge');
+    assert.equal(failureOf(new KubeError(503, 'ServiceUnavailable', 'busy')).reason, 'ClusterApiUnavailable');
+    assert.equal(failureOf(new KubeError(422, 'Invalid', 'bad object')).reason, 'ClusterApiError');
+    assert.deepEqual([failureOf(new TypeError('x is undefined')).reason, failureOf(new TypeError('x is undefined')).message], ['InternalError', 'x is undefined']);
   });
 });

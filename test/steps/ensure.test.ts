@@ -1,7 +1,9 @@
 // The delete-side twin of ensure(), against the simulated Neutron and Nova and a real ledger (PostgreSQL):
 // what a purge deletes (recorded, found by tag, found by name with the cluster's mark), what it leaves
 // (another's resource of the same name), a 404 counting as done, the ledger marked, a resource still going
-// making the step wait, and no cloud call at all when there is nothing to do.
+// making the step wait, and no cloud call at all when there is nothing to do. And ensure() itself, with an
+// in-memory run context: made once and recorded at once, the recorded one found again, one gone made again, an
+// unrecorded one adopted only with the cluster's mark, nothing made by a run that lost its lock.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -13,15 +15,16 @@ import type { CallRecord } from '../../src/openstack/http.js';
 import { NeutronClient } from '../../src/openstack/neutron.js';
 import { NovaResourcesClient } from '../../src/openstack/nova-resources.js';
 import type { Cloud } from '../../src/steps/cloud.js';
-import { purge } from '../../src/steps/ensure.js';
+import { ensure, ours, purge } from '../../src/steps/ensure.js';
 import { purgeNetworks } from '../../workers/cluster/network.js';
 import { purgeServerGroups } from '../../workers/cluster/servers.js';
-import { Wait } from '../../src/steps/errors.js';
-import { Ledger } from '../../src/steps/ledger.js';
+import { Stop, Wait } from '../../src/steps/errors.js';
+import { PgLedger } from '../../src/steps/ledger.js';
 import { clusterDescription, clusterTag, resourceName } from '../../src/steps/naming.js';
 import type { RunContext } from '../../src/steps/step.js';
 import { startCloud, type Cloud as SimCloud } from '../openstack/cloud.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
+import { startStepCloud, stepRun, type StepCloud, type StepRun } from '../support/run-context.js';
 
 let sim: SimCloud;
 let db: TestDatabase;
@@ -54,7 +57,7 @@ function run(credential = true): Run {
     neutron: async () => new NeutronClient(await sim.session('demo', 'network', { calls })),
     novaResources: async () => new NovaResourcesClient(await sim.session('demo', 'compute', { calls })),
   } as Cloud;
-  const ctx = { ds, cluster, ledger: new Ledger(ds, cluster.uuid), pollMs: 5, cloud: () => cloud, log: () => undefined } as unknown as RunContext;
+  const ctx = { ds, cluster, ledger: new PgLedger(ds, cluster.uuid), pollMs: 5, cloud: () => cloud, log: () => undefined } as unknown as RunContext;
   return { ctx, calls, cluster };
 }
 
@@ -178,4 +181,100 @@ test('a resource still going makes the step wait, marking nothing; once it is go
   neutron().networks.delete(id);
   await purge(r.ctx, spec);
   assert.deepEqual(await live(r), [], 'the network and the subnet that went with it are marked deleted');
+});
+
+// ---- ensure(), with an in-memory run context against the simulated Neutron ----
+
+let steps: StepCloud;
+before(async () => {
+  steps = await startStepCloud();
+});
+after(async () => {
+  await steps.close();
+});
+
+/** An ensure of a Neutron network named `name` in the run's project, its creates and tags counted. */
+async function networkSpec(r: StepRun, name: string, description: string) {
+  const n = await r.clients().neutron();
+  const made: string[] = [];
+  const tagged: string[] = [];
+  return {
+    made,
+    tagged,
+    spec: {
+      step: 'test', service: 'network', type: 'network', name,
+      get: (id: string) => n.networks.get(id),
+      findByName: () => n.listNetworks({ name }),
+      create: async () => {
+        const net = await n.networks.create({ name, description } as never);
+        made.push(net.id);
+        return net;
+      },
+      tag: async (id: string) => {
+        tagged.push(id);
+        await n.addTag('networks', id, clusterTag(r.uuid));
+      },
+    },
+  };
+}
+
+test('ours: the cluster\'s tag, or its uuid in the description', () => {
+  const uuid = '3F0D9C1E-7A51-4A8E-9B55-2F6A9D1C0E42';
+  assert.equal(ours({ id: 'a', tags: [clusterTag(uuid)] }, uuid), true);
+  assert.equal(ours({ id: 'a', description: clusterDescription(uuid) }, uuid), true);
+  assert.equal(ours({ id: 'a', tags: ['magnum-cluster=other'], description: 'Magnum cluster other' }, uuid), false);
+  assert.equal(ours({ id: 'a', tags: null, description: null }, uuid), false);
+});
+
+test('ensure: made once, recorded at once, tagged; then the recorded one; one gone behind our back made again, its row marked', async () => {
+  const r = await stepRun(steps);
+  const { spec, made, tagged } = await networkSpec(r, 'ensured', clusterDescription(r.uuid));
+  const first = await ensure(r.ctx, spec);
+  assert.deepEqual(made, [first.id]);
+  assert.deepEqual(tagged, [first.id]);
+  assert.deepEqual((await r.ledger.live()).map((x) => [x.service, x.type, x.cloud_id, x.name, x.step]), [['network', 'network', first.id, 'ensured', 'test']]);
+  assert.equal((await ensure(r.ctx, spec)).id, first.id);
+  assert.deepEqual(made, [first.id], 'the recorded one, not another');
+  assert.equal(tagged.length, 1, 'tagged already: not again');
+
+  await (await r.clients().neutron()).networks.delete(first.id);
+  const again = await ensure(r.ctx, spec);
+  assert.notEqual(again.id, first.id);
+  assert.ok(r.ledger.rows.some((x) => x.cloud_id === first.id && x.deleted_at !== null));
+  assert.deepEqual((await r.ledger.live()).map((x) => x.cloud_id), [again.id]);
+});
+
+test('ensure: an unrecorded one of the name marked as the cluster\'s is adopted, recorded and tagged; one without the mark is another\'s', async () => {
+  const r = await stepRun(steps);
+  const n = await r.clients().neutron();
+  const theirs = await n.networks.create({ name: 'shared-name', description: 'someone else' } as never);
+  const ourOwn = await n.networks.create({ name: 'adoptable', description: clusterDescription(r.uuid) } as never);
+  const a = await networkSpec(r, 'adoptable', clusterDescription(r.uuid));
+  assert.equal((await ensure(r.ctx, a.spec)).id, ourOwn.id);
+  assert.deepEqual(a.made, []);
+  assert.deepEqual(a.tagged, [ourOwn.id]);
+  assert.ok(r.recorded.logs.some((l) => l.msg === 'adopted an unrecorded resource' && l.extra.id === ourOwn.id));
+  const b = await networkSpec(r, 'shared-name', clusterDescription(r.uuid));
+  const made = await ensure(r.ctx, b.spec);
+  assert.notEqual(made.id, theirs.id, 'not adopted: a new one made');
+  assert.deepEqual((await r.ledger.live()).map((x) => x.cloud_id).sort(), [ourOwn.id, made.id].sort());
+});
+
+test('ensure: a run that lost its lock creates nothing; a crash between the create and the record leaves it to be adopted', async () => {
+  const r = await stepRun(steps);
+  const { spec, made } = await networkSpec(r, 'locked', clusterDescription(r.uuid));
+  r.checkpoint = async () => {
+    throw new Stop('lock_lost');
+  };
+  await assert.rejects(ensure(r.ctx, spec), Stop);
+  assert.deepEqual(made, []);
+  r.checkpoint = async () => undefined;
+  r.hooks.afterCreate = async () => {
+    throw new Error('killed');
+  };
+  await assert.rejects(ensure(r.ctx, spec), /killed/);
+  assert.deepEqual(await r.ledger.live(), []);
+  r.hooks.afterCreate = undefined;
+  assert.equal((await ensure(r.ctx, spec)).id, made[0], 'found by its name and mark');
+  assert.equal(made.length, 1);
 });

@@ -1,9 +1,13 @@
-// The autoscaler's arithmetic: Kubernetes quantities, how many nodes pending pods need, and which pods count as
-// unschedulable (bound, young, or scheduled ones do not).
+// The autoscaler (src/features/auto-scaling/scale.ts): its arithmetic (Kubernetes quantities, how many nodes pending
+// pods need, which pods count as unschedulable: bound, young, or scheduled ones do not), and when it does not act at
+// all. (Scaling a cluster up and down through its health pass: test/scenarios/autoscale.test.ts.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nodesNeeded, quantity, SCALE_UP_DELAY_MS, unschedulable } from '../../src/features/auto-scaling/scale.js';
-import type { KubeNode, KubePod } from '../../src/kube/api-client.js';
+import type { DataSource } from 'typeorm';
+import type { ClusterSpec } from '../../../src/cluster-spec/types.js';
+import type { ClusterRow } from '../../../src/db/entities/cluster.js';
+import { autoScale, nodesNeeded, quantity, SCALE_UP_DELAY_MS, unschedulable } from '../../../src/features/auto-scaling/scale.js';
+import type { KubeNode, KubePod } from '../../../src/kube/api-client.js';
 
 test('quantities: millicores and cores; binary and decimal memory; junk is 0', () => {
   assert.equal(quantity('250m', 'cpu'), 250);
@@ -37,4 +41,13 @@ test('unschedulable: pending, unbound, reported Unschedulable long enough', () =
   assert.equal(unschedulable(p({ phase: 'Pending', conditions: cond(60_000) }, 'n1'), now), false, 'bound');
   assert.equal(unschedulable(p({ phase: 'Running', conditions: cond(60_000) }), now), false);
   assert.equal(unschedulable(p({ phase: 'Pending' }), now), false, 'not yet looked at by the scheduler');
+});
+
+test('the autoscaler does nothing for a cluster that did not ask, and says so when it cannot reach the cluster\'s API', async () => {
+  const c = { uuid: 'c-1' } as ClusterRow;
+  const view = (enabled: boolean, kube: boolean) => ({ spec: { autoScaling: { enabled, scaleDownUnneededSeconds: 600 } } as unknown as ClusterSpec, kube: kube ? ({} as never) : undefined, cloud: {} as never, nodes: async () => [], servers: async () => [] });
+  // Neither case reaches the database.
+  const ds = {} as DataSource;
+  assert.deepEqual(await autoScale(ds, c, view(false, true), new Date()), {});
+  assert.deepEqual(await autoScale(ds, c, view(true, false), new Date()), { note: 'not run: no cluster API' });
 });
