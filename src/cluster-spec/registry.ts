@@ -3,7 +3,7 @@
 // the add-ons' modules (CNI, CSI, ingress, ...) run after them and may read their sections. Read lazily: the
 // features' steps import the parser, which imports this.
 import { addons } from '../bootstrap/addons/index.js';
-import { FEATURES } from '../features/registry.js';
+import { features } from '../features/registry.js';
 import { cloudProviderModule, nodesModule } from './modules/cloud-provider.js';
 import { kubernetesModule } from './modules/kubernetes.js';
 import { networkModule } from './modules/network.js';
@@ -22,7 +22,7 @@ export function coreModules(): readonly FeatureModule[] {
     octaviaModule,
     apiServerModule,
     cloudProviderModule,
-    ...FEATURES.flatMap((f) => (f.module ? [f.module] : [])),
+    ...features().flatMap((f) => (f.module ? [f.module] : [])),
     nodeOpsModule,
   ];
   return core;

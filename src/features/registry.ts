@@ -2,7 +2,7 @@
 // an add-on's spec.features[key]), what it installs in the cluster (an add-on), and its steps in the create and
 // delete graphs, each with its bill and its purge. The spec's module registry (src/cluster-spec/registry.ts), the
 // add-ons' apply order (src/bootstrap/addons/index.ts) and the worker's graphs (workers/cluster/create.ts,
-// delete.ts) are made from this list; a feature's steps say where they go (`after`, `before`), so the core names
+// delete.ts) are made from this list (features()); a feature's steps say where they go (`after`, `before`), so the core names
 // none of them. Order: core-section modules in their parse order, then add-ons in apply order.
 import type { AddonModule } from '../bootstrap/addons/framework.js';
 import type { FeatureModule } from '../cluster-spec/module.js';
@@ -38,18 +38,27 @@ export interface Feature {
   delete?: readonly Step[];
 }
 
-export const FEATURES: readonly Feature[] = [
-  { name: 'auto-healing', module: autoHealingModule },
-  { name: 'auto-scaling', module: autoScalingModule },
-  { name: 'kms', module: kmsModule, create: [ensureKmsKey], delete: [purgeKmsKey] },
-  { name: 'cinder-csi', addon: cinderCsiAddon, delete: [purgeVolumes] },
-  { name: 'manila-csi', addon: manilaCsiAddon, create: [ensureManilaService], delete: [purgeShares] },
-  { name: 'metrics-server', addon: metricsServerAddon },
-  { name: 'dns-autoscaler', addon: dnsAutoscalerAddon },
-  { name: 'keystone-auth', addon: keystoneAuthAddon },
-  { name: 'api-dns', create: [ensureApiDnsRecord], delete: [purgeDnsRecords] },
-  { name: 'ingress', addon: ingressAddon, create: [ensureIngressDnsRecord], delete: [purgeIngressDnsRecord] },
-  { name: 'external-dns', addon: externalDnsAddon, create: [ensureExternalDnsZone], delete: [purgeExternalDnsRecords] },
-  { name: 'dashboard', addon: dashboardAddon },
-  { name: 'monitoring', addon: monitoringAddon },
-];
+let registered: readonly Feature[] | undefined;
+
+/**
+ * Every feature, read when first asked: a feature's steps reach the spec parser, whose module registry reads this
+ * list, so the list is made only once every module has loaded, whichever of them was loaded first.
+ */
+export function features(): readonly Feature[] {
+  registered ??= [
+    { name: 'auto-healing', module: autoHealingModule },
+    { name: 'auto-scaling', module: autoScalingModule },
+    { name: 'kms', module: kmsModule, create: [ensureKmsKey], delete: [purgeKmsKey] },
+    { name: 'cinder-csi', addon: cinderCsiAddon, delete: [purgeVolumes] },
+    { name: 'manila-csi', addon: manilaCsiAddon, create: [ensureManilaService], delete: [purgeShares] },
+    { name: 'metrics-server', addon: metricsServerAddon },
+    { name: 'dns-autoscaler', addon: dnsAutoscalerAddon },
+    { name: 'keystone-auth', addon: keystoneAuthAddon },
+    { name: 'api-dns', create: [ensureApiDnsRecord], delete: [purgeDnsRecords] },
+    { name: 'ingress', addon: ingressAddon, create: [ensureIngressDnsRecord], delete: [purgeIngressDnsRecord] },
+    { name: 'external-dns', addon: externalDnsAddon, create: [ensureExternalDnsZone], delete: [purgeExternalDnsRecords] },
+    { name: 'dashboard', addon: dashboardAddon },
+    { name: 'monitoring', addon: monitoringAddon },
+  ];
+  return registered;
+}

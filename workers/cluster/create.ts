@@ -3,7 +3,7 @@
 // balancer POST, floating IP) and its listener, pool, members, monitor and DNS name while every
 // control plane and the workers boot; then /readyz, the add-ons, the other control planes joining
 // one at a time (each waits for its turn, granted through the API), and readiness. CREATE_COMPLETE records the API address, the Kubernetes version and addresses.
-import { FEATURES } from '../../src/features/registry.js';
+import { features } from '../../src/features/registry.js';
 import type { OperationSpec } from '../../src/steps/step.js';
 import { assemble } from './graph.js';
 import { ensureApiEndpoint, ensureApiListener, ensureApiMembers, ensureApiMonitor } from './api-lb.js';
@@ -35,7 +35,7 @@ export const createOperation: OperationSpec = {
       ensureControlPlaneJoins,
       ensureReady,
     ],
-    FEATURES.flatMap((f) => f.create ?? []),
+    features().flatMap((f) => f.create ?? []),
   ),
   finish: (ctx) => completeNodeGroups(ctx, 'CREATE_COMPLETE'),
 };

@@ -10,7 +10,7 @@
 // the cluster asked); last of the cloud, the application credential all of the above used. DELETE_COMPLETE is
 // the row disappearing.
 import { ClusterRepo } from '../../src/db/repos/clusters.js';
-import { FEATURES } from '../../src/features/registry.js';
+import { features } from '../../src/features/registry.js';
 import type { OperationSpec } from '../../src/steps/step.js';
 import { assemble } from './graph.js';
 import { purgeLoadBalancers } from './api-lb.js';
@@ -42,7 +42,7 @@ export const deleteOperation: OperationSpec = {
       purgeServerGroups,
       purgeCredential,
     ],
-    FEATURES.flatMap((f) => f.delete ?? []),
+    features().flatMap((f) => f.delete ?? []),
     { sequential: true },
   ),
   /** DELETE_COMPLETE: the row goes (node groups, certificates, operations, events with it), and the walked ledger. */

@@ -5,7 +5,7 @@
 // simulator: test/workers/cluster/bills.test.ts and bootstrap.test.ts.)
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FEATURES } from '../../../src/features/registry.js';
+import { features } from '../../../src/features/registry.js';
 import { createOperation } from '../../../workers/cluster/create.js';
 import { operationRunner, type RunnerDeps } from '../../../workers/runner.js';
 
@@ -38,7 +38,7 @@ test('the core\'s steps: network and groups first, ports, the endpoint, the cont
 });
 
 test('the features\' steps are all in, where they say they go', () => {
-  for (const f of FEATURES) for (const s of f.create ?? []) assert.ok(names.includes(s.name), `${f.name}: ${s.name}`);
+  for (const f of features()) for (const s of f.create ?? []) assert.ok(names.includes(s.name), `${f.name}: ${s.name}`);
   assert.ok(needs('control_plane_init').includes('kms_key'), 'the KMS key before the first control plane boots');
   assert.ok(at('api_endpoint') < at('api_dns_record') && at('api_dns_record') < at('ingress_dns_record'));
   assert.ok(needs('addons').includes('external_dns_zone') && needs('addons').includes('manila_service'), 'the add-ons\' checks before the add-ons');

@@ -5,7 +5,7 @@
 // (The row's removal and the whole story through the API: test/scenarios/cluster-operations.test.ts.)
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { FEATURES } from '../../../src/features/registry.js';
+import { features } from '../../../src/features/registry.js';
 import { deleteOperation } from '../../../workers/cluster/delete.js';
 import { operationRunner, type RunnerDeps } from '../../../workers/runner.js';
 import { create, startStepCloud, stepRun, type StepCloud } from '../../support/run-context.js';
@@ -25,7 +25,7 @@ test('in order, the features\' purges where they say: a sequence the runner acce
     'dns_records', 'ingress_dns_record', 'load_balancers', 'floating_ips', 'servers', 'node_volumes', 'kms_key', 'external_dns_records',
     'ports', 'routers', 'subnets', 'networks', 'security_groups', 'server_groups', 'volumes', 'shares', 'credential',
   ]);
-  for (const f of FEATURES) for (const s of f.delete ?? []) assert.ok(names.includes(s.name), `${f.name}: ${s.name}`);
+  for (const f of features()) for (const s of f.delete ?? []) assert.ok(names.includes(s.name), `${f.name}: ${s.name}`);
   assert.ok(at('node_volumes') < at('kms_key') && at('kms_key') < at('ports'));
   assert.equal(names.at(-1), 'credential', 'the credential every purge uses goes last');
 });
