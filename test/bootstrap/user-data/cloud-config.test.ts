@@ -10,8 +10,8 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { aptInstall } from '../support/apt.js';
-import { matrix, pool } from './bootstrap-matrix.js';
+import { aptInstall } from '../../support/apt.js';
+import { matrix, pool } from '../../support/bootstrap-matrix.js';
 
 const CLOUD_INIT = '/usr/bin/cloud-init';
 const run = promisify(execFile);

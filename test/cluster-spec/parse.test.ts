@@ -7,7 +7,7 @@ import { defineModule, featureOf, type FeatureModule } from '../../src/cluster-s
 import { bool, label } from '../../src/cluster-spec/labels/types.js';
 import { VERSION_MATRIX } from '../../src/cluster-spec/versions.js';
 import { labelTable } from '../../src/cluster-spec/labels/table.js';
-import { input, UUID } from './fixtures.js';
+import { input, UUID } from '../support/spec-fixtures.js';
 
 function rejects(labels: Record<string, string>, name: string, pattern: RegExp, over: Parameters<typeof input>[0] = {}) {
   assert.throws(

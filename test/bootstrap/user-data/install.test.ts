@@ -4,15 +4,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse, parseAllDocuments } from 'yaml';
-import type { UserDataInput } from '../../src/bootstrap/user-data/inputs.js';
-import { shq } from '../../src/bootstrap/user-data/install.js';
-import { renderUserData } from '../../src/bootstrap/user-data/userdata.js';
-import { bootFinding, isBootFailureReason } from '../../src/bootstrap/console.js';
-import { imageProblem, imageVersionProblem, nodeImage, type NodeImage } from '../../src/cluster-spec/image.js';
-import { groupNodeLabels, userNodeLabelProblem, nodeTaintProblem } from '../../src/cluster-spec/node-labels.js';
-import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
-import { input, pki, TOKEN } from './fixtures.js';
-import { bootstrapScriptOf, cloudConfigFiles } from './node-files.js';
+import type { UserDataInput } from '../../../src/bootstrap/user-data/inputs.js';
+import { shq } from '../../../src/bootstrap/user-data/install.js';
+import { renderUserData } from '../../../src/bootstrap/user-data/userdata.js';
+import { bootFinding, isBootFailureReason } from '../../../src/bootstrap/console.js';
+import { imageProblem, imageVersionProblem, nodeImage, type NodeImage } from '../../../src/cluster-spec/image.js';
+import { groupNodeLabels, userNodeLabelProblem, nodeTaintProblem } from '../../../src/cluster-spec/node-labels.js';
+import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
+import { input, pki, TOKEN } from '../../support/spec-fixtures.js';
+import { bootstrapScriptOf, cloudConfigFiles } from '../../support/node-files.js';
 
 const common = { endpoint: { address: '10.0.0.10' }, bootstrapToken: TOKEN };
 const worker = (over: Partial<UserDataInput> = {}, labels: Record<string, string> = {}) => {

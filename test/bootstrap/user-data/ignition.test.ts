@@ -1,6 +1,6 @@
 // Fedora CoreOS nodes get an Ignition config (spec 3.3.0) that lays down the same bootstrap as
 // Ubuntu's cloud-config: every rendering of the matrix is valid against Ignition's published JSON
-// schema (test/kube/fixtures) and passes Debian's ignition-validate (installed when missing) without
+// schema (./fixtures) and passes Debian's ignition-validate (installed when missing) without
 // a warning; its files are the cloud-config's, its volumes are formatted and mounted by units.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Ajv } from 'ajv';
-import { NOVA_USER_DATA_LIMIT } from '../../src/bootstrap/user-data/inputs.js';
-import { contents, percentEncode } from '../../src/bootstrap/user-data/ignition.js';
-import { base64Size } from '../../src/bootstrap/user-data/userdata.js';
-import { aptInstall } from '../support/apt.js';
-import { matrix, pool, render } from './bootstrap-matrix.js';
-import { cloudConfigFiles, dataUrlText, ignitionFiles, type IgnitionConfig } from './node-files.js';
+import { NOVA_USER_DATA_LIMIT } from '../../../src/bootstrap/user-data/inputs.js';
+import { contents, percentEncode } from '../../../src/bootstrap/user-data/ignition.js';
+import { base64Size } from '../../../src/bootstrap/user-data/userdata.js';
+import { aptInstall } from '../../support/apt.js';
+import { matrix, pool, render } from '../../support/bootstrap-matrix.js';
+import { cloudConfigFiles, dataUrlText, ignitionFiles, type IgnitionConfig } from '../../support/node-files.js';
 
 const VALIDATE = '/usr/bin/ignition-validate';
 const run = promisify(execFile);

@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { parseAllDocuments, parse } from 'yaml';
-import { base64Size, renderUserData } from '../../src/bootstrap/user-data/userdata.js';
-import { NOVA_USER_DATA_LIMIT, type UserDataInput } from '../../src/bootstrap/user-data/inputs.js';
-import { kmsCloudConf } from '../../src/features/kms/render.js';
-import { caCertHash } from '../../src/bootstrap/join.js';
-import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
-import { input, pki, TOKEN } from './fixtures.js';
+import { base64Size, renderUserData } from '../../../src/bootstrap/user-data/userdata.js';
+import { NOVA_USER_DATA_LIMIT, type UserDataInput } from '../../../src/bootstrap/user-data/inputs.js';
+import { kmsCloudConf } from '../../../src/features/kms/render.js';
+import { caCertHash } from '../../../src/bootstrap/join.js';
+import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
+import { input, pki, TOKEN } from '../../support/spec-fixtures.js';
 
 const { spec } = parseClusterSpec(input({ labels: { kube_tag: 'v1.36.1' } }));
 const endpoint = { address: '10.0.0.10', extraSans: ['203.0.113.25', 'k1.example.org'] };
@@ -144,8 +144,8 @@ test('add-on apiserver hook: keystone-auth contributes flags, the Webhook author
 });
 
 test('add-on apiserver hook: conflicting contributions are a programming error', async () => {
-  const { apiServerExtensions } = await import('../../src/bootstrap/addons/framework.js');
-  const { addons } = await import('../../src/bootstrap/addons/index.js');
+  const { apiServerExtensions } = await import('../../../src/bootstrap/addons/framework.js');
+  const { addons } = await import('../../../src/bootstrap/addons/index.js');
   const ka = addons().find((m) => m.name === 'keystone-auth')!;
   const twin = { ...ka, name: 'twin' };
   assert.throws(() => apiServerExtensions([ka, twin], spec), /authentication-token-webhook-config-file is contributed by both add-ons keystone-auth and twin/);

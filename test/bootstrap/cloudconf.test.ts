@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { iniValue, renderCloudConfig } from '../../src/bootstrap/cloudconf.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
-import { input, keystoneCa, UUID } from './fixtures.js';
+import { input, keystoneCa, UUID } from '../support/spec-fixtures.js';
 
 const cred = { authUrl: 'https://keystone.example.org:5000/v3', region: 'RegionOne', applicationCredentialId: '0f3c', applicationCredentialSecret: 's3cr;et"#x\\y' };
 const net = { floatingNetworkId: 'ext-net-id', subnetId: 'subnet-id', networkName: 'k1-net' };

@@ -2,11 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { labelTable } from '../../src/cluster-spec/labels/table.js';
-import { SECTION_7_LABELS } from '../../src/cluster-spec/labels/magnum-labels.js';
+import { labelTable } from '../../../src/cluster-spec/labels/table.js';
+import { SECTION_7_LABELS } from '../../../src/cluster-spec/labels/magnum-labels.js';
 
 test('docs/labels.md is current', () => {
-  assert.equal(readFileSync(new URL('../../docs/labels.md', import.meta.url), 'utf8'), labelTable(), 'run npm run labels');
+  assert.equal(readFileSync(new URL('../../../docs/labels.md', import.meta.url), 'utf8'), labelTable(), 'run npm run labels');
 });
 
 test('every §7 label has a row saying supported or why not', () => {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const script = join(root, 'scripts/render.ts');
-const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const fixtures = fileURLToPath(new URL('../support/pki-fixtures/', import.meta.url));
 const tsx = ['--import', 'tsx', script];
 
 test('scripts/render.ts renders a template + cluster (file and inline JSON) into a folder', async () => {

@@ -9,7 +9,7 @@ import { kmsCloudConf } from '../../src/features/kms/render.js';
 import { groupNodeLabels } from '../../src/cluster-spec/node-labels.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { SUPPORTED_MINORS, VERSION_MATRIX, type KubeMinor } from '../../src/cluster-spec/versions.js';
-import { input, pki, TOKEN } from './fixtures.js';
+import { input, pki, TOKEN } from './spec-fixtures.js';
 
 export type ImageKind = 'stock' | 'prebuilt' | 'no-install';
 export type AddonSet = 'plain' | 'all';

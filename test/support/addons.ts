@@ -5,7 +5,7 @@ import { renderAddons, type AddonContext, type RenderedAddon } from '../../src/b
 import { addons } from '../../src/bootstrap/addons/index.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import type { ClusterSpec } from '../../src/cluster-spec/types.js';
-import { input, keystoneCa } from './fixtures.js';
+import { input, keystoneCa } from './spec-fixtures.js';
 
 export function contextFor(spec: ClusterSpec, withCa = true): AddonContext {
   const cloud = renderCloudConfig(

@@ -1,5 +1,5 @@
 // Golden renderings of representative clusters with fixed (test-only) PKI and token.
-// Update after an intended change: UPDATE_GOLDEN=1 node --import tsx --test test/kube/golden.test.ts
+// Update after an intended change: UPDATE_GOLDEN=1 node --import tsx --test test/bootstrap/render-all.test.ts
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { NodeImage } from '../../src/cluster-spec/image.js';
 import { renderCluster } from '../../src/bootstrap/render-all.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
-import { input, keystoneCa, pki, TOKEN } from './fixtures.js';
+import { input, keystoneCa, pki, TOKEN } from '../support/spec-fixtures.js';
 
 const ROOT = fileURLToPath(new URL('./golden/', import.meta.url));
 const UPDATE = process.env.UPDATE_GOLDEN === '1';

@@ -1,11 +1,11 @@
-// TEST-ONLY fixtures: the PEMs in fixtures/ were generated once with the openssl CLI for these tests.
+// TEST-ONLY fixtures: the PEMs in pki-fixtures/ were generated once with the openssl CLI for these tests.
 // They protect nothing and must never be used outside tests.
 
 import { readFileSync } from 'node:fs';
 import type { ControlPlanePki } from '../../src/bootstrap/join.js';
 import type { ParseInput } from '../../src/cluster-spec/types.js';
 
-const read = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+const read = (name: string): string => readFileSync(new URL(`./pki-fixtures/${name}`, import.meta.url), 'utf8');
 
 export const pki: ControlPlanePki = {
   ca: { cert: read('ca.crt'), key: read('ca.key') },

@@ -3,11 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
-import { InvalidLabelError } from '../../src/domain/errors.js';
-import { LABEL_CATALOG } from '../../src/cluster-spec/labels/catalog.js';
-import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
-import { addon, find, rendered } from './addon-support.js';
-import { input, PROJECT, UUID } from './fixtures.js';
+import { InvalidLabelError } from '../../../src/domain/errors.js';
+import { LABEL_CATALOG } from '../../../src/cluster-spec/labels/catalog.js';
+import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
+import { addon, find, rendered } from '../../support/addons.js';
+import { input, PROJECT, UUID } from '../../support/spec-fixtures.js';
 
 const labelError = (label: string, reason: RegExp) => (e: unknown) => e instanceof InvalidLabelError && e.label === label && reason.test((e as Error).message);
 

@@ -9,9 +9,9 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { aptInstall } from '../support/apt.js';
-import { matrix } from './bootstrap-matrix.js';
-import { bootstrapScriptOf } from './node-files.js';
+import { aptInstall } from '../../support/apt.js';
+import { matrix } from '../../support/bootstrap-matrix.js';
+import { bootstrapScriptOf } from '../../support/node-files.js';
 
 const SHELLCHECK = '/usr/bin/shellcheck';
 const run = promisify(execFile);

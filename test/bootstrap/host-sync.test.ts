@@ -1,4 +1,4 @@
-// The host-sync agent's script (src/kube/host-sync.ts) as a real shell runs it: it passes shellcheck,
+// The host-sync agent's script (src/bootstrap/host-sync.ts) as a real shell runs it: it passes shellcheck,
 // copies each source=target in order as 0600 files without leaving temporaries, then touches its
 // readiness file and stays; a source it cannot read stops it before the readiness file. And the
 // objects: a Secret with the files, a DaemonSet on the control planes mounting each target's folder.

@@ -3,11 +3,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LABEL_CATALOG } from '../../src/cluster-spec/labels/catalog.js';
-import { SECTION_7_LABELS } from '../../src/cluster-spec/labels/magnum-labels.js';
-import { addonModules, coreModules, labelOwners } from '../../src/cluster-spec/registry.js';
-import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
-import { input } from './fixtures.js';
+import { LABEL_CATALOG } from '../../../src/cluster-spec/labels/catalog.js';
+import { SECTION_7_LABELS } from '../../../src/cluster-spec/labels/magnum-labels.js';
+import { addonModules, coreModules, labelOwners } from '../../../src/cluster-spec/registry.js';
+import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
+import { input } from '../../support/spec-fixtures.js';
 
 
 test('every §7 label is implemented by exactly one module or catalogued, never both', () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { InvalidLabelError } from '../../src/domain/errors.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { freeIndexes, groupZones, heldIndexes, quorumLoss, zoneOf, zonesNamed } from '../../src/cluster-spec/zones.js';
-import { input } from './fixtures.js';
+import { input } from '../support/spec-fixtures.js';
 
 const nodes = (labels: Record<string, string>) => parseClusterSpec(input({ labels })).spec.nodes;
 

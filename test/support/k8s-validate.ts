@@ -52,7 +52,7 @@ export function validateObject(o: K8sObject): void {
   const custom = CUSTOM[key];
   if (custom) return custom(o);
   const M = MODELS[key];
-  assert.ok(M, `no validator for ${key} (${o.metadata.name}): add it to test/kube/k8s-validate.ts`);
+  assert.ok(M, `no validator for ${key} (${o.metadata.name}): add it to test/support/k8s-validate.ts`);
   assert.match(o.metadata.name, /^[a-z0-9]([-a-z0-9.:]*[a-z0-9])?$/, `${key} name ${o.metadata.name}`);
   new M(o as never).validate();
 }

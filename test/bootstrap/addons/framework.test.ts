@@ -3,15 +3,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse, parseAllDocuments } from 'yaml';
-import { InvalidLabelError } from '../../src/domain/errors.js';
-import { ORDER, renderAddons } from '../../src/bootstrap/addons/framework.js';
-import { addons as allAddons } from '../../src/bootstrap/addons/index.js';
-import { manifest } from '../../src/bootstrap/render-all.js';
-import { addonModules } from '../../src/cluster-spec/registry.js';
-import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
-import { addon, contextFor, find, rendered } from './addon-support.js';
-import { input, keystoneCa, UUID } from './fixtures.js';
-import { validateObject } from './k8s-validate.js';
+import { InvalidLabelError } from '../../../src/domain/errors.js';
+import { ORDER, renderAddons } from '../../../src/bootstrap/addons/framework.js';
+import { addons as allAddons } from '../../../src/bootstrap/addons/index.js';
+import { manifest } from '../../../src/bootstrap/render-all.js';
+import { addonModules } from '../../../src/cluster-spec/registry.js';
+import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
+import { addon, contextFor, find, rendered } from '../../support/addons.js';
+import { input, keystoneCa, UUID } from '../../support/spec-fixtures.js';
+import { validateObject } from '../../support/k8s-validate.js';
 
 test('add-ons are registered as feature modules and applied in spec §1.7 order', () => {
   assert.deepEqual(addonModules(), allAddons());
@@ -276,8 +276,8 @@ test('the validator really rejects malformed objects', () => {
 });
 
 test('version table: every minor pins add-on images, and its Calico release is one the operator table knows', async () => {
-  const { CALICO_RELEASES } = await import('../../src/bootstrap/addons/cni-calico/index.js');
-  const { SUPPORTED_MINORS, VERSION_MATRIX } = await import('../../src/cluster-spec/versions.js');
+  const { CALICO_RELEASES } = await import('../../../src/bootstrap/addons/cni-calico/index.js');
+  const { SUPPORTED_MINORS, VERSION_MATRIX } = await import('../../../src/cluster-spec/versions.js');
   for (const minor of SUPPORTED_MINORS) {
     const row = VERSION_MATRIX[minor];
     assert.equal(CALICO_RELEASES[row.calico], row.tigeraOperator, `${minor}: calico ${row.calico}`);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { networkPlan, type SecurityGroupRule } from '../../src/cluster-spec/network-plan.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
-import { input } from './fixtures.js';
+import { input } from '../support/spec-fixtures.js';
 
 const plan = (o: Parameters<typeof input>[0]) => networkPlan(parseClusterSpec(input(o)).spec);
 const has = (rules: SecurityGroupRule[], p: string | null, port: number | null, remote: object) =>

@@ -2,9 +2,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SUPPORTED_MINORS, VERSION_MATRIX } from '../../src/cluster-spec/versions.js';
-import { isCustomResource, podTemplates, validateObject } from './k8s-validate.js';
-import { rendered } from './addon-support.js';
+import { SUPPORTED_MINORS, VERSION_MATRIX } from '../../../src/cluster-spec/versions.js';
+import { isCustomResource, podTemplates, validateObject } from '../../support/k8s-validate.js';
+import { rendered } from '../../support/addons.js';
 
 /** The ServiceAccount each workload must run as (upstream names). */
 const EXPECTED_SA: Record<string, string> = {
