@@ -68,3 +68,22 @@ test('monitoring: node-exporter (9100/tcp, host network) reachable from every no
     assert.ok(!has(on, 'tcp', 9100, { cidr: '0.0.0.0/0' }));
   }
 });
+
+test('the plan\'s shape: named groups of ingress IPv4 rules, ICMP and the kubelet from every node, each port in its role\'s group', () => {
+  const p = plan({});
+  assert.deepEqual([p.securityGroups['control-plane'].name, p.securityGroups.worker.name], ['k1-5d12f-secgroup-controlplane', 'k1-5d12f-secgroup-worker']);
+  assert.equal(p.securityGroups.worker.description, 'Workers of cluster 5d12f6fd-a196-4bf0-ae4c-1f639a523a52');
+  for (const g of ['control-plane', 'worker'] as const) {
+    const rules = p.securityGroups[g].rules;
+    assert.ok(rules.every((r) => r.direction === 'ingress' && r.ethertype === 'IPv4' && r.description !== ''));
+    for (const from of ['control-plane', 'worker'] as const) {
+      assert.ok(has(rules, 'icmp', null, { group: from }) && has(rules, 'tcp', 10250, { group: from }), `${g} from ${from}`);
+    }
+    assert.equal(p.ports[g].securityGroup, g);
+  }
+  const api = p.securityGroups['control-plane'].rules.find((r) => r.description === 'kube-apiserver')!;
+  assert.deepEqual([api.portRangeMin, api.portRangeMax], [6443, 6443]);
+  const nodePorts = p.securityGroups.worker.rules.find((r) => r.protocol === 'tcp' && r.portRangeMin === 30000)!;
+  assert.equal(nodePorts.portRangeMax, 32767);
+  assert.ok(!('portRangeMin' in p.securityGroups.worker.rules.find((r) => r.protocol === 'icmp')!), 'a rule without ports names none');
+});

@@ -1,20 +1,16 @@
+// parseClusterSpec: the one place labels are read. The spec's defaults, what becomes of unknown, catalogued and
+// deprecated labels, how module failures reach the user (a 400 naming the label), and the short name.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, InvalidLabelError } from '../../src/domain/errors.js';
 import { parseClusterSpec, shortName } from '../../src/cluster-spec/parse.js';
-import { labelOwners, coreModules } from '../../src/cluster-spec/registry.js';
-import { defineModule, featureOf, type FeatureModule } from '../../src/cluster-spec/module.js';
-import { bool, label } from '../../src/cluster-spec/labels/types.js';
+import { coreModules } from '../../src/cluster-spec/registry.js';
+import { defineModule, type FeatureModule } from '../../src/cluster-spec/module.js';
+import { bool, int, label } from '../../src/cluster-spec/labels/types.js';
 import { VERSION_MATRIX } from '../../src/cluster-spec/versions.js';
 import { labelTable } from '../../src/cluster-spec/labels/table.js';
 import { input, UUID } from '../support/spec-fixtures.js';
-
-function rejects(labels: Record<string, string>, name: string, pattern: RegExp, over: Parameters<typeof input>[0] = {}) {
-  assert.throws(
-    () => parseClusterSpec(input({ ...over, labels })),
-    (e: unknown) => e instanceof InvalidLabelError && e.status === 400 && e.label === name && pattern.test(e.message),
-  );
-}
+import { labelError } from '../support/labels.js';
 
 test('defaults: v1.35, pinned components, Magnum CIDRs, spec version', () => {
   const { spec, warnings } = parseClusterSpec(input());
@@ -31,52 +27,6 @@ test('defaults: v1.35, pinned components, Magnum CIDRs, spec version', () => {
   assert.deepEqual(warnings, []);
 });
 
-test('kube_tag maps to its minor row; the patch is kept', () => {
-  for (const [tag, minor] of [['v1.34.2', '1.34'], ['v1.35.2', '1.35'], ['v1.36.0', '1.36']] as const) {
-    const { spec } = parseClusterSpec(input({ labels: { kube_tag: tag } }));
-    assert.equal(spec.kubernetes.minor, minor);
-    assert.equal(spec.kubernetes.version, tag);
-    assert.equal(spec.cloudProvider.cinderCsiTag, VERSION_MATRIX[minor].cinderCsi);
-  }
-});
-
-test('bad label values are 400s naming the label', () => {
-  rejects({ kube_tag: 'banana' }, 'kube_tag', /Invalid input for label kube_tag\. Value: 'banana'\. Expected a Kubernetes release tag/);
-  rejects({ kube_tag: 'v1.33.4' }, 'kube_tag', /1\.33 is not supported/);
-  rejects({ kube_tag: 'v1.23.3-rancher1' }, 'kube_tag', /release tag/);
-  rejects({ calico_ipv4pool: 'not-a-cidr' }, 'calico_ipv4pool', /Value: 'not-a-cidr'\. Expected an IPv4 CIDR/);
-  rejects({ calico_ipv4pool: '10.100.0.1/16' }, 'calico_ipv4pool', /Host bits are set/);
-  rejects({ calico_ipv4pool_ipip: 'sometimes' }, 'calico_ipv4pool_ipip', /Expected one of: Always, CrossSubnet, Never, Off/);
-  rejects({ octavia_lb_healthcheck: 'maybe' }, 'octavia_lb_healthcheck', /boolean/);
-  rejects({ master_lb_allowed_cidrs: '192.168.0.0/24,nope' }, 'master_lb_allowed_cidrs', /'nope'/);
-  rejects({ flannel_backend: 'udp' }, 'flannel_backend', /removed/, { network_driver: 'flannel' });
-  rejects({ flannel_network_subnetlen: '99' }, 'flannel_network_subnetlen', /between 16 and 28/, { network_driver: 'flannel' });
-  rejects({ container_runtime: 'host-docker' }, 'container_runtime', /dockershim/);
-  rejects({ cgroup_driver: 'cgroupfs' }, 'cgroup_driver', /systemd/);
-  rejects({ cloud_provider_enabled: 'false' }, 'cloud_provider_enabled', /external OpenStack cloud provider/);
-  rejects({ cloud_provider_tag: 'v1.34.1' }, 'cloud_provider_tag', /1\.35 release train/);
-  rejects({ availability_zone: 'zone one' }, 'availability_zone', /spaces/);
-  rejects({ octavia_provider: 'ovn', octavia_lb_algorithm: 'ROUND_ROBIN' }, 'octavia_lb_algorithm', /SOURCE_IP_PORT/);
-  rejects({ octavia_lb_algorithm: 'SOURCE_IP_PORT' }, 'octavia_lb_algorithm', /amphora provider does not support/);
-});
-
-test('pod, service and subnet CIDRs must not overlap', () => {
-  rejects({ calico_ipv4pool: '10.254.0.0/20' }, 'calico_ipv4pool', /Overlaps the service CIDR 10\.254\.0\.0\/16/);
-  rejects({ calico_ipv4pool: '10.0.0.0/8' }, 'calico_ipv4pool', /Overlaps the service CIDR/);
-  rejects({ fixed_subnet_cidr: '10.100.5.0/24' }, 'calico_ipv4pool', /Value: '10\.100\.0\.0\/16'\. Overlaps the cluster subnet 10\.100\.5\.0\/24/);
-  rejects({ service_cluster_ip_range: '10.0.0.0/16' }, 'service_cluster_ip_range', /Overlaps the cluster subnet/);
-  rejects({ flannel_network_cidr: '10.0.0.0/16' }, 'flannel_network_cidr', /Overlaps the cluster subnet/, { network_driver: 'flannel' });
-  // a user-supplied subnet: its CIDR comes from Neutron, fixed_subnet_cidr is ignored with a warning
-  assert.throws(
-    () => parseClusterSpec({ ...input({ cluster: { fixed_subnet: 'my-subnet' } }), subnetCidr: '10.100.0.0/24' }),
-    (e: unknown) => e instanceof InvalidLabelError && e.label === 'calico_ipv4pool',
-  );
-  const ok = parseClusterSpec({ ...input({ cluster: { fixed_subnet: 'my-subnet' }, labels: { fixed_subnet_cidr: '192.168.0.0/24' } }), subnetCidr: '172.16.0.0/24' });
-  assert.equal(ok.spec.network.subnetCidr, '172.16.0.0/24');
-  assert.equal(ok.spec.network.createNetwork, false);
-  assert.match(ok.warnings.join('\n'), /fixed_subnet_cidr is ignored/);
-});
-
 test('unknown and not-yet-supported labels are kept and reported, never change the spec', () => {
   const base = parseClusterSpec(input()).spec;
   const { spec, warnings } = parseClusterSpec(input({ labels: { banana: 'yes', autoscaler_tag: 'v1.35.0', kubelet_options: '--foo', draino_tag: 'abf028a' } }));
@@ -88,44 +38,8 @@ test('unknown and not-yet-supported labels are kept and reported, never change t
   assert.match(warnings[2]!, /not supported/);
 });
 
-test('labels of the other CNI are warned about; flannel options resolve', () => {
-  const { spec, warnings } = parseClusterSpec(input({ network_driver: 'flannel', labels: { calico_ipv4pool: '10.99.0.0/16', flannel_backend: 'host-gw', flannel_network_subnetlen: 26 } }));
-  assert.equal(spec.network.driver, 'flannel');
-  assert.equal(spec.network.podCidr, '10.100.0.0/16');
-  assert.deepEqual(spec.network.flannel, { backend: 'host-gw', subnetLen: 26 });
-  assert.equal(spec.network.encapsulated, false);
-  assert.match(warnings.join('\n'), /calico_ipv4pool is ignored with network_driver=flannel/);
-});
-
-test('fields: network driver, master count, apiserver port, floating IP, allowed CIDRs', () => {
-  assert.throws(() => parseClusterSpec(input({ network_driver: 'weave' })), (e: unknown) => e instanceof ApiError && e.id === 'unsupported_network_driver');
-  assert.equal(parseClusterSpec({ ...input(), template: { coe: 'kubernetes', master_lb_enabled: true } }).spec.network.driver, 'flannel');
-  assert.throws(() => parseClusterSpec(input({ template: { master_lb_enabled: false } })), /master_count must be 1/);
-  const single = parseClusterSpec(input({ template: { master_lb_enabled: false, apiserver_port: 8443 }, cluster: { master_count: 1 }, labels: { master_lb_allowed_cidrs: '1.2.3.0/24' } }));
-  assert.equal(single.spec.apiServer.loadBalancer, null);
-  assert.equal(single.spec.apiServer.port, 8443);
-  assert.match(single.warnings.join(), /no API load balancer/);
-  const lb = parseClusterSpec(input({ labels: { master_lb_allowed_cidrs: '192.0.2.0/24, 198.51.100.0/24', master_lb_floating_ip_enabled: 'false', octavia_provider: 'ovn' } })).spec;
-  assert.deepEqual(lb.apiServer.loadBalancer?.allowedCidrs, ['192.0.2.0/24', '198.51.100.0/24', '10.0.0.0/24']);
-  assert.equal(lb.apiServer.floatingIp, false);
-  assert.equal(lb.octavia.algorithm, 'SOURCE_IP_PORT');
+test('fields: a COE other than kubernetes is refused', () => {
   assert.throws(() => parseClusterSpec(input({ template: { coe: 'swarm' } })), (e: unknown) => e instanceof ApiError && e.id === 'unsupported_coe');
-});
-
-test('add-on modules plug in with their own label schema; duplicate labels are refused', () => {
-  const addon = defineModule({
-    key: 'metricsServer',
-    kind: 'addon',
-    labels: { metrics_server_enabled: label(bool, 'metrics-server') },
-    resolve: (l) => ({ enabled: l.metrics_server_enabled ?? true }),
-  });
-  const mods = [...coreModules(), addon as unknown as FeatureModule];
-  const { spec, warnings } = parseClusterSpec(input({ labels: { metrics_server_enabled: 'false' } }), mods);
-  assert.deepEqual(featureOf(spec, addon), { enabled: false });
-  assert.deepEqual(warnings, []);
-  assert.throws(() => parseClusterSpec(input({ labels: { metrics_server_enabled: 'nah' } }), mods), /label metrics_server_enabled/);
-  const clash = defineModule({ key: 'x', kind: 'addon', labels: { kube_tag: label(bool, '') }, resolve: () => null });
-  assert.throws(() => labelOwners([...coreModules(), clash as unknown as FeatureModule]), /kube_tag is declared by both kubernetes and x/);
 });
 
 test('short names are DNS-safe', () => {
@@ -150,3 +64,63 @@ test('a deprecated label warns; a module says a label is ignored only as its dec
   });
   assert.throws(() => parseClusterSpec(input({ labels: { sloppy_flag: 'true' } }), [...coreModules(), sloppy as FeatureModule]), /declares no 'ignored'/);
 });
+
+test('the cluster uuid must be a UUID; the spec keeps it in lower case', () => {
+  assert.throws(() => parseClusterSpec(input({ cluster: { uuid: 'not-a-uuid' } })), (e: unknown) => e instanceof ApiError && e.id === 'invalid_input' && /uuid/.test(e.message));
+  const { spec } = parseClusterSpec(input({ cluster: { uuid: UUID.toUpperCase() } }));
+  assert.equal(spec.cluster.uuid, UUID);
+  assert.equal(spec.cluster.shortName, 'k1-5d12f');
+  assert.equal(spec.cluster.name, 'k1');
+});
+
+test('label values of any JSON type are read as strings, and kept that way among the known labels', () => {
+  const { spec } = parseClusterSpec(input({ network_driver: 'flannel', labels: { flannel_network_subnetlen: 26, cinder_csi_enabled: false, kube_tag: 'v1.36.1' } }));
+  assert.equal(spec.network.flannel?.subnetLen, 26);
+  assert.equal((spec.features.cinderCsi as { enabled: boolean }).enabled, false);
+  assert.deepEqual(spec.labels.known, { flannel_network_subnetlen: '26', cinder_csi_enabled: 'false', kube_tag: 'v1.36.1' });
+  assert.deepEqual(spec.labels.ignored, {});
+  // No labels at all is the defaults.
+  for (const labels of [null, undefined]) assert.deepEqual(parseClusterSpec({ ...input(), labels }).spec, parseClusterSpec(input()).spec);
+});
+
+test('a module\'s refusal is a 400 naming its label, with the given value or else the label\'s own; other failures pass through', () => {
+  const picky = defineModule({
+    key: 'picky',
+    kind: 'addon',
+    labels: { picky_size: label(int(0, 100), 'a size') },
+    resolve(l, ctx) {
+      if (l.picky_size === 13) ctx.reject('picky_size', 'Unlucky.');
+      if (l.picky_size === 14) ctx.reject('picky_size', 'Rounded.', '15');
+      if (l.picky_size === 99) throw new Error('a bug, not a bad label');
+      return { size: l.picky_size ?? 0 };
+    },
+  });
+  const mods = [...coreModules(), picky as unknown as FeatureModule];
+  const parse = (v: string) => parseClusterSpec(input({ labels: { picky_size: v } }), mods);
+  assert.throws(() => parse('13'), labelError('picky_size', /^Invalid input for label picky_size\. Value: '13'\. Unlucky\.$/));
+  assert.throws(() => parse('14'), labelError('picky_size', /Value: '15'\. Rounded\./));
+  assert.throws(() => parse('101'), labelError('picky_size', /Value: '101'\. Expected an integer between 0 and 100\./), 'the type refuses before the module runs');
+  assert.throws(() => parse('99'), (e: unknown) => !(e instanceof InvalidLabelError) && /a bug/.test((e as Error).message));
+  assert.deepEqual(parse('7').spec.features.picky, { size: 7 });
+});
+
+test('core modules fill their top-level section, add-on modules spec.features; each reads the sections resolved before it', () => {
+  const seen: string[] = [];
+  const core = defineModule({ key: 'extraCore', kind: 'core', labels: {}, resolve: (_l, ctx) => (seen.push(ctx.spec.kubernetes!.minor), { core: true }) });
+  const addon = defineModule({ key: 'extraAddon', kind: 'addon', labels: {}, resolve: (_l, ctx) => (seen.push(String((ctx.spec as Record<string, unknown>).extraCore !== undefined)), { addon: true }) });
+  const { spec } = parseClusterSpec(input({ labels: { kube_tag: 'v1.34.2' } }), [...coreModules(), core, addon] as FeatureModule[]);
+  assert.deepEqual(spec.features.extraAddon, { addon: true });
+  assert.equal(spec.features.extraCore, undefined);
+  assert.deepEqual(seen, ['1.34', 'true']);
+});
+
+test('warnings: first each label\'s own (unknown, catalogued, deprecated) in label order, then the modules\'', () => {
+  const { warnings } = parseClusterSpec(input({ labels: { zzz_unknown: '1', monitoring_retention_days: '3', prometheus_monitoring: 'false', heapster_enabled: 'true' } }));
+  assert.deepEqual(warnings, [
+    'Label zzz_unknown is unknown; it is kept and ignored.',
+    'Label prometheus_monitoring is deprecated: use monitoring_enabled.',
+    'Label heapster_enabled is not supported and is ignored: Heapster is retired upstream; metrics-server replaces it.',
+    'Label monitoring_retention_days is ignored without monitoring_enabled=true.',
+  ]);
+});
+

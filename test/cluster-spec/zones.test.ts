@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvalidLabelError } from '../../src/domain/errors.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
-import { freeIndexes, groupZones, heldIndexes, quorumLoss, zoneOf, zonesNamed } from '../../src/cluster-spec/zones.js';
+import { freeIndexes, groupZones, heldIndexes, ownZone, quorumLoss, zoneOf, zonesNamed } from '../../src/cluster-spec/zones.js';
 import { input } from '../support/spec-fixtures.js';
 
 const nodes = (labels: Record<string, string>) => parseClusterSpec(input({ labels })).spec.nodes;
@@ -83,4 +83,14 @@ test('node indexes: recorded ones kept, unrecorded ones (older servers) given th
   assert.deepEqual(freeIndexes(held.values(), 3), [3, 5, 6]);
   // A removed node frees its index: its replacement lands in its zone.
   assert.deepEqual(freeIndexes([0, 2], 1), [1]);
+});
+
+test('a group\'s own zone: its availability_zone when it differs from the cluster\'s (checked like the label)', () => {
+  const cluster = { availability_zone: 'nova' };
+  assert.equal(ownZone({ role: 'worker', labels: { availability_zone: 'nova' } }, cluster), undefined, 'the cluster\'s, inherited');
+  assert.equal(ownZone({ role: 'worker', labels: null }, cluster), undefined);
+  assert.equal(ownZone({ role: 'worker', labels: { availability_zone: '' } }, cluster), undefined, 'blank: none of its own');
+  assert.equal(ownZone({ role: 'worker', labels: { availability_zone: ' az-2 ' } }, cluster), 'az-2');
+  assert.equal(ownZone({ role: 'worker', labels: { availability_zone: 'az-2' } }, {}), 'az-2');
+  assert.throws(() => ownZone({ role: 'worker', labels: { availability_zone: 'az 2' } }, cluster), /availability zone name/);
 });

@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LABEL_CATALOG } from '../../../src/cluster-spec/labels/catalog.js';
+import { catalogWarning, LABEL_CATALOG } from '../../../src/cluster-spec/labels/catalog.js';
 import { SECTION_7_LABELS } from '../../../src/cluster-spec/labels/magnum-labels.js';
 import { addonModules, coreModules, labelOwners } from '../../../src/cluster-spec/registry.js';
 import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
@@ -33,4 +33,12 @@ test('catalogued labels are accepted with one warning each and change nothing', 
   const { spec, warnings } = parseClusterSpec(input({ labels }));
   assert.equal(warnings.length, Object.keys(LABEL_CATALOG).length);
   assert.deepEqual({ ...spec, labels: base.labels }, base);
+});
+
+test('every catalogued label says why it is not supported, in the warning it gives', () => {
+  for (const [name, entry] of Object.entries(LABEL_CATALOG)) {
+    assert.equal(entry.status, 'unsupported');
+    assert.match(entry.reason, /^[A-Za-z].*\.$/s, `${name}: a sentence`);
+    assert.equal(catalogWarning(name, entry), `Label ${name} is not supported and is ignored: ${entry.reason}`);
+  }
 });
