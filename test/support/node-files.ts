@@ -1,7 +1,7 @@
 // Test-side readers of the two user-data formats (independent of the simulator's): the files a
 // #cloud-config writes and the files an Ignition config writes, by path.
 import { gunzipSync } from 'node:zlib';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 
 export type Files = Map<string, { content: string; mode: number }>;
 
@@ -34,3 +34,13 @@ export function bootstrapScriptOf(text: string): string {
   const files = text.startsWith('#cloud-config') ? cloudConfigFiles(text) : ignitionFiles(text);
   return files.get('/usr/local/bin/magnum-bootstrap')!.content;
 }
+
+/** A #cloud-config as the tests read it: its hostname, files and commands. */
+export type CloudConfig = { hostname: string; write_files: { path: string; content: string; permissions: string }[]; runcmd: string[][] };
+
+export const cloudConfigOf = (text: string): CloudConfig => parse(text) as CloudConfig;
+export const fileOf = (cc: CloudConfig, path: string) => cc.write_files.find((f) => f.path === path);
+/** The kubeadm documents a node's config file holds, in order. */
+export const kubeadmDocs = (cc: CloudConfig) =>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  parseAllDocuments(fileOf(cc, '/etc/kubernetes/kubeadm/config.yaml')!.content).map((d) => d.toJS() as Record<string, any>);
