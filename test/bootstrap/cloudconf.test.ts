@@ -1,6 +1,8 @@
+// cloud.conf for OCCM and Cinder CSI (gcfg: values quoted when they must be), and the identity values the add-ons
+// take with it (the cluster uuid as cluster name, the images of the minor or the mirror).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { iniValue, renderCloudConfig } from '../../src/bootstrap/cloudconf.js';
+import { CLOUD_CONFIG_DIR, iniValue, renderCloudConf, renderCloudConfig } from '../../src/bootstrap/cloudconf.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { input, keystoneCa, UUID } from '../support/spec-fixtures.js';
 
@@ -38,4 +40,29 @@ test('cloud.conf values: quoting and refusals', () => {
   assert.throws(() => iniValue('a\nb'), /line breaks/);
   const { spec } = parseClusterSpec(input());
   assert.throws(() => renderCloudConfig(spec, { ...cred, applicationCredentialSecret: '' }, net), /applicationCredentialSecret is required/);
+});
+
+test('cloud.conf: sections in order, one blank line apart; the health monitor\'s timing only with a monitor; every required value named when missing', () => {
+  const { spec } = parseClusterSpec(input());
+  const conf = renderCloudConf(spec, cred, net);
+  assert.deepEqual(conf.match(/^\[\w+\]$/gm), ['[Global]', '[LoadBalancer]', '[Networking]', '[BlockStorage]']);
+  assert.match(conf, /\n\n\[LoadBalancer\]\n/);
+  assert.match(conf, /create-monitor=true\nmonitor-delay=5s\nmonitor-timeout=3s\nmonitor-max-retries=1\ncascade-delete=true\n/);
+  assert.equal(CLOUD_CONFIG_DIR, '/etc/config');
+  for (const field of ['authUrl', 'region', 'applicationCredentialId'] as const) {
+    assert.throws(() => renderCloudConfig(spec, { ...cred, [field]: '' }, net), new RegExp(`cloud\\.conf: ${field} is required`));
+  }
+  assert.throws(() => renderCloudConfig(spec, cred, { subnetId: '' }), /subnetId is required/);
+  const out = renderCloudConfig(spec, cred, net);
+  assert.deepEqual([out.credential, out.network], [cred, net]);
+  assert.notEqual(out.credential, cred, 'a copy: the caller\'s object stays its own');
+});
+
+test('iniValue: the characters gcfg reads bare; booleans and numbers as written; NUL and carriage returns refused', () => {
+  assert.equal(iniValue(true), 'true');
+  assert.equal(iniValue(3), '3');
+  assert.equal(iniValue('user@example.org+a=b,c~d'), 'user@example.org+a=b,c~d');
+  assert.equal(iniValue('a;b'), '"a;b"');
+  assert.equal(iniValue(''), '""');
+  for (const bad of ['a\rb', 'a\u0000b']) assert.throws(() => iniValue(bad), /line breaks/);
 });

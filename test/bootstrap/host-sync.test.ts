@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { HOST_SYNC_COMMAND, HOST_SYNC_SCRIPT, hostSyncObjects } from '../../src/bootstrap/host-sync.js';
+import { HOST_SYNC_COMMAND, HOST_SYNC_SCRIPT, hostSyncObjects, sha256 } from '../../src/bootstrap/host-sync.js';
 import { aptInstall } from '../support/apt.js';
 
 const SHELLCHECK = '/usr/bin/shellcheck';
@@ -68,4 +68,18 @@ test('the objects: a Secret of the files, a DaemonSet on the control planes with
   assert.deepEqual(pod.containers[0].args, ['/state/synced', '/sync/file-0=/host/etc/kubernetes/x/x.conf', '/sync/file-1=/host/etc/kubernetes/manifests/x.yaml']);
   assert.deepEqual(pod.volumes.filter((v: { hostPath?: unknown }) => v.hostPath).map((v: { hostPath: { path: string } }) => v.hostPath.path), ['/etc/kubernetes/x', '/etc/kubernetes/manifests']);
   assert.ok(ds!.spec.template.metadata.annotations['checksum/secrets'], 'a change of the files replaces its pods');
+});
+
+test('the pods are replaced when a file\'s content or path changes, not otherwise; one volume per target folder, the Secret read-only to root', () => {
+  const objects = (files: { path: string; content: string }[]) => hostSyncObjects({ name: 'x-sync', image: 'busybox:1.37.0', files }) as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const checksum = (files: { path: string; content: string }[]) => objects(files)[1]!.spec.template.metadata.annotations['checksum/secrets'];
+  const files = [{ path: '/etc/kubernetes/a/one.conf', content: '1' }, { path: '/etc/kubernetes/a/two.conf', content: '2' }];
+  assert.equal(checksum(files), checksum(structuredClone(files)));
+  assert.notEqual(checksum(files), checksum([files[0]!, { ...files[1]!, content: '3' }]));
+  assert.notEqual(checksum(files), checksum([files[0]!, { ...files[1]!, path: '/etc/kubernetes/b/two.conf' }]));
+  const pod = objects(files)[1]!.spec.template.spec;
+  assert.deepEqual(pod.volumes.map((v: { name: string }) => v.name), ['files', 'state', 'host-etc-kubernetes-a']);
+  assert.deepEqual(pod.volumes[0].secret, { secretName: 'x-sync', defaultMode: 0o400 });
+  assert.equal(pod.automountServiceAccountToken, false);
+  assert.equal(sha256('x'), '2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881');
 });

@@ -1,4 +1,5 @@
-// Golden renderings of representative clusters with fixed (test-only) PKI and token.
+// Every artefact of one cluster as a file map: golden renderings of representative clusters with fixed (test-only)
+// PKI and token, the add-on manifests, node names and the KMS key of the control planes' user-data.
 // Update after an intended change: UPDATE_GOLDEN=1 node --import tsx --test test/bootstrap/render-all.test.ts
 
 import { test } from 'node:test';
@@ -7,8 +8,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NodeImage } from '../../src/cluster-spec/image.js';
-import { renderCluster } from '../../src/bootstrap/render-all.js';
+import { parseAllDocuments } from 'yaml';
+import { manifest, nodeName, renderCluster, type ClusterMaterial } from '../../src/bootstrap/render-all.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
+import { rendered } from '../support/addons.js';
+import { specOf } from '../support/labels.js';
+import { ignitionFiles } from '../support/node-files.js';
 import { input, keystoneCa, pki, TOKEN } from '../support/spec-fixtures.js';
 
 const ROOT = fileURLToPath(new URL('./golden/', import.meta.url));
@@ -64,3 +69,38 @@ for (const [name, { image, ...over }] of Object.entries(CASES)) {
     }
   });
 }
+
+test('render-all manifests are multi-document YAML that round-trips to the objects', () => {
+  const { addons } = rendered();
+  for (const a of addons) {
+    const docs = parseAllDocuments(manifest(a.objects)).map((d) => d.toJS());
+    assert.deepEqual(docs, a.objects);
+  }
+});
+
+const material: ClusterMaterial = {
+  pki,
+  bootstrapToken: TOKEN,
+  endpoint: { address: '10.0.0.10' },
+  credential: { authUrl: 'https://keystone.example.org:5000/v3', region: 'RegionOne', applicationCredentialId: 'app-cred-id', applicationCredentialSecret: 'app-cred-secret' },
+  network: { subnetId: 'subnet-id' },
+};
+
+test('node names: <short name>-<group>-<suffix>', () => {
+  assert.equal(nodeName(specOf({ cluster: { name: 'Prod Cluster' } }), 'worker', 'b0001'), 'prod-cluster-5d12f-worker-b0001');
+});
+
+test('renderCluster: the control planes\' KMS cloud.conf names the given key, or a placeholder offline; Ignition files end in .ign; no CA without one', () => {
+  const spec = specOf({ labels: { barbican_kms_enabled: 'true' } });
+  const kmsConf = (files: Record<string, string>, f: string) => ignitionFiles(files[f]!).get('/etc/kubernetes/barbican-kms/cloud.conf')?.content;
+  const fcos = { image: { distro: 'fedora-coreos' as const, kubeVersion: null } };
+  const keyed = renderCluster(spec, [], { ...material, ...fcos, kmsKeyId: '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0' });
+  assert.deepEqual(Object.keys(keyed).filter((f) => f.startsWith('user-data/')), ['user-data/control-plane-init.ign', 'user-data/control-plane-join.ign', 'user-data/worker.ign']);
+  for (const f of ['user-data/control-plane-init.ign', 'user-data/control-plane-join.ign']) assert.match(kmsConf(keyed, f)!, /\[KeyManager\]\nkey-id=0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\n/, f);
+  assert.equal(kmsConf(keyed, 'user-data/worker.ign'), undefined);
+  assert.match(kmsConf(renderCluster(spec, [], { ...material, ...fcos }), 'user-data/control-plane-init.ign')!, /key-id=00000000-0000-0000-0000-000000000000/);
+  const files = renderCluster(specOf(), ['Label x is unknown; it is kept and ignored.'], material);
+  assert.equal(files['warnings.txt'], 'Label x is unknown; it is kept and ignored.\n');
+  assert.deepEqual(Object.keys(files).filter((f) => f.startsWith('cloud-config/')), ['cloud-config/cloud.conf']);
+});
+

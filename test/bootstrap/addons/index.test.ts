@@ -1,10 +1,20 @@
-// Every object of every add-on validates, over 3 Kubernetes minors × 2 CNIs × optional add-ons on/off.
+// The registered add-ons (the core's and the features'), in apply order; every object of every add-on validates,
+// over 3 Kubernetes minors × 2 CNIs × optional add-ons on/off (the validator itself is checked last).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { addons } from '../../../src/bootstrap/addons/index.js';
 import { SUPPORTED_MINORS, VERSION_MATRIX } from '../../../src/cluster-spec/versions.js';
 import { isCustomResource, podTemplates, validateObject } from '../../support/k8s-validate.js';
-import { rendered } from '../../support/addons.js';
+import { addon, rendered } from '../../support/addons.js';
+
+test('the registry: the core\'s add-ons, then the features\', sorted by apply order; both CNIs registered (each enabled by network_driver)', () => {
+  const all = addons();
+  assert.deepEqual(all.map((a) => a.name), ['cloud-config', 'occm', 'cni-calico', 'cni-flannel', 'cinder-csi', 'manila-csi', 'metrics-server', 'dns-autoscaler', 'keystone-auth', 'ingress', 'external-dns', 'dashboard', 'monitoring']);
+  assert.ok(all.every((a, i) => i === 0 || all[i - 1]!.order <= a.order));
+  assert.equal(new Set(all.map((a) => a.key)).size, all.length, 'one spec section each');
+  assert.equal(addons(), all, 'built once');
+});
 
 /** The ServiceAccount each workload must run as (upstream names). */
 const EXPECTED_SA: Record<string, string> = {
@@ -84,3 +94,10 @@ for (const minor of SUPPORTED_MINORS) {
     }
   }
 }
+
+test('the validator really rejects malformed objects', () => {
+  const ds = structuredClone(addon(rendered().addons, 'occm').objects.at(-1)!);
+  (ds.spec as any).template.spec.containers[0].ports = [{ containerPort: 'http' }];
+  assert.throws(() => validateObject(ds), /containerPort must be integer/);
+  assert.throws(() => validateObject({ apiVersion: 'example.org/v1', kind: 'Thing', metadata: { name: 'x' } }), /no validator/);
+});

@@ -1,4 +1,5 @@
-// Every Ubuntu rendering passes the real `cloud-init schema` (Debian's cloud-init package; installed when missing).
+// A node's files as cloud-init's #cloud-config (Ubuntu): the files, the volumes set up once in the init stage, the
+// bootstrap in runcmd. Every Ubuntu rendering passes the real `cloud-init schema` (Debian's cloud-init package; installed when missing).
 // `cloud-init schema` validates one --config-file per run (a repeated flag keeps only the last), so the files
 // (bootstrap-matrix.ts: 3 versions × 2 CNIs × 3 roles of stock images, and for 1.35 every image kind × add-on
 // set × role) run through a pool of parallel invocations.
@@ -10,6 +11,9 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { parse } from 'yaml';
+import { renderCloudConfig } from '../../../src/bootstrap/user-data/cloud-config.js';
+import type { NodeConfig } from '../../../src/bootstrap/user-data/node-files.js';
 import { aptInstall } from '../../support/apt.js';
 import { matrix, pool } from '../../support/bootstrap-matrix.js';
 
@@ -51,3 +55,29 @@ test('the schema check really rejects invalid cloud-config', async () => {
   writeFileSync(f, '#cloud-config\nwrite_files:\n- path: /x\n  bogus: 1\n');
   await assert.rejects(run(CLOUD_INIT, ['schema', '--config-file', f]), (e: { stderr?: string }) => /bogus/.test(e.stderr ?? ''));
 });
+
+const cfg = (disks: NodeConfig['disks'] = []): NodeConfig => ({
+  hostname: 'k1-5d12f-worker-b0000',
+  image: { distro: 'ubuntu', kubeVersion: null },
+  files: [{ path: '/etc/a.conf', content: 'a: 1\n', permissions: '0644' }, { path: '/usr/local/bin/magnum-bootstrap', content: '#!/bin/bash\n', permissions: '0700' }],
+  disks,
+});
+
+test('the document: the node\'s hostname kept across reboots, its files as root\'s with their modes, the bootstrap script as the one command', () => {
+  const text = renderCloudConfig(cfg());
+  assert.ok(text.startsWith('#cloud-config\n'));
+  const doc = parse(text);
+  assert.deepEqual(Object.keys(doc), ['hostname', 'preserve_hostname', 'prefer_fqdn_over_hostname', 'write_files', 'runcmd'], 'no disk setup without disks');
+  assert.deepEqual([doc.hostname, doc.preserve_hostname, doc.prefer_fqdn_over_hostname], ['k1-5d12f-worker-b0000', false, false]);
+  assert.deepEqual(doc.write_files[1], { path: '/usr/local/bin/magnum-bootstrap', content: '#!/bin/bash\n', owner: 'root:root', permissions: '0700' });
+  assert.deepEqual(doc.runcmd, [['/usr/local/bin/magnum-bootstrap']]);
+});
+
+test('volumes: a GPT table and an ext4 filesystem each, never overwritten, mounted by label without blocking the boot', () => {
+  const vol = { sizeGb: 10, type: '' };
+  const doc = parse(renderCloudConfig(cfg([{ label: 'etcd', device: '/dev/vdb', mountPoint: '/var/lib/etcd', volume: vol }, { label: 'containerd', device: '/dev/vdc', mountPoint: '/var/lib/containerd', volume: vol }])));
+  assert.deepEqual(doc.disk_setup, { '/dev/vdb': { table_type: 'gpt', layout: true, overwrite: false }, '/dev/vdc': { table_type: 'gpt', layout: true, overwrite: false } });
+  assert.deepEqual(doc.fs_setup[1], { label: 'containerd', filesystem: 'ext4', device: '/dev/vdc', partition: 'auto', overwrite: false });
+  assert.deepEqual(doc.mounts[0], ['LABEL=etcd', '/var/lib/etcd', 'ext4', 'defaults,nofail,x-systemd.device-timeout=120', '0', '2']);
+});
+

@@ -1,87 +1,18 @@
+// One node's user-data in the format its image reads (#cloud-config for Ubuntu, Ignition for Fedora CoreOS): its
+// inputs checked first, the result against Nova's size limit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { parseAllDocuments, parse } from 'yaml';
-import { base64Size, renderUserData } from '../../../src/bootstrap/user-data/userdata.js';
+import { base64Size, kubeadmConfigYaml, renderUserData, validateUserDataInput } from '../../../src/bootstrap/user-data/userdata.js';
 import { NOVA_USER_DATA_LIMIT, type UserDataInput } from '../../../src/bootstrap/user-data/inputs.js';
+import { kubeadmConfigYaml as fromNodeFiles } from '../../../src/bootstrap/user-data/node-files.js';
 import { kmsCloudConf } from '../../../src/features/kms/render.js';
-import { caCertHash } from '../../../src/bootstrap/join.js';
 import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
 import { input, pki, TOKEN } from '../../support/spec-fixtures.js';
 
 const { spec } = parseClusterSpec(input({ labels: { kube_tag: 'v1.36.1' } }));
 const endpoint = { address: '10.0.0.10', extraSans: ['203.0.113.25', 'k1.example.org'] };
 const common = { endpoint, bootstrapToken: TOKEN };
-
-type CloudConfig = { hostname: string; write_files: { path: string; content: string; permissions: string }[]; runcmd: string[][] };
-const render = (i: UserDataInput) => {
-  const text = renderUserData(spec, i);
-  assert.ok(text.startsWith('#cloud-config\n'));
-  return parse(text) as CloudConfig;
-};
-const fileOf = (cc: CloudConfig, path: string) => cc.write_files.find((f) => f.path === path);
-const kubeadmDocs = (cc: CloudConfig) =>
-  parseAllDocuments(fileOf(cc, '/etc/kubernetes/kubeadm/config.yaml')!.content).map((d) => d.toJS() as Record<string, any>);
-
-test('the CA hash equals what openssl computes from the certificate', () => {
-  const der = execFileSync('sh', ['-c', 'openssl x509 -pubkey -noout | openssl pkey -pubin -outform DER | openssl dgst -sha256 -hex'], { input: pki.ca.cert }).toString();
-  assert.equal(caCertHash(pki.ca.cert), `sha256:${der.trim().split(' ').pop()}`);
-});
-
-test('first control plane: kubeadm init with v1beta4 configs, shared PKI, SANs and endpoint', () => {
-  const cc = render({ ...common, role: 'init', nodeName: 'k1-5d12f-control-plane-a0000', pki });
-  assert.equal(cc.hostname, 'k1-5d12f-control-plane-a0000');
-  const [init, cluster, kubelet] = kubeadmDocs(cc);
-  assert.equal(init!.kind, 'InitConfiguration');
-  assert.equal(init!.apiVersion, 'kubeadm.k8s.io/v1beta4');
-  assert.equal(init!.nodeRegistration.name, 'k1-5d12f-control-plane-a0000');
-  assert.deepEqual(init!.nodeRegistration.kubeletExtraArgs[0], { name: 'cloud-provider', value: 'external' });
-  assert.deepEqual(init!.nodeRegistration.kubeletExtraArgs[1], { name: 'provider-id', value: 'openstack:///__INSTANCE_ID__' });
-  assert.equal(init!.bootstrapTokens[0].token, TOKEN);
-  assert.equal(cluster!.kind, 'ClusterConfiguration');
-  assert.equal(cluster!.kubernetesVersion, 'v1.36.1');
-  assert.equal(cluster!.controlPlaneEndpoint, '10.0.0.10:6443');
-  assert.deepEqual(cluster!.apiServer.certSANs, ['10.0.0.10', '203.0.113.25', 'k1.example.org']);
-  assert.ok(!cluster!.apiServer.extraArgs.some((a: { name: string }) => a.name === 'cloud-provider'), 'no --cloud-provider on the apiserver');
-  assert.deepEqual(cluster!.controllerManager.extraArgs, [
-    { name: 'cloud-provider', value: 'external' },
-    { name: 'cluster-name', value: spec.cluster.uuid },
-    { name: 'flex-volume-plugin-dir', value: '/var/lib/kubelet/volumeplugins' },
-  ]);
-  assert.deepEqual(cluster!.networking, { podSubnet: '10.100.0.0/16', serviceSubnet: '10.254.0.0/16', dnsDomain: 'cluster.local' });
-  assert.equal(kubelet!.cgroupDriver, 'systemd');
-  assert.equal(kubelet!.volumePluginDir, '/var/lib/kubelet/volumeplugins', 'writable on images whose /usr is read-only');
-  assert.equal(fileOf(cc, '/etc/kubernetes/pki/ca.key')!.content, pki.ca.key);
-  assert.equal(fileOf(cc, '/etc/kubernetes/pki/ca.key')!.permissions, '0600');
-  assert.equal(fileOf(cc, '/etc/kubernetes/pki/etcd/ca.key')!.content, pki.etcdCa.key);
-  assert.equal(fileOf(cc, '/etc/kubernetes/pki/sa.pub')!.content, pki.serviceAccount.pub);
-  assert.match(fileOf(cc, '/etc/containerd/config.toml')!.content, /version = 3[\s\S]*SystemdCgroup = true/);
-  assert.match(fileOf(cc, '/usr/local/bin/magnum-bootstrap')!.content, /kubeadm init --config/);
-  assert.deepEqual(cc.runcmd, [['/usr/local/bin/magnum-bootstrap']]);
-});
-
-test('other control planes join with --control-plane config and the shared certificates', () => {
-  const cc = render({ ...common, role: 'control-plane', nodeName: 'k1-5d12f-control-plane-a0001', pki });
-  const docs = kubeadmDocs(cc);
-  assert.equal(docs.length, 1);
-  assert.equal(docs[0]!.kind, 'JoinConfiguration');
-  assert.deepEqual(docs[0]!.controlPlane, { localAPIEndpoint: { bindPort: 6443 } });
-  assert.deepEqual(docs[0]!.discovery.bootstrapToken, { apiServerEndpoint: '10.0.0.10:6443', token: TOKEN, caCertHashes: [caCertHash(pki.ca.cert)] });
-  for (const f of ['ca.key', 'etcd/ca.key', 'front-proxy-ca.key', 'sa.key']) assert.ok(fileOf(cc, `/etc/kubernetes/pki/${f}`), f);
-  assert.match(fileOf(cc, '/usr/local/bin/magnum-bootstrap')!.content, /for attempt in[\s\S]*kubeadm join --config/);
-});
-
-test('workers get token + CA hash only: no CA key, no PKI files', () => {
-  const text = renderUserData(spec, { ...common, role: 'worker', nodeName: 'k1-5d12f-worker-b0000', caCert: pki.ca.cert });
-  for (const secret of [pki.ca.key, pki.etcdCa.key, pki.frontProxyCa.key, pki.serviceAccount.key]) {
-    assert.ok(!text.includes(secret.split('\n')[1]!), 'no key material on workers');
-  }
-  assert.ok(!text.includes('PRIVATE KEY'));
-  assert.ok(!text.includes('/etc/kubernetes/pki'));
-  const [join] = kubeadmDocs(parse(text) as CloudConfig);
-  assert.equal(join!.controlPlane, undefined);
-  assert.deepEqual(join!.discovery.bootstrapToken.caCertHashes, [caCertHash(pki.ca.cert)]);
-});
+const w = { ...common, role: 'worker' as const, nodeName: 'ok', caCert: pki.ca.cert };
 
 test('inputs are validated before rendering', () => {
   const w = { ...common, role: 'worker' as const, nodeName: 'ok', caCert: pki.ca.cert };
@@ -121,66 +52,35 @@ test('largest user-data stays under Nova\'s base64 limit (measured), in both for
   console.log(`largest user-data (base64 bytes, limit ${NOVA_USER_DATA_LIMIT}): ${JSON.stringify(sizes)}`);
 });
 
-test('add-on apiserver hook: keystone-auth contributes flags, the Webhook authorizer and a file on every control plane only', () => {
-  const WEBHOOK = '/etc/kubernetes/webhooks/webhookconfig.yaml';
-  const init = render({ ...common, role: 'init', nodeName: 'k1-5d12f-control-plane-a0000', pki });
-  const api = kubeadmDocs(init)[1]!.apiServer;
-  assert.deepEqual(api.extraArgs, [
-    { name: 'authentication-token-webhook-config-file', value: WEBHOOK },
-    { name: 'authorization-webhook-config-file', value: WEBHOOK },
-    { name: 'authorization-mode', value: 'Node,RBAC,Webhook' },
-  ]);
-  assert.deepEqual(api.extraVolumes, [{ name: 'addon-webhooks', hostPath: '/etc/kubernetes/webhooks', mountPath: '/etc/kubernetes/webhooks', readOnly: true, pathType: 'DirectoryOrCreate' }]);
-  const kubeconfig = parse(fileOf(init, WEBHOOK)!.content);
-  assert.equal(kubeconfig.clusters[0].cluster.server, 'https://127.0.0.1:8443/webhook');
-  assert.equal(fileOf(init, WEBHOOK)!.permissions, '0600');
-  assert.ok(fileOf(render({ ...common, role: 'control-plane', nodeName: 'k1-5d12f-control-plane-a0001', pki }), WEBHOOK));
-  assert.equal(fileOf(render({ ...common, role: 'worker', nodeName: 'k1-5d12f-worker-b0000', caCert: pki.ca.cert }), WEBHOOK), undefined);
-
-  const off = parseClusterSpec(input({ labels: { keystone_auth_enabled: 'false' } })).spec;
-  const cc = parse(renderUserData(off, { ...common, role: 'init', nodeName: 'k1-5d12f-control-plane-a0000', pki })) as CloudConfig;
-  const offApi = kubeadmDocs(cc)[1]!.apiServer;
-  assert.deepEqual([offApi.extraArgs, offApi.extraVolumes, fileOf(cc, WEBHOOK)], [undefined, undefined, undefined]);
+test('the format follows the image: #cloud-config for Ubuntu (the default), an Ignition JSON for Fedora CoreOS', () => {
+  assert.ok(renderUserData(spec, w).startsWith('#cloud-config\n'));
+  assert.ok(renderUserData(spec, { ...w, image: { distro: 'ubuntu', kubeVersion: 'v1.36.1' } }).startsWith('#cloud-config\n'));
+  const ign = JSON.parse(renderUserData(spec, { ...w, image: { distro: 'fedora-coreos', kubeVersion: null } })) as { ignition: { version: string } };
+  assert.equal(ign.ignition.version, '3.3.0');
 });
 
-test('add-on apiserver hook: conflicting contributions are a programming error', async () => {
-  const { apiServerExtensions } = await import('../../../src/bootstrap/addons/framework.js');
-  const { addons } = await import('../../../src/bootstrap/addons/index.js');
-  const ka = addons().find((m) => m.name === 'keystone-auth')!;
-  const twin = { ...ka, name: 'twin' };
-  assert.throws(() => apiServerExtensions([ka, twin], spec), /authentication-token-webhook-config-file is contributed by both add-ons keystone-auth and twin/);
-  const sneaky = { ...ka, name: 'sneaky', apiServer: () => ({ extraArgs: [{ name: 'authorization-mode', value: 'AlwaysAllow' }] }) };
-  assert.throws(() => apiServerExtensions([sneaky], spec), /contribute authorizationModes/);
-  const pkiWriter = { ...ka, name: 'pki', apiServer: () => ({ files: [{ path: '/etc/kubernetes/pki/ca.key', content: 'x' }] }) };
-  assert.throws(() => apiServerExtensions([pkiWriter], spec), /own directory under \/etc\/kubernetes/);
+test('a rendering over Nova\'s limit is refused, naming the node and its size', () => {
+  const nodeLabels = Object.fromEntries(Array.from({ length: 1500 }, (_, i) => [`example.org/label-${i}`, 'v'.repeat(40)]));
+  assert.throws(() => renderUserData(spec, { ...w, nodeName: 'big', nodeLabels }), /^Error: user-data for big is \d+ bytes in base64, over Nova's 65535$/);
 });
 
-test('barbican_kms_enabled: control planes get the encryption config, the plugin static pod and its cloud.conf; the apiserver the flag and mounts; workers nothing', () => {
-  const kmsSpec = parseClusterSpec(input({ labels: { kube_tag: 'v1.36.1', barbican_kms_enabled: 'true' } })).spec;
-  const kms = { cloudConf: '[Global]\nauth-url=https://keystone.example.org/v3\n\n[KeyManager]\nkey-id=0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\n', caCert: pki.ca.cert };
-  const cc = parse(renderUserData(kmsSpec, { ...common, role: 'init', nodeName: 'k1-5d12f-control-plane-a0000', pki, kms })) as CloudConfig;
-  const enc = parse(fileOf(cc, '/etc/kubernetes/encryption/config.yaml')!.content);
-  assert.equal(enc.kind, 'EncryptionConfiguration');
-  assert.deepEqual(enc.resources[0].resources, ['secrets']);
-  assert.deepEqual(enc.resources[0].providers[0].kms, { apiVersion: 'v2', name: 'barbican', endpoint: 'unix:///var/lib/kms/kms.sock', timeout: '3s' });
-  assert.deepEqual(enc.resources[0].providers[1], { identity: {} }, 'Secrets written before stay readable');
-  const pod = parse(fileOf(cc, '/etc/kubernetes/manifests/barbican-kms.yaml')!.content);
-  assert.equal(pod.spec.containers[0].image, `registry.k8s.io/provider-os/barbican-kms-plugin:${kmsSpec.kubernetes.components.cloudProvider}`);
-  assert.ok(pod.spec.hostNetwork);
-  const conf = fileOf(cc, '/etc/kubernetes/barbican-kms/cloud.conf')!;
-  assert.equal(conf.permissions, '0600');
-  assert.match(conf.content, /\[KeyManager\]\nkey-id=0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0/);
-  assert.ok(fileOf(cc, '/etc/kubernetes/barbican-kms/ca.crt'));
-  const cluster = kubeadmDocs(cc)[1]!;
-  assert.ok(cluster.apiServer.extraArgs.some((a: { name: string; value: string }) => a.name === 'encryption-provider-config' && a.value === '/etc/kubernetes/encryption/config.yaml'));
-  assert.deepEqual(cluster.apiServer.extraVolumes.map((v: { hostPath: string }) => v.hostPath).filter((p: string) => /kms|encryption/.test(p)), ['/etc/kubernetes/encryption', '/var/lib/kms']);
-  // The joining control planes get the same files; workers none; the material is required exactly when enabled.
-  const join = parse(renderUserData(kmsSpec, { ...common, role: 'control-plane', nodeName: 'k1-5d12f-control-plane-a0001', pki, kms })) as CloudConfig;
-  assert.ok(fileOf(join, '/etc/kubernetes/manifests/barbican-kms.yaml'));
-  const worker = parse(renderUserData(kmsSpec, { ...common, role: 'worker', nodeName: 'k1-5d12f-worker-b0000', caCert: pki.ca.cert })) as CloudConfig;
-  assert.ok(!worker.write_files.some((f) => /kms|encryption/.test(f.path)));
-  assert.throws(() => renderUserData(kmsSpec, { ...common, role: 'init', nodeName: 'k1-5d12f-control-plane-a0000', pki }), /KMS material must be given/);
-  assert.throws(() => renderUserData(spec, { ...common, role: 'init', nodeName: 'k1-5d12f-control-plane-a0000', pki, kms }), /KMS material must be given/);
-  const plain = kubeadmDocs(render({ ...common, role: 'init', nodeName: 'k1-5d12f-control-plane-a0000', pki }))[1]!;
-  assert.ok(!JSON.stringify(plain).includes('encryption-provider-config'));
+test('base64Size: four characters per three bytes, the last group padded', () => {
+  assert.deepEqual(['', 'a', 'ab', 'abc', 'abcd', 'é'].map(base64Size), [0, 4, 4, 4, 8, 4]);
+  for (const s of ['#cloud-config\n', 'x'.repeat(1000), 'ünïcødé']) assert.equal(base64Size(s), Buffer.from(s).toString('base64').length);
+});
+
+test('validateUserDataInput: names, SANs, labels and taints as Kubernetes takes them', () => {
+  assert.doesNotThrow(() => validateUserDataInput({ ...w, nodeName: 'a'.repeat(63), endpoint: { address: 'api.k1.example.org', extraSans: ['203.0.113.25'] } }));
+  assert.throws(() => validateUserDataInput({ ...w, nodeName: 'a'.repeat(64) }), /RFC 1123/);
+  assert.throws(() => validateUserDataInput({ ...w, nodeName: '-a' }), /RFC 1123/);
+  assert.throws(() => validateUserDataInput({ ...w, endpoint: { address: '10.0.0.10', extraSans: ['bad name'] } }), /API endpoint name bad name/);
+  assert.throws(() => validateUserDataInput({ ...w, nodeLabels: { 'Example.org/x': 'v' } }), /node label Example\.org\/x is not a label key/);
+  assert.throws(() => validateUserDataInput({ ...w, nodeLabels: { 'example.org/x': 'v'.repeat(64) } }), /has a value that is not a label value/);
+  assert.doesNotThrow(() => validateUserDataInput({ ...w, nodeLabels: { 'example.org/x': '' }, nodeTaints: [{ key: 'dedicated', effect: 'NoExecute' }] }));
+  assert.throws(() => validateUserDataInput({ ...w, nodeTaints: [{ key: 'example.org/x', value: 'a b', effect: 'NoSchedule' }] }), /node taint example\.org\/x has a value that is not a label value/);
+  assert.throws(() => validateUserDataInput({ ...w, nodeTaints: [{ key: 'a/b/c', effect: 'NoSchedule' }] }), /is not a taint key/);
+});
+
+test('kubeadmConfigYaml is node-files\' (re-exported for the worker)', () => {
+  assert.equal(kubeadmConfigYaml, fromNodeFiles);
 });
