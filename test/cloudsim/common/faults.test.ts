@@ -4,14 +4,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { startCloudSims, type CloudSims } from '../../cloudsim/cloud.js';
-import { SeededRandom } from '../../cloudsim/common/clock.js';
-import { parseFaultConfig } from '../../cloudsim/common/fault-config.js';
-import { Faults } from '../../cloudsim/common/faults.js';
-import { BUILTIN_USERS, cloudOptionsFromEnv, SERVICE_USER } from '../../cloudsim/embedded.js';
-import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
-import { passwordToken, startKeystone } from '../support/app.js';
-import { call } from '../support/http.js';
+import { startCloudSims, type CloudSims } from '../../../cloudsim/cloud.js';
+import { SeededRandom } from '../../../cloudsim/common/clock.js';
+import { parseFaultConfig } from '../../../cloudsim/common/fault-config.js';
+import { Faults } from '../../../cloudsim/common/faults.js';
+import { BUILTIN_USERS, cloudOptionsFromEnv, SERVICE_USER } from '../../../cloudsim/embedded.js';
+import type { KeystoneSim } from '../../../cloudsim/keystone/index.js';
+import { passwordToken, startKeystone } from '../../support/app.js';
+import { call } from '../../support/http.js';
 
 describe('rules', () => {
   test('a rate draws from the seeded stream: the same seed hits the same calls', () => {

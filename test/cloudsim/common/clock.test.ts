@@ -2,7 +2,7 @@
 // distributions clamped to their bounds, and timers that close() cancels.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_DELAYS, mulberry32, SeededRandom, SimClock, type DelayDistribution } from '../../cloudsim/common/clock.js';
+import { DEFAULT_DELAYS, mulberry32, SeededRandom, SimClock, type DelayDistribution } from '../../../cloudsim/common/clock.js';
 
 const draws = (clock: SimClock, name: string, n: number) => Array.from({ length: n }, () => clock.delayMs(name));
 

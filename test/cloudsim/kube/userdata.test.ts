@@ -4,11 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { goDuration, hostPort, parseUserData } from '../../cloudsim/kube/userdata.js';
-import { caCertHash } from '../../src/bootstrap/join.js';
-import { pki, TOKEN } from '../support/spec-fixtures.js';
+import { goDuration, hostPort, parseUserData } from '../../../cloudsim/kube/userdata.js';
+import { caCertHash } from '../../../src/bootstrap/join.js';
+import { pki, TOKEN } from '../../support/spec-fixtures.js';
 
-const golden = (cluster: string, file: string) => readFileSync(new URL(`../bootstrap/golden/${cluster}/user-data/${file}`, import.meta.url), 'utf8');
+const golden = (cluster: string, file: string) => readFileSync(new URL(`../../bootstrap/golden/${cluster}/user-data/${file}`, import.meta.url), 'utf8');
 const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64');
 
 test('the first control plane: init with its endpoint, token, certSANs, CA and the cluster\'s networking', () => {
