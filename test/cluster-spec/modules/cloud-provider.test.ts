@@ -3,6 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VERSION_MATRIX } from '../../../src/cluster-spec/versions.js';
+import { cloudProviderModule, nodesModule } from '../../../src/cluster-spec/modules/cloud-provider.js';
+import { coreModules } from '../../../src/cluster-spec/registry.js';
 import { UUID } from '../../support/spec-fixtures.js';
 import { parsed, rejects, specOf } from '../../support/labels.js';
 
@@ -42,4 +44,12 @@ test('nodes: the runtime volume is the cluster\'s docker_volume_size with docker
   assert.deepEqual([spec.nodes.runtimeVolume, spec.nodes.runtimeVolumeType, warnings], [null, 'ssd', []]);
   assert.deepEqual(specOf({ cluster: { docker_volume_size: 20 }, labels: { docker_volume_type: 'ssd' } }).nodes.runtimeVolume, { sizeGb: 20, type: 'ssd' });
   assert.equal(specOf({ cluster: { docker_volume_size: null } }).nodes.runtimeVolume, null);
+});
+
+test('the modules and their labels: nodes first of all (the API load balancer reads the control planes\' count), the cloud provider after kubernetes (it reads the minor\'s row)', () => {
+  assert.deepEqual(Object.keys(cloudProviderModule.labels), ['cloud_provider_enabled', 'cloud_provider_tag', 'cinder_csi_plugin_tag']);
+  assert.deepEqual(Object.keys(nodesModule.labels), ['availability_zone', 'control_plane_availability_zones', 'worker_availability_zones', 'boot_volume_size', 'boot_volume_type', 'etcd_volume_size', 'etcd_volume_type', 'docker_volume_type']);
+  const keys = coreModules().map((m) => m.key);
+  assert.equal(keys[0], nodesModule.key);
+  assert.ok(keys.indexOf(cloudProviderModule.key) > keys.indexOf('kubernetes'));
 });

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
 import { VERSION_MATRIX } from '../../../src/cluster-spec/versions.js';
+import { kubernetesModule } from '../../../src/cluster-spec/modules/kubernetes.js';
 import { input } from '../../support/spec-fixtures.js';
 import { rejects, specOf } from '../../support/labels.js';
 
@@ -39,4 +40,11 @@ test('container_infra_prefix is kubeadm\'s imageRepository, without its trailing
   for (const container_runtime of ['', 'containerd']) assert.equal(specOf({ labels: { container_runtime } }).kubernetes.cgroupDriver, 'systemd');
   assert.equal(specOf({ labels: { cgroup_driver: 'systemd' } }).kubernetes.cgroupDriver, 'systemd');
   assert.equal(specOf({ labels: { kube_install_at_boot: 'false' } }).kubernetes.installAtBoot, false);
+});
+
+test('the module\'s labels, and what kube_tag accepts as the label table shows it', () => {
+  assert.deepEqual([kubernetesModule.key, kubernetesModule.kind], ['kubernetes', 'core']);
+  assert.deepEqual(Object.keys(kubernetesModule.labels), ['kube_tag', 'container_infra_prefix', 'container_runtime', 'cgroup_driver', 'kube_install_at_boot']);
+  assert.equal(kubernetesModule.labels.kube_tag.type.accepts, 'v1.34.x | v1.35.x | v1.36.x');
+  assert.deepEqual(kubernetesModule.labels.kube_tag.type.parse(' v1.34.2 '), { minor: '1.34', kubernetes: 'v1.34.2', components: VERSION_MATRIX['1.34'] });
 });

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, InvalidLabelError } from '../../../src/domain/errors.js';
 import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
+import { networkModule } from '../../../src/cluster-spec/modules/network.js';
 import { input } from '../../support/spec-fixtures.js';
 import { rejects, specOf } from '../../support/labels.js';
 
@@ -81,4 +82,17 @@ test('the template\'s proxy: none unless http_proxy or https_proxy; no_proxy spl
   assert.deepEqual(specOf({ template: { https_proxy: 'http://proxy:3128', no_proxy: 'a.example.org,,b.example.org' } }).network.proxy, { http: '', https: 'http://proxy:3128', noProxy: ['a.example.org', 'b.example.org'] });
   assert.throws(() => specOf({ template: { http_proxy: 'http://proxy:3128 x' } }), invalidInput(/http_proxy/));
   assert.throws(() => specOf({ template: { http_proxy: 'http://proxy:3128', no_proxy: "a'b" } }), invalidInput(/no_proxy/));
+});
+
+test('the module\'s labels: each CNI\'s ignored with the other, the service range and the created subnet\'s always read', () => {
+  const ignoredUnless = Object.fromEntries(Object.entries(networkModule.labels).map(([name, d]) => [name, d.ignored ?? null]));
+  assert.deepEqual(ignoredUnless, {
+    calico_ipv4pool: 'unless network_driver=calico',
+    calico_ipv4pool_ipip: 'unless network_driver=calico',
+    flannel_network_cidr: 'unless network_driver=flannel',
+    flannel_backend: 'unless network_driver=flannel',
+    flannel_network_subnetlen: 'unless network_driver=flannel',
+    service_cluster_ip_range: null,
+    fixed_subnet_cidr: 'when the cluster uses an existing subnet (fixed_subnet)',
+  });
 });

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LABEL_CATALOG } from '../../../src/cluster-spec/labels/catalog.js';
 import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
+import { autoScalingModule } from '../../../src/features/auto-scaling/module.js';
 import { input } from '../../support/spec-fixtures.js';
 import { parsed, rejects, specOf } from '../../support/labels.js';
 
@@ -32,4 +33,10 @@ test('autoScaling labels: the bounds seed the default group even when off; the s
   rejects({ min_node_count: '-1' }, 'min_node_count', /between 0 and 10000/);
   rejects({ min_node_count: '4', max_node_count: '2' }, 'max_node_count', /Must be at least min_node_count \(4\)\./);
   rejects({ auto_scaling_enabled: 'on-demand' }, 'auto_scaling_enabled', /boolean/);
+});
+
+test('the module: a core section, after the kubernetes module, and its four labels', () => {
+  assert.deepEqual([autoScalingModule.key, autoScalingModule.kind], ['autoScaling', 'core']);
+  assert.deepEqual(Object.keys(autoScalingModule.labels), ['auto_scaling_enabled', 'min_node_count', 'max_node_count', 'autoscaler_scale_down_unneeded_seconds']);
+  assert.equal(autoScalingModule.labels.autoscaler_scale_down_unneeded_seconds.ignored, 'without auto_scaling_enabled=true');
 });

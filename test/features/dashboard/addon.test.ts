@@ -2,8 +2,10 @@
 // own token, so its account is bound to nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ORDER } from '../../../src/bootstrap/addons/framework.js';
+import { dashboardAddon } from '../../../src/features/dashboard/addon.js';
 import { addon, find, rendered } from '../../support/addons.js';
-import { rejects } from '../../support/labels.js';
+import { rejects, specOf } from '../../support/labels.js';
 
 test('dashboard (kube_dashboard_enabled): Headlamp in-cluster, pinned, mirrored, its account bound to nothing; off by default', () => {
   assert.ok(!rendered().addons.some((a) => a.name === 'dashboard'));
@@ -33,4 +35,12 @@ test('dashboard: a restricted, non-root container with a writable /tmp and plugi
   assert.deepEqual(c.readinessProbe, { httpGet: { path: '/', port: 4466 }, periodSeconds: 10 });
   assert.equal(pod.serviceAccountName, 'headlamp');
   rejects({ kube_dashboard_enabled: 'please' }, 'kube_dashboard_enabled', /boolean/);
+});
+
+test('dashboard: after the other add-ons but monitoring, off unless asked, the mirror for its image', () => {
+  assert.equal(dashboardAddon.order, ORDER.dashboard);
+  assert.equal(dashboardAddon.enabled(specOf()), false);
+  const spec = specOf({ labels: { kube_dashboard_enabled: 'true', container_infra_prefix: 'mirror.example.org/k8s' } });
+  assert.equal(dashboardAddon.enabled(spec), true);
+  assert.deepEqual(spec.features.dashboard, { enabled: true, image: `mirror.example.org/k8s/headlamp:${spec.kubernetes.components.headlamp}` });
 });

@@ -3,8 +3,10 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ORDER } from '../../../src/bootstrap/addons/framework.js';
+import { metricsServerAddon } from '../../../src/features/metrics-server/addon.js';
 import { addon, find, rendered } from '../../support/addons.js';
-import { rejects } from '../../support/labels.js';
+import { rejects, specOf } from '../../support/labels.js';
 
 test('metrics-server: APIService + Deployment trusting kubeadm self-signed kubelet certs', () => {
   const ms = addon(rendered().addons, 'metrics-server');
@@ -36,4 +38,11 @@ test('metrics-server: its RBAC (aggregated to the default view, edit and admin r
   assert.match(mirrored.spec.template.spec.containers[0].image, /^mirror\.example\.org\/k8s\/metrics-server:v/);
   assert.ok(!rendered({ labels: { metrics_server_enabled: 'false' } }).addons.some((a) => a.name === 'metrics-server'));
   rejects({ metrics_server_enabled: 'maybe' }, 'metrics_server_enabled', /boolean/);
+});
+
+test('metrics-server: its place in the apply order, its one label, enabled by it', () => {
+  assert.equal(metricsServerAddon.order, ORDER.metricsServer);
+  assert.deepEqual(Object.keys(metricsServerAddon.labels), ['metrics_server_enabled']);
+  assert.equal(metricsServerAddon.enabled(specOf()), true);
+  assert.equal(metricsServerAddon.enabled(specOf({ labels: { metrics_server_enabled: 'no' } })), false);
 });

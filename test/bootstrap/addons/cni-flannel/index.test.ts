@@ -3,9 +3,11 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addon, find, rendered } from '../../../support/addons.js';
+import { flannelAddon } from '../../../../src/bootstrap/addons/cni-flannel/index.js';
+import { ORDER, renderAddons } from '../../../../src/bootstrap/addons/framework.js';
 import { VERSION_MATRIX } from '../../../../src/cluster-spec/versions.js';
-import { rejects } from '../../../support/labels.js';
+import { addon, contextFor, find, rendered } from '../../../support/addons.js';
+import { rejects, specOf } from '../../../support/labels.js';
 
 test('cni-flannel: net-conf from the network spec; tags from labels; calico labels ignored', () => {
   const { addons, warnings } = rendered({ network_driver: 'flannel', labels: { flannel_network_cidr: '10.50.0.0/16', flannel_backend: 'wireguard', flannel_network_subnetlen: '26', flannel_tag: 'v0.27.9', calico_tag: 'v3.31.3' } });
@@ -45,4 +47,12 @@ test('cni-flannel: images from the minor\'s row, the tags\' labels, or the mirro
   assert.equal(calico.spec.features.cniFlannel, null);
   assert.deepEqual(calico.warnings, ['Label flannel_tag is ignored with network_driver=calico.', 'Label flannel_cni_tag is ignored with network_driver=calico.']);
   rejects({ flannel_tag: 'v0.27.9 ' + 'x' }, 'flannel_tag', /image tag/, { network_driver: 'flannel' });
+});
+
+test('cni-flannel: enabled by network_driver alone, in the CNI\'s place of the apply order', () => {
+  assert.equal(flannelAddon.order, ORDER.cni);
+  assert.equal(flannelAddon.enabled(specOf({ network_driver: 'flannel' })), true);
+  assert.equal(flannelAddon.enabled(specOf()), false);
+  const spec = specOf({ network_driver: 'flannel' });
+  assert.deepEqual(renderAddons([flannelAddon], spec, contextFor(spec)).map((a) => [a.name, a.order]), [['cni-flannel', 30]]);
 });

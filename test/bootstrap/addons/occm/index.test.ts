@@ -3,8 +3,11 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ORDER } from '../../../../src/bootstrap/addons/framework.js';
+import { occmAddon } from '../../../../src/bootstrap/addons/occm/index.js';
 import { SECRETS_CHECKSUM } from '../../../../src/bootstrap/addons/secret-checksums.js';
 import { addon, contextFor, find, rendered } from '../../../support/addons.js';
+import { specOf } from '../../../support/labels.js';
 import { UUID } from '../../../support/spec-fixtures.js';
 
 test('occm: control-plane DaemonSet with the cluster UUID as cluster name, SA credentials and the mounted cloud.conf', () => {
@@ -37,4 +40,13 @@ test('occm: always on; its image follows the mirror and the minor\'s tag; it run
   assert.match(ds.spec.template.metadata.annotations[SECRETS_CHECKSUM], /^[0-9a-f]{64}$/);
   const other = rendered({ labels: { container_infra_prefix: 'mirror.example.org/k8s', kube_tag: 'v1.36.1' } });
   assert.equal(contextFor(other.spec).cloud.occm.image, pod.containers[0].image);
+});
+
+test('occm renders its RBAC then its DaemonSet; the framework, not the add-on, stamps the Secret\'s checksum', () => {
+  const spec = specOf({ labels: { keystone_auth_enabled: 'false', cinder_csi_enabled: 'false', dns_autoscaler_enabled: 'false', metrics_server_enabled: 'false' } });
+  assert.equal(occmAddon.order, ORDER.occm);
+  assert.equal(occmAddon.enabled(spec), true);
+  const raw = occmAddon.render(spec, contextFor(spec));
+  assert.deepEqual(raw.map((o) => o.kind), ['ServiceAccount', 'ClusterRole', 'ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'DaemonSet']);
+  assert.equal((raw.at(-1)!.spec as any).template.metadata.annotations, undefined);
 });
