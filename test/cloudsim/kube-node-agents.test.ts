@@ -12,7 +12,7 @@ import { renderCloudConfig } from '../../src/bootstrap/cloudconf.js';
 import { hostSyncObjects } from '../../src/bootstrap/host-sync.js';
 import { nodeName } from '../../src/bootstrap/render-all.js';
 import type { SimCluster } from '../../cloudsim/kube/index.js';
-import { pki } from '../kube/fixtures.js';
+import { pki } from '../support/spec-fixtures.js';
 import { startKubeHarness, until, type KubeHarness } from './kube-harness.js';
 
 const SMALL = { network_driver: 'flannel', template: { master_lb_enabled: false }, cluster: { name: 'agents', master_count: 1, node_count: 1 }, labels: { kube_tag: 'v1.35.5' } };

@@ -14,7 +14,7 @@ import { renderCloudConfig } from '../../src/bootstrap/cloudconf.js';
 import { caCertHash, type KeyPair } from '../../src/bootstrap/join.js';
 import { createCa, generateClusterPki } from '../../src/pki/ca.js';
 import { call } from '../support/http.js';
-import { pki } from '../kube/fixtures.js';
+import { pki } from '../support/spec-fixtures.js';
 import { startKubeHarness, until, type KubeHarness, type Lb } from './kube-harness.js';
 
 let h: KubeHarness;

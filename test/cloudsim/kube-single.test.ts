@@ -15,7 +15,7 @@ import { renderUserData } from '../../src/bootstrap/user-data/userdata.js';
 import { nodeName } from '../../src/bootstrap/render-all.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import type { KeyPair } from '../../src/bootstrap/join.js';
-import { input, pki, TOKEN } from '../kube/fixtures.js';
+import { input, pki, TOKEN } from '../support/spec-fixtures.js';
 import { startKubeHarness, until, type KubeHarness } from './kube-harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-sim-state-'));
