@@ -106,6 +106,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bootstrap/v1/material": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A node’s secrets, once, at its first boot (an extension; not Keystone-authenticated)
+         * @description The CA and service-account keys of a control plane, the join token, the KMS credential: what never rides in a node’s user-data. The node presents the one-time token its user-data carries (single use, bound to its server, valid NODE_MATERIAL_TTL_S) and its Nova id. 200: text/plain, one `<mode> <path> <base64 content>` line per file. 401 unknown token, 403 another server’s, 409 not yet bound to the server (ask again), 410 used or expired; a used, expired or foreign token is written in the cluster’s events.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Bearer <the one-time token of the node’s user-data> */
+                    authorization?: string;
+                    /** @description The node’s own Nova server id (the metadata service’s uuid) */
+                    "x-server-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/plain: `<mode> <path> <base64>` per line */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/portal/login": {
         parameters: {
             query?: never;

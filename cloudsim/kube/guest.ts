@@ -39,14 +39,14 @@ function kubeletMaySet(key: string): boolean {
   return /^(kubernetes\.io\/(hostname|arch|os)|beta\.kubernetes\.io\/(arch|os|instance-type)|node\.kubernetes\.io\/instance-type|topology\.kubernetes\.io\/(region|zone)|failure-domain\.beta\.kubernetes\.io\/(region|zone))$/.test(key);
 }
 
-/** The first boot of `s` from an image with `props`; `console` receives what the guest prints. */
-export function firstBoot(s: Server, props: Record<string, string>, console: (lines: string[]) => void): GuestOutcome {
+/** The first boot of `s` from an image with `props` (and the secrets it fetched, `material`); `console` receives what the guest prints. */
+export function firstBoot(s: Server, props: Record<string, string>, console: (lines: string[]) => void, material: ReadonlyMap<string, string> = new Map()): GuestOutcome {
   const agent = agentOf(props);
   const guest = readGuest(s.userData, agent);
   console(guest.console);
   let node: KubeadmNode | undefined;
   try {
-    node = parseUserData(s.userData, s.name, agent);
+    node = parseUserData(s.userData, s.name, agent, material);
   } catch {
     node = undefined;
   }

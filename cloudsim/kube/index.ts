@@ -12,6 +12,8 @@ import type { Server } from '../nova/servers.js';
 import { CloudView, type CloudStates } from './cloud-view.js';
 import { SimCluster, type ClusterSnapshot, type Member } from './cluster.js';
 import { agentOf, firstBoot } from './guest.js';
+import { readGuest } from './guest-formats.js';
+import { fetchMaterial, materialSource } from './node-material.js';
 import { parseUserData, type KubeadmNode } from './userdata.js';
 
 export { SimCluster } from './cluster.js';
@@ -68,6 +70,8 @@ export class KubeSim implements Snapshotable {
   private readonly agents = new Map<string, Agent>();
   /** Servers whose user-data is not a kubeadm node's. */
   private readonly ignored = new Set<string>();
+  /** Servers fetching their secrets from the service before their first boot goes on. */
+  private readonly fetching = new Set<string>();
   private closed = false;
 
   private readonly listen: { host: string; advertised: string };
@@ -143,8 +147,24 @@ export class KubeSim implements Snapshotable {
   }
 
   private boot(s: Server): void {
-    if (this.agents.has(s.id) || this.ignored.has(s.id)) return;
-    const outcome = firstBoot(s, this.view.imageProperties(s), (lines) => this.view.console(s.id, lines));
+    if (this.agents.has(s.id) || this.ignored.has(s.id) || this.fetching.has(s.id)) return;
+    const props = this.view.imageProperties(s);
+    const source = materialSource(readGuest(s.userData, agentOf(props)).files);
+    if (!source) return this.bootWith(s, new Map());
+    // Its secrets are not in its user-data: the node asks the service for them first (node-material.ts).
+    this.fetching.add(s.id);
+    const pause = () => new Promise<void>((r) => setTimeout(r, Math.max(250, 2000 * this.clock.timeScale)));
+    void fetchMaterial(source, s.id, pause).then((got) => {
+      this.fetching.delete(s.id);
+      if (this.closed || !this.view.alive(s.id)) return;
+      if ('files' in got) return this.bootWith(s, got.files);
+      this.view.console(s.id, [`magnum-bootstrap: FAILED: ${got.error}`]);
+      this.ignored.add(s.id);
+    });
+  }
+
+  private bootWith(s: Server, material: ReadonlyMap<string, string>): void {
+    const outcome = firstBoot(s, this.view.imageProperties(s), (lines) => this.view.console(s.id, lines), material);
     if (outcome.kind === 'none') {
       this.ignored.add(s.id);
       return;
@@ -322,6 +342,7 @@ export class KubeSim implements Snapshotable {
     for (const a of this.agents.values()) a.timer?.cancel();
     this.agents.clear();
     this.ignored.clear();
+    this.fetching.clear();
     for (const c of this.clusters.values()) void c.close();
     this.clusters.clear();
     for (const cs of s.clusters ?? []) {

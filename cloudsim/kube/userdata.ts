@@ -115,10 +115,11 @@ function labelsOf(value: string | undefined): Record<string, string> {
   return out;
 }
 
-/** The node a server's user-data describes, or undefined when its agent runs no kubeadm configuration. */
-export function parseUserData(userData: string | null, serverName: string, agent: GuestAgent = 'cloud-init'): KubeadmNode | undefined {
+/** The node a server's user-data (with the material it fetched) describes, or undefined when its agent runs no kubeadm configuration. */
+export function parseUserData(userData: string | null, serverName: string, agent: GuestAgent = 'cloud-init', material: ReadonlyMap<string, string> = new Map()): KubeadmNode | undefined {
   const guest = readGuest(userData, agent);
-  const files = guest.files;
+  // The files of the user-data, and those the node fetched at first boot (its secrets) over them.
+  const files = new Map([...guest.files, ...material]);
   const kubeadm: Doc[] = [];
   for (const content of files.values()) {
     if (!content.includes('kubeadm.k8s.io/')) continue;

@@ -19,6 +19,7 @@ import { v1Routes } from './routes/v1/index.js';
 import { rewriteToV1, versionRoutes } from './routes/versions.js';
 import { createServices, type Services } from './services.js';
 import type { Billed } from '../preflight/quotas.js';
+import { bootstrapRoutes } from './routes/bootstrap.js';
 
 const REDACT = ['req.headers.cookie', 'req.headers["x-csrf-token"]', 'req.headers["x-auth-token"]', 'req.headers["x-subject-token"]', 'req.headers.authorization'];
 
@@ -100,6 +101,7 @@ export async function buildApp(config: Config, opts: BuildOptions): Promise<Fast
   for (const s of sharedSchemas) app.addSchema(s);
   await app.register(versionRoutes);
   await app.register(opsRoutes);
+  await app.register(bootstrapRoutes);
   await registerPortal(app, portal, opts.portal);
   await app.register(v1Routes, { prefix: '/v1' });
   await app.register(swaggerUi, { routePrefix: '/v1/docs' });

@@ -7,6 +7,7 @@ import { createDataSource } from '../db/data-source.js';
 import { ClusterTemplateRepo } from '../db/repos/cluster-templates.js';
 import { ClusterRepo } from '../db/repos/clusters.js';
 import { ClusterEventRepo } from '../db/repos/events.js';
+import { NodeMaterialRepo } from '../db/repos/node-material.js';
 import { NodeGroupRepo } from '../db/repos/nodegroups.js';
 import { OperationRepo } from '../db/repos/operations.js';
 import { SecretBox } from '../security/secret-box.js';
@@ -48,6 +49,7 @@ export async function buildOfflineApp(): Promise<FastifyInstance> {
       outbox: { db },
       operations: new OperationRepo(db),
       events: new ClusterEventRepo(db),
+      nodeMaterial: new NodeMaterialRepo(db),
       close: async () => redis.disconnect(),
     },
   });

@@ -8,6 +8,7 @@ import { ChangeFeed } from '../db/change-feed.js';
 import { ClusterRepo } from '../db/repos/clusters.js';
 import { ClusterTemplateRepo } from '../db/repos/cluster-templates.js';
 import { ClusterEventRepo } from '../db/repos/events.js';
+import { NodeMaterialRepo } from '../db/repos/node-material.js';
 import { NodeGroupRepo } from '../db/repos/nodegroups.js';
 import { OperationRepo } from '../db/repos/operations.js';
 import { ServiceToken } from '../keystone/service-token.js';
@@ -45,6 +46,8 @@ export interface Services {
   outbox: OperationDeps;
   operations: OperationRepo;
   events: ClusterEventRepo;
+  /** The nodes' one-time material (their secrets, fetched at first boot). */
+  nodeMaterial: NodeMaterialRepo;
   close(): Promise<void>;
 }
 
@@ -156,6 +159,7 @@ export async function createServices(config: Config, opts: ServicesOptions): Pro
     outbox: { db, kick: () => void relay.kick() },
     operations: new OperationRepo(db),
     events: new ClusterEventRepo(db),
+    nodeMaterial: new NodeMaterialRepo(db),
     /**
      * Within SHUTDOWN_TIMEOUT_MS even when Redis or PostgreSQL does not answer: what has not closed by
      * then is abandoned, and disconnecting fails the commands still waiting (the relay's among them).

@@ -1,11 +1,13 @@
-// Renders every artefact of one cluster into a file map (used by scripts/render.ts and the golden tests).
+// Renders every artefact of one cluster into a file map (used by scripts/render.ts and the golden tests): the
+// nodes' user-data and, apart, the material each fetches at first boot.
 
 import { stringify } from 'yaml';
 import { renderAddons, type K8sObject } from './addons/framework.js';
 import { addons } from './addons/index.js';
 import { renderCloudConfig, type CloudCredential, type CloudNetwork } from './cloudconf.js';
 import type { ApiEndpoint } from './user-data/inputs.js';
-import { base64Size, renderUserData } from './user-data/userdata.js';
+import { materialLines } from './user-data/material.js';
+import { base64Size, renderNode, type RenderedNode } from './user-data/userdata.js';
 import { userDataFormat, type NodeImage } from '../cluster-spec/image.js';
 import { groupNodeLabels } from '../cluster-spec/node-labels.js';
 import { kmsCloudConf } from '../features/kms/render.js';
@@ -23,7 +25,12 @@ export interface ClusterMaterial {
   kmsKeyId?: string;
   /** The image the nodes boot (the node image contract); default: Ubuntu that says no kube_version. */
   image?: NodeImage;
+  /** Where the nodes fetch their secrets (a placeholder URL and token when rendering offline). */
+  materialUrl?: string;
 }
+
+/** An offline render's one-time token: a placeholder, never valid anywhere. */
+const PLACEHOLDER_TOKEN = 'rendered-offline-placeholder-token-0000000000';
 
 /** Node names as the worker chooses them: `<shortName>-<role>-<suffix>`. */
 export function nodeName(spec: ClusterSpec, group: 'control-plane' | 'worker', suffix: string): string {
@@ -31,18 +38,22 @@ export function nodeName(spec: ClusterSpec, group: 'control-plane' | 'worker', s
 }
 
 export function renderCluster(spec: ClusterSpec, warnings: string[], m: ClusterMaterial): Record<string, string> {
-  const common = { endpoint: m.endpoint, bootstrapToken: m.bootstrapToken, ...(m.image ? { image: m.image } : {}) };
+  const material = { url: m.materialUrl ?? 'https://magnum.example.invalid:9511', token: PLACEHOLDER_TOKEN };
+  const common = { endpoint: m.endpoint, bootstrapToken: m.bootstrapToken, material, ...(m.image ? { image: m.image } : {}) };
   const master = { nodeLabels: groupNodeLabels({ name: 'default-master', role: 'master' }, null) };
   const worker = { nodeLabels: groupNodeLabels({ name: 'default-worker', role: 'worker' }, null) };
   const ext = m.image && userDataFormat(m.image) === 'ignition' ? 'ign' : 'yaml';
   const kms = spec.kms.enabled
     ? { kms: { cloudConf: kmsCloudConf(m.credential, m.kmsKeyId ?? '00000000-0000-0000-0000-000000000000'), ...(m.credential.caCertPem ? { caCert: m.credential.caCertPem } : {}) } }
     : {};
-  const userData = {
-    [`user-data/control-plane-init.${ext}`]: renderUserData(spec, { ...common, ...master, role: 'init', nodeName: nodeName(spec, 'control-plane', 'a0000'), pki: m.pki, ...kms }),
-    [`user-data/control-plane-join.${ext}`]: renderUserData(spec, { ...common, ...master, role: 'control-plane', nodeName: nodeName(spec, 'control-plane', 'a0001'), pki: m.pki, ...kms }),
-    [`user-data/worker.${ext}`]: renderUserData(spec, { ...common, ...worker, role: 'worker', nodeName: nodeName(spec, 'worker', 'b0000'), caCert: m.pki.ca.cert }),
+  const nodes: Record<string, RenderedNode> = {
+    'control-plane-init': renderNode(spec, { ...common, ...master, role: 'init', nodeName: nodeName(spec, 'control-plane', 'a0000'), pki: m.pki, ...kms }),
+    'control-plane-join': renderNode(spec, { ...common, ...master, role: 'control-plane', nodeName: nodeName(spec, 'control-plane', 'a0001'), pki: m.pki, ...kms }),
+    worker: renderNode(spec, { ...common, ...worker, role: 'worker', nodeName: nodeName(spec, 'worker', 'b0000'), caCert: m.pki.ca.cert }),
   };
+  const userData = Object.fromEntries(Object.entries(nodes).map(([k, n]) => [`user-data/${k}.${ext}`, n.userData]));
+  // What each node fetches once at first boot (never in its user-data), as the service answers it.
+  const materials = Object.fromEntries(Object.entries(nodes).map(([k, n]) => [`material/${k}.txt`, materialLines(n.material)]));
   const cloud = renderCloudConfig(spec, m.credential, m.network);
   const sizes = Object.fromEntries(Object.entries(userData).map(([k, v]) => [k, base64Size(v)]));
   const files: Record<string, string> = {
@@ -51,6 +62,7 @@ export function renderCluster(spec: ClusterSpec, warnings: string[], m: ClusterM
     'network-plan.yaml': stringify(networkPlan(spec), { lineWidth: 0 }),
     'cloud-provider.yaml': stringify({ occm: cloud.occm, cinderCsi: cloud.cinderCsi, userDataBase64Sizes: sizes }, { lineWidth: 0 }),
     ...userData,
+    ...materials,
   };
   for (const [k, v] of Object.entries(cloud.secretData)) files[`cloud-config/${k}`] = v;
   for (const a of renderAddons(addons(), spec, { cloud })) files[`addons/${a.order}-${a.name}.yaml`] = manifest(a.objects);

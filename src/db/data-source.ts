@@ -6,6 +6,7 @@ import { ClusterEventEntity } from './entities/cluster-event.js';
 import { ClusterResourceEntity } from './entities/cluster-resource.js';
 import { ClusterTemplateEntity } from './entities/cluster-template.js';
 import { NodeGroupEntity } from './entities/nodegroup.js';
+import { NodeMaterialEntity } from './entities/node-material.js';
 import { OperationEntity } from './entities/operation.js';
 import { QuotaEntity } from './entities/quota.js';
 
@@ -18,6 +19,7 @@ export const entities = [
   OperationEntity,
   ClusterEventEntity,
   ClusterResourceEntity,
+  NodeMaterialEntity,
 ];
 
 /** The database answers (a readiness probe). */

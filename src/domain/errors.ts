@@ -263,6 +263,13 @@ export const errors = {
   portalNotBuilt: () =>
     new ApiError('portal_not_built', 503, 'The portal is not built: `npm start` builds it (portal/dist).'),
 
+  // A node's first-boot fetch of its secrets (POST /bootstrap/v1/material)
+  nodeMaterialRefused: () => new ApiError('node_material_refused', 401, 'This node material token is not valid.'),
+  nodeMaterialUsed: () => new ApiError('node_material_used', 410, 'This node material token was already used: a node fetches its material once.'),
+  nodeMaterialExpired: () => new ApiError('node_material_expired', 410, 'This node material token has expired: the node must be replaced to get a new one.'),
+  nodeMaterialUnbound: () => new ApiError('node_material_unbound', 409, 'This node material token is not yet bound to its server: ask again shortly.', 'client', undefined, { 'retry-after': '2' }),
+  nodeMaterialOtherServer: () => new ApiError('node_material_other_server', 403, 'This node material token belongs to another server.'),
+
   // 5xx
   keystoneUnavailable: () =>
     new ApiError('keystone_unavailable', 503, 'The Keystone service is temporarily unavailable.'),

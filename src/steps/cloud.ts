@@ -22,7 +22,7 @@ import { DEFAULT_RETRY_POLICY } from '../openstack/retry.js';
 import { SecretBox } from '../security/secret-box.js';
 
 /** What a worker needs of the configuration (the cluster API's bounds: their defaults when absent). */
-export type WorkerCloudConfig = Pick<Config, 'keystone' | 'openstack' | 'secretKeys'> & Partial<Pick<Config, 'kube'>>;
+export type WorkerCloudConfig = Pick<Config, 'keystone' | 'openstack' | 'secretKeys' | 'nodeMaterial'> & Partial<Pick<Config, 'kube'>>;
 
 export interface Cloud {
   neutron(): Promise<NeutronClient>;
@@ -111,6 +111,11 @@ export class CloudFactory {
   }
 
   /** Keystone and region as the cluster's in-cluster cloud provider sees them (cloud.conf). */
+  /** Where the nodes fetch their secrets at first boot, and how long their one-time tokens live. */
+  get nodeMaterial(): Config['nodeMaterial'] {
+    return this.config.nodeMaterial;
+  }
+
   get identity(): { authUrl: string; region: string } {
     return { authUrl: this.config.keystone.authUrl, region: this.config.openstack.region ?? 'RegionOne' };
   }

@@ -15,6 +15,7 @@ import { rendered } from '../support/addons.js';
 import { specOf } from '../support/labels.js';
 import { ignitionFiles } from '../support/node-files.js';
 import { input, keystoneCa, pki, TOKEN } from '../support/spec-fixtures.js';
+import { parseMaterialLines } from '../../src/bootstrap/user-data/material.js';
 
 const ROOT = fileURLToPath(new URL('./golden/', import.meta.url));
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
@@ -90,15 +91,20 @@ test('node names: <short name>-<group>-<suffix>', () => {
   assert.equal(nodeName(specOf({ cluster: { name: 'Prod Cluster' } }), 'worker', 'b0001'), 'prod-cluster-5d12f-worker-b0001');
 });
 
-test('renderCluster: the control planes\' KMS cloud.conf names the given key, or a placeholder offline; Ignition files end in .ign; no CA without one', () => {
+test('renderCluster: the control planes\' KMS cloud.conf (their material, never their user-data) names the given key, or a placeholder offline; Ignition files end in .ign; no CA without one', () => {
   const spec = specOf({ labels: { barbican_kms_enabled: 'true' } });
-  const kmsConf = (files: Record<string, string>, f: string) => ignitionFiles(files[f]!).get('/etc/kubernetes/barbican-kms/cloud.conf')?.content;
+  const KMS_CONF = '/etc/kubernetes/barbican-kms/cloud.conf';
+  const kmsConf = (files: Record<string, string>, node: string) => parseMaterialLines(files[`material/${node}.txt`]!).find((f) => f.path === KMS_CONF)?.content;
   const fcos = { image: { distro: 'fedora-coreos' as const, kubeVersion: null } };
   const keyed = renderCluster(spec, [], { ...material, ...fcos, kmsKeyId: '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0' });
   assert.deepEqual(Object.keys(keyed).filter((f) => f.startsWith('user-data/')), ['user-data/control-plane-init.ign', 'user-data/control-plane-join.ign', 'user-data/worker.ign']);
-  for (const f of ['user-data/control-plane-init.ign', 'user-data/control-plane-join.ign']) assert.match(kmsConf(keyed, f)!, /\[KeyManager\]\nkey-id=0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\n/, f);
-  assert.equal(kmsConf(keyed, 'user-data/worker.ign'), undefined);
-  assert.match(kmsConf(renderCluster(spec, [], { ...material, ...fcos }), 'user-data/control-plane-init.ign')!, /key-id=00000000-0000-0000-0000-000000000000/);
+  for (const n of ['control-plane-init', 'control-plane-join']) {
+    assert.match(kmsConf(keyed, n)!, /\[KeyManager\]\nkey-id=0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\n/, n);
+    assert.equal(ignitionFiles(keyed[`user-data/${n}.ign`]!).get(KMS_CONF), undefined, `${n}: the credential is not in the user-data`);
+    assert.ok(!keyed[`user-data/${n}.ign`]!.includes('app-cred-secret'), n);
+  }
+  assert.equal(kmsConf(keyed, 'worker'), undefined);
+  assert.match(kmsConf(renderCluster(spec, [], { ...material, ...fcos }), 'control-plane-init')!, /key-id=00000000-0000-0000-0000-000000000000/);
   const files = renderCluster(specOf(), ['Label x is unknown; it is kept and ignored.'], material);
   assert.equal(files['warnings.txt'], 'Label x is unknown; it is kept and ignored.\n');
   assert.deepEqual(Object.keys(files).filter((f) => f.startsWith('cloud-config/')), ['cloud-config/cloud.conf']);

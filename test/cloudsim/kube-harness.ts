@@ -8,7 +8,7 @@ import { startCloudSims, type CloudSims } from '../../cloudsim/cloud.js';
 import { BUILTIN_USERS, SERVICE_USER } from '../../cloudsim/embedded.js';
 import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { cloudsimConnect, KubeClient } from '../../src/kube/api-client.js';
-import { renderUserData } from '../../src/bootstrap/user-data/userdata.js';
+import { renderUserData } from '../support/user-data.js';
 import type { NodeImage } from '../../src/cluster-spec/image.js';
 import type { NodeTaint } from '../../src/cluster-spec/node-labels.js';
 import type { ControlPlanePki, KeyPair } from '../../src/bootstrap/join.js';

@@ -11,7 +11,7 @@ import { addons } from '../../src/bootstrap/addons/index.js';
 import { nodeReady, type KubeClient } from '../../src/kube/api-client.js';
 import { renderCloudConfig } from '../../src/bootstrap/cloudconf.js';
 import { JOIN_TURN_CONFIGMAP } from '../../src/bootstrap/user-data/host.js';
-import { renderUserData } from '../../src/bootstrap/user-data/userdata.js';
+import { renderUserData } from '../support/user-data.js';
 import { nodeName } from '../../src/bootstrap/render-all.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import type { KeyPair } from '../../src/bootstrap/join.js';

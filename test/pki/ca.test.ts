@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, sign, verify, X509Certificate } from 'node:crypto';
 import { assertControlPlanePki, caCertHash } from '../../src/bootstrap/join.js';
-import { renderUserData } from '../../src/bootstrap/user-data/userdata.js';
+import { renderUserData } from '../support/user-data.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { CA_VALIDITY_DAYS, generateClusterPki, kubernetesCaName } from '../../src/pki/index.js';
 import { input, TOKEN } from '../support/spec-fixtures.js';

@@ -63,7 +63,7 @@ test('the credential deleted as the service user under its owner: true, then fal
 test('what cloud.conf and the cluster API\'s bounds come from', () => {
   assert.deepEqual(cloud.factory.identity, { authUrl: cloud.config.keystone.authUrl, region: 'RegionOne' });
   assert.deepEqual(cloud.factory.kubeLimits, cloud.config.kube);
-  const bare = new CloudFactory({ keystone: cloud.config.keystone, openstack: { ...cloud.config.openstack, region: 'North' }, secretKeys: cloud.config.secretKeys });
+  const bare = new CloudFactory({ keystone: cloud.config.keystone, openstack: { ...cloud.config.openstack, region: 'North' }, secretKeys: cloud.config.secretKeys, nodeMaterial: cloud.config.nodeMaterial });
   assert.deepEqual(bare.kubeLimits, {}, 'the client\'s own defaults');
   assert.equal(bare.identity.region, 'North');
 });

@@ -126,10 +126,12 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const app = await buildApp(config, opts.logStream ? { services, logStream: opts.logStream, ...portal } : { services, logger: false, ...portal });
   await app.ready();
   let apiUrl: string | undefined;
-  if (opts.listen) {
+  // With a cloud, its nodes fetch their secrets from the API at first boot: it listens.
+  if (opts.listen || sims) {
     apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-    keystone.state.catalog.upsert({ type: 'container-infra', name: 'magnum', url: `${apiUrl}/v1` });
+    config.nodeMaterial.url = apiUrl;
   }
+  if (opts.listen) keystone.state.catalog.upsert({ type: 'container-infra', name: 'magnum', url: `${apiUrl}/v1` });
   const tokens = new Map<User, string>();
   const token = async (user: User) => passwordToken(keystone, user, BUILTIN_USERS[user].password, BUILTIN_USERS[user].project);
   return {

@@ -4,7 +4,7 @@
 // disabled) × add-on sets (plain; everything on with KMS, proxy, mirror, volumes, node labels and taints).
 import type { NodeImage, NodeDistro } from '../../src/cluster-spec/image.js';
 import { NODE_ROLES, type NodeRole, type UserDataInput } from '../../src/bootstrap/user-data/inputs.js';
-import { renderUserData } from '../../src/bootstrap/user-data/userdata.js';
+import { renderUserData } from './user-data.js';
 import { kmsCloudConf } from '../../src/features/kms/render.js';
 import { groupNodeLabels } from '../../src/cluster-spec/node-labels.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';

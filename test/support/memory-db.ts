@@ -11,6 +11,8 @@ import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
 import type { OperationRow } from '../../src/db/entities/operation.js';
 import type { Repos } from '../../src/db/repos/index.js';
 import type { Ledger, ResourceRecord } from '../../src/steps/ledger.js';
+import type { NodeMaterialRow } from '../../src/db/entities/node-material.js';
+import type { NodeMaterialRepo } from '../../src/db/repos/node-material.js';
 
 /** The ledger of one cluster in memory, with PgLedger's semantics (a row recorded again is revived, keeping its name and step). */
 export class MemoryLedger implements Ledger {
@@ -57,6 +59,31 @@ export class MemoryDb {
   readonly nodegroups: NodeGroupRow[] = [];
   readonly operations = new Map<string, OperationRow>();
   readonly certificates: ClusterCertificateRow[] = [];
+  /** The nodes' one-time material, by token hash (what the worker mints and binds as it boots servers): the step cloud's, shared by its runs. */
+  constructor(readonly nodeMaterial: Map<string, NodeMaterialRow> = new Map()) {}
+}
+
+/** The node material repository over memory: what the worker writes and what a node's first boot takes (once). */
+export function memoryNodeMaterial(rows: Map<string, NodeMaterialRow>): Pick<NodeMaterialRepo, 'mint' | 'bind' | 'take'> {
+  return {
+    async mint(row) {
+      rows.set(row.token_hash, { ...row, server_id: null, used_at: null });
+    },
+    async bind(clusterId, serverName, serverId) {
+      for (const m of rows.values()) if (m.cluster_id === clusterId && m.server_name === serverName && m.server_id === null && m.used_at === null) m.server_id = serverId;
+    },
+    async take(tokenHash, serverId, now) {
+      const row = rows.get(tokenHash);
+      if (!row) return { refused: 'unknown' };
+      if (row.used_at) return { refused: 'used', row };
+      if (row.expires_at <= now) return { refused: 'expired', row };
+      if (row.server_id === null) return { refused: 'unbound', row };
+      if (row.server_id !== serverId) return { refused: 'other-server', row };
+      const taken = { ...row };
+      Object.assign(row, { used_at: now, material: null });
+      return { taken };
+    },
+  };
 }
 
 const matches = (row: object, where: Record<string, unknown> = {}): boolean => Object.entries(where).every(([k, v]) => (row as Record<string, unknown>)[k] === v);
@@ -158,5 +185,6 @@ export function memoryRepos(db: MemoryDb): Repos {
       },
     }),
     events: only('events', {}),
+    nodeMaterial: only('nodeMaterial', memoryNodeMaterial(db.nodeMaterial)),
   } as unknown as Repos;
 }

@@ -25,7 +25,11 @@ import { StepFailure, Wait } from '../../src/steps/errors.js';
 import type { RunContext, RunnerHooks, Step } from '../../src/steps/step.js';
 import { createOperation } from '../../workers/cluster/create.js';
 import { startKeystone, startSims, TEST_SECRET_KEY } from './app.js';
-import { MemoryDb, memoryDataSource, MemoryLedger, memoryRepos } from './memory-db.js';
+import { MemoryDb, memoryDataSource, MemoryLedger, memoryNodeMaterial, memoryRepos } from './memory-db.js';
+import { createServer } from 'node:http';
+import { takeNodeMaterial } from '../../src/clusters/node-material.js';
+import { ApiError } from '../../src/domain/errors.js';
+import type { NodeMaterialRow } from '../../src/db/entities/node-material.js';
 
 export { MemoryDb, MemoryLedger };
 
@@ -37,7 +41,27 @@ export interface StepCloud {
   /** What a worker's CloudFactory is made from, pointed at this Keystone. */
   config: WorkerCloudConfig;
   factory: CloudFactory;
+  /** The nodes' one-time material the runs mint, which their first boot takes through the real use case. */
+  material: Map<string, NodeMaterialRow>;
   close(): Promise<void>;
+}
+
+/** POST /bootstrap/v1/material on a loopback port: src/clusters/node-material.ts over the in-memory material. */
+async function materialServer(material: Map<string, NodeMaterialRow>, factory: CloudFactory): Promise<{ url: string; close(): Promise<void> }> {
+  const deps = { nodeMaterial: memoryNodeMaterial(material), events: { insert: async () => undefined }, secretBox: factory.secretBox };
+  const server = createServer((req, res) => {
+    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const serverId = typeof req.headers['x-server-id'] === 'string' ? req.headers['x-server-id'] : undefined;
+    takeNodeMaterial(deps, { token: bearer, serverId, peer: req.socket.remoteAddress ?? '' }).then(
+      (lines) => res.writeHead(200, { 'content-type': 'text/plain' }).end(lines),
+      (e: unknown) => res.writeHead(e instanceof ApiError ? e.status : 500).end(e instanceof Error ? e.message : ''),
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 /** Keystone and the simulated services on loopback (transitions 1000 times faster than real by default). */
@@ -55,14 +79,20 @@ export async function startStepCloud(opts: { timeScale?: number } = {}): Promise
     OPENSTACK_TIMEOUT_MS: '5000',
   });
   const factory = new CloudFactory(config);
+  // The nodes' first boot fetches their secrets: the real use case over the runs' material, on a loopback port.
+  const material = new Map<string, NodeMaterialRow>();
+  const server = await materialServer(material, factory);
+  config.nodeMaterial.url = server.url;
   return {
     keystone,
     sims,
     config,
     factory,
+    material,
     async close() {
       await sims.close();
       await keystone.app.close();
+      await server.close();
     },
   };
 }
@@ -173,7 +203,7 @@ export async function stepRun(cloud: StepCloud, shape: ClusterShape = {}): Promi
   const project = ks.createProject(`steps-${process.pid}-${++projects}-${randomBytes(3).toString('hex')}`);
   const user = ks.userId('demo');
   ks.assignRole(user, project, 'member');
-  const db = new MemoryDb();
+  const db = new MemoryDb(cloud.material);
   const t = templateRow(project, user, shape.template);
   db.templates.set(t.uuid, t);
   const uuid = randomUUID();

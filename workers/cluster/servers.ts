@@ -4,10 +4,11 @@
 // contract), its group's Node labels and taints, its volumes (made first, in its zone: volumes.ts), and
 // metadata naming its node group, role, Kubernetes version, CA generation and index. Deleted first of
 // the nodes' resources (their ports and server groups after), waited for until Nova is done.
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
 import type { UserDataInput } from '../../src/bootstrap/user-data/inputs.js';
-import { renderUserData } from '../../src/bootstrap/user-data/userdata.js';
+import { renderNode, type RenderedNode } from '../../src/bootstrap/user-data/userdata.js';
+import { materialLines } from '../../src/bootstrap/user-data/material.js';
 import { imageProblem, imageVersionProblem, nodeImage, type NodeImage } from '../../src/cluster-spec/image.js';
 import { groupNodeLabels } from '../../src/cluster-spec/node-labels.js';
 import type { ClusterSpec, NodeVolume } from '../../src/cluster-spec/types.js';
@@ -131,7 +132,8 @@ async function lookupFlavor(ctx: RunContext, ref: string): Promise<string> {
 }
 
 /** The user-data of a node of `role` named `name`. */
-export async function userData(ctx: RunContext, p: PlannedNode): Promise<string> {
+/** The node `p` as it boots with the one-time token `token`: its user-data (no secret) and its material. */
+export async function renderPlannedNode(ctx: RunContext, p: PlannedNode, token: string): Promise<RenderedNode> {
   const spec = await clusterSpec(ctx);
   const ep = await endpoint(ctx);
   const pki = await ctx.memo('pki', async () => {
@@ -150,11 +152,32 @@ export async function userData(ctx: RunContext, p: PlannedNode): Promise<string>
     nodeLabels: groupNodeLabels(p.group, p.group.node_labels),
     ...(p.group.node_taints?.length ? { nodeTaints: p.group.node_taints } : {}),
     runtimeVolume: runtimeVolumeOf(spec, p.group),
+    material: { url: ctx.cloudFactory.nodeMaterial.url, token, ...(ctx.cloudFactory.nodeMaterial.caCert ? { caCert: ctx.cloudFactory.nodeMaterial.caCert } : {}) },
   };
   const kms = p.role === 'worker' ? undefined : await ctx.memo('kms', () => kmsInput(ctx));
   const input: UserDataInput =
     p.role === 'worker' ? { ...common, role: 'worker', caCert: pki.pki.ca.cert } : { ...common, role: p.role, pki: pki.pki, ...(kms ? { kms } : {}) };
-  return renderUserData(spec, input);
+  return renderNode(spec, input);
+}
+
+/**
+ * The user-data of the server about to be made for `p`: its secrets are minted as one-time material (sealed, found
+ * by the token's hash, expiring within NODE_MATERIAL_TTL_S), which the server fetches once at its first boot.
+ */
+async function mintedUserData(ctx: RunContext, p: PlannedNode): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  const node = await renderPlannedNode(ctx, p, token);
+  const hash = createHash('sha256').update(token).digest('hex');
+  const now = new Date();
+  await ctx.repos.nodeMaterial.mint({
+    token_hash: hash,
+    cluster_id: ctx.cluster.uuid,
+    server_name: p.name,
+    material: ctx.cloudFactory.secretBox.seal(materialLines(node.material), `node-material:${hash}`),
+    expires_at: new Date(now.getTime() + ctx.cloudFactory.nodeMaterial.ttlMs),
+    created_at: now,
+  });
+  return node.userData;
 }
 
 /** A node whose volumes Cinder is still making: its server waits for them. */
@@ -194,7 +217,7 @@ export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Nam
           imageRef: spec.nodes.bootVolume ? '' : image,
           ...(volumes.mapping.length > 0 ? { block_device_mapping_v2: volumes.mapping } : {}),
           networks: [{ port: port.id }],
-          user_data: Buffer.from(await userData(ctx, p)).toString('base64'),
+          user_data: Buffer.from(await mintedUserData(ctx, p)).toString('base64'),
           metadata: {
             [META.cluster]: c.uuid,
             [META.nodegroup]: p.group.uuid,
@@ -208,9 +231,13 @@ export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Nam
           ...(zone ? { availability_zone: zone } : {}),
         };
         const created = await nova.create(body, { group });
+        // Only this server may now fetch the material its user-data names.
+        await ctx.repos.nodeMaterial.bind(c.uuid, p.name, created.id);
         return { id: created.id, name: p.name, tags: [clusterTag(c.uuid)] };
       },
     });
+    // A server found again after a crash between its create and the bind above: its material is its alone now.
+    await ctx.repos.nodeMaterial.bind(c.uuid, p.name, server.id);
     ctx.forget('servers');
     return server;
   } catch (e) {

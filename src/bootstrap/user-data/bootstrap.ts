@@ -8,7 +8,9 @@
 import type { NodeImage } from '../../cluster-spec/image.js';
 import type { ClusterSpec } from '../../cluster-spec/types.js';
 import type { NodeDisk } from './disks.js';
-import { JOIN_TURN_CONFIGMAP, KUBEADM_CONFIG_PATH, nodeProxy } from './host.js';
+import { BOOTSTRAP_TOKEN_PATH, JOIN_TURN_CONFIGMAP, KUBEADM_CONFIG_PATH, nodeProxy } from './host.js';
+import { METADATA_GUARD_UNIT } from './metadata-guard.js';
+import { fetchMaterial } from './material.js';
 import type { NodeRole } from './inputs.js';
 import { installFunctions } from './install.js';
 import { INSTANCE_ID_PLACEHOLDER } from './kubeadm.js';
@@ -20,9 +22,8 @@ export interface BootstrapInput {
   role: NodeRole;
   nodeName: string;
   image: NodeImage;
-  /** `host:port` of the API endpoint and the bootstrap token (a joining control plane's turn is read with them). */
+  /** `host:port` of the API endpoint (a joining control plane reads its turn there, with the join token). */
   endpoint: string;
-  token: string;
   endpointAddress: string;
   disks: NodeDisk[];
 }
@@ -37,12 +38,13 @@ export function installsAtBoot(spec: ClusterSpec, image: NodeImage): boolean {
  * waits until the service names it in the turn ConfigMap, read with the bootstrap token (the
  * service grants that token's group `get` on this one ConfigMap) over the cluster CA.
  */
-function joinTurnWait(nodeName: string, endpoint: string, token: string): string[] {
+function joinTurnWait(nodeName: string, endpoint: string): string[] {
   const url = `https://${endpoint}/api/v1/namespaces/kube-system/configmaps/${JOIN_TURN_CONFIGMAP}`;
   return [
     '# control planes join one at a time: wait until the service names this node',
+    `token="$(cat ${BOOTSTRAP_TOKEN_PATH})"`,
     'waited=0',
-    `until curl -fsS --max-time 10 --cacert /etc/kubernetes/pki/ca.crt -H 'Authorization: Bearer ${token}' '${url}' | grep -Eq '"node": *"${nodeName}"'; do`,
+    `until curl -fsS --max-time 10 --cacert /etc/kubernetes/pki/ca.crt -H "Authorization: Bearer \${token}" '${url}' | grep -Eq '"node": *"${nodeName}"'; do`,
     '  waited=$((waited + 2))',
     '  if [ "$waited" -ge 3600 ]; then fail "not given a turn to join within an hour"; fi',
     '  sleep 2',
@@ -50,10 +52,10 @@ function joinTurnWait(nodeName: string, endpoint: string, token: string): string
   ];
 }
 
-function kubeadmRun(role: NodeRole, nodeName: string, endpoint: string, token: string): string[] {
+function kubeadmRun(role: NodeRole, nodeName: string, endpoint: string): string[] {
   if (role === 'init') return [`kubeadm init --config ${KUBEADM_CONFIG_PATH} --skip-token-print`, `log "kubeadm init done"`];
   return [
-    ...(role === 'control-plane' ? joinTurnWait(nodeName, endpoint, token) : []),
+    ...(role === 'control-plane' ? joinTurnWait(nodeName, endpoint) : []),
     '# the API may not be up yet (joins start in parallel with the first control plane): retry',
     'for attempt in $(seq 1 60); do',
     `  if kubeadm join --config ${KUBEADM_CONFIG_PATH}; then log "kubeadm join done"; exit 0; fi`,
@@ -126,12 +128,14 @@ export function bootstrapScript(spec: ClusterSpec, b: BootstrapInput): string {
     ...runtimeAndKubernetes(spec, b.image, b.endpointAddress),
     ...(etcd ? ['# kubeadm wants /var/lib/etcd empty: a new filesystem holds lost+found', 'rmdir /var/lib/etcd/lost+found 2>/dev/null || true'] : []),
     'systemctl daemon-reload',
+    `systemctl enable --now ${METADATA_GUARD_UNIT}`,
     'systemctl enable containerd',
     'systemctl restart containerd',
     'systemctl enable kubelet',
     ...instanceId(b.image),
+    ...fetchMaterial(),
     `sed -i "s|${INSTANCE_ID_PLACEHOLDER}|\${iid}|" ${KUBEADM_CONFIG_PATH}`,
-    ...kubeadmRun(b.role, b.nodeName, b.endpoint, b.token),
+    ...kubeadmRun(b.role, b.nodeName, b.endpoint),
     '',
   ].join('\n');
 }

@@ -4,6 +4,8 @@ import type { ClusterSpec } from '../../cluster-spec/types.js';
 import { pauseImage } from './kubeadm.js';
 
 export const KUBEADM_CONFIG_PATH = '/etc/kubernetes/kubeadm/config.yaml';
+/** The join token, for a joining control plane's wait for its turn (a secret: fetched with the node's material). */
+export const BOOTSTRAP_TOKEN_PATH = '/etc/kubernetes/kubeadm/bootstrap-token';
 
 export const MODULES_LOAD = 'overlay\nbr_netfilter\n';
 

@@ -12,6 +12,17 @@ export interface ApiEndpoint {
   extraSans?: string[];
 }
 
+/**
+ * Where the node fetches its secrets at first boot (src/bootstrap/user-data/material.ts): this service's URL as
+ * the node reaches it, the one-time token (single use, bound to the server, short-lived), and the CA the URL's
+ * certificate must chain to (pinned when given).
+ */
+export interface MaterialSource {
+  url: string;
+  token: string;
+  caCert?: string;
+}
+
 interface Common {
   /** Nova server name == Kubernetes node name (OCCM matches them). */
   nodeName: string;
@@ -28,6 +39,8 @@ interface Common {
   nodeTaints?: NodeTaint[];
   /** The node's container runtime volume (its group's docker_volume_size; null: none); default: the spec's runtimeVolume. */
   runtimeVolume?: NodeVolume | null;
+  /** Where its secrets come from: none of them is in its user-data. */
+  material: MaterialSource;
 }
 
 /** A control plane's Barbican KMS plugin material (spec.kms.enabled): its cloud.conf and the Keystone CA it names. */

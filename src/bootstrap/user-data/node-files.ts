@@ -12,9 +12,10 @@ import type { ControlPlanePki } from '../join.js';
 import type { ClusterSpec } from '../../cluster-spec/types.js';
 import { bootstrapScript, installsAtBoot } from './bootstrap.js';
 import { nodeDisks, type NodeDisk } from './disks.js';
-import { containerdConfig, containerdProxy, KUBEADM_CONFIG_PATH, MODULES_LOAD, SYSCTL } from './host.js';
+import { BOOTSTRAP_TOKEN_PATH, containerdConfig, containerdProxy, KUBEADM_CONFIG_PATH, MODULES_LOAD, SYSCTL } from './host.js';
 import type { UserDataInput } from './inputs.js';
 import { endpointHostPort, kubeadmDocuments } from './kubeadm.js';
+import { METADATA_GUARD_PATH, METADATA_GUARD_UNIT_PATH, metadataGuardScript, metadataGuardUnit } from './metadata-guard.js';
 import { BOOTSTRAP_SCRIPT_PATH, containerdUnit, kubeletKubeadmDropIn, kubeletUnit, UNIT_FILES } from './units.js';
 
 export interface NodeFile {
@@ -22,6 +23,11 @@ export interface NodeFile {
   content: string;
   /** Octal, as cloud-init writes it ('0644'). */
   permissions: string;
+  /**
+   * A secret (a CA or service-account key, the join token, a credential): never in the user-data, which anything
+   * able to reach the metadata service reads; the node fetches it once at first boot (material.ts).
+   */
+  secret?: true;
 }
 
 export interface NodeConfig {
@@ -34,17 +40,18 @@ export interface NodeConfig {
 export const DEFAULT_IMAGE: NodeImage = { distro: 'ubuntu', kubeVersion: null };
 
 const file = (path: string, content: string, permissions = '0644'): NodeFile => ({ path, content, permissions });
+const secret = (path: string, content: string): NodeFile => ({ path, content, permissions: '0600', secret: true });
 
 function pkiFiles(p: ControlPlanePki): NodeFile[] {
   const dir = '/etc/kubernetes/pki';
   return [
     file(`${dir}/ca.crt`, p.ca.cert),
-    file(`${dir}/ca.key`, p.ca.key, '0600'),
+    secret(`${dir}/ca.key`, p.ca.key),
     file(`${dir}/etcd/ca.crt`, p.etcdCa.cert),
-    file(`${dir}/etcd/ca.key`, p.etcdCa.key, '0600'),
+    secret(`${dir}/etcd/ca.key`, p.etcdCa.key),
     file(`${dir}/front-proxy-ca.crt`, p.frontProxyCa.cert),
-    file(`${dir}/front-proxy-ca.key`, p.frontProxyCa.key, '0600'),
-    file(`${dir}/sa.key`, p.serviceAccount.key, '0600'),
+    secret(`${dir}/front-proxy-ca.key`, p.frontProxyCa.key),
+    secret(`${dir}/sa.key`, p.serviceAccount.key),
     file(`${dir}/sa.pub`, p.serviceAccount.pub),
   ];
 }
@@ -56,7 +63,7 @@ function kmsFiles(spec: ClusterSpec, input: UserDataInput): NodeFile[] {
   if (!input.kms) return [];
   return [
     file(ENCRYPTION_CONFIG_PATH, encryptionConfiguration(), '0600'),
-    file(`${KMS_CONFIG_DIR}/cloud.conf`, input.kms.cloudConf, '0600'),
+    secret(`${KMS_CONFIG_DIR}/cloud.conf`, input.kms.cloudConf),
     ...(input.kms.caCert ? [file(`${KMS_CONFIG_DIR}/ca.crt`, input.kms.caCert)] : []),
     file(KMS_MANIFEST_PATH, kmsStaticPod(spec), '0600'),
   ];
@@ -77,6 +84,8 @@ export function nodeConfig(spec: ClusterSpec, input: UserDataInput): NodeConfig 
     file('/etc/modules-load.d/kubernetes.conf', MODULES_LOAD),
     file('/etc/sysctl.d/99-kubernetes.conf', SYSCTL),
     file('/etc/containerd/config.toml', containerdConfig(spec)),
+    file(METADATA_GUARD_PATH, metadataGuardScript(spec), '0755'),
+    file(METADATA_GUARD_UNIT_PATH, metadataGuardUnit()),
   ];
   const proxy = containerdProxy(spec, input.endpoint.address);
   if (proxy) files.push(file('/etc/systemd/system/containerd.service.d/http-proxy.conf', proxy));
@@ -86,7 +95,8 @@ export function nodeConfig(spec: ClusterSpec, input: UserDataInput): NodeConfig 
     for (const f of apiServerExtensions(addons(), spec).files) files.push(file(f.path, f.content, f.permissions ?? '0600'));
   }
   files.push(...kmsFiles(spec, input));
-  files.push(file(KUBEADM_CONFIG_PATH, kubeadmConfigYaml(spec, input), '0600'));
+  // The kubeadm configuration names the join token: a secret. The script reads the token from its own file.
+  files.push(secret(KUBEADM_CONFIG_PATH, kubeadmConfigYaml(spec, input)), secret(BOOTSTRAP_TOKEN_PATH, `${input.bootstrapToken}\n`));
   if (installsAtBoot(spec, image)) {
     files.push(file(UNIT_FILES.containerd, containerdUnit()));
     if (image.distro !== 'ubuntu') files.push(file(UNIT_FILES.kubelet, kubeletUnit()), file(UNIT_FILES.kubeletKubeadm, kubeletKubeadmDropIn()));
@@ -97,7 +107,6 @@ export function nodeConfig(spec: ClusterSpec, input: UserDataInput): NodeConfig 
     image,
     endpoint: endpointHostPort(spec, input.endpoint),
     endpointAddress: input.endpoint.address,
-    token: input.bootstrapToken,
     disks,
   });
   files.push(file(BOOTSTRAP_SCRIPT_PATH, script, '0700'));

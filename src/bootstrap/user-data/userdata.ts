@@ -1,6 +1,6 @@
-// One node's user-data in the format its image reads (the node image contract, src/kube/image.ts):
-// #cloud-config for Ubuntu, an Ignition config for Fedora CoreOS. Inputs are checked first, and the
-// result against Nova's size limit.
+// One node's user-data in the format its image reads (the node image contract, src/cluster-spec/image.ts):
+// #cloud-config for Ubuntu, an Ignition config for Fedora CoreOS, without any secret (material.ts); and
+// those secrets apart. Inputs are checked first, and the user-data against Nova's size limit.
 
 import { userDataFormat } from '../../cluster-spec/image.js';
 import { nodeLabelProblem, nodeTaintProblem } from '../../cluster-spec/node-labels.js';
@@ -9,7 +9,8 @@ import type { ClusterSpec } from '../../cluster-spec/types.js';
 import { renderCloudConfig } from './cloud-config.js';
 import { renderIgnition } from './ignition.js';
 import { NOVA_USER_DATA_LIMIT, type UserDataInput } from './inputs.js';
-import { nodeConfig } from './node-files.js';
+import { materialSourceFiles } from './material.js';
+import { nodeConfig, type NodeConfig, type NodeFile } from './node-files.js';
 
 export { kubeadmConfigYaml } from './node-files.js';
 
@@ -36,16 +37,27 @@ export function validateUserDataInput(input: UserDataInput): void {
   }
 }
 
-/** The user-data of one node, in its image's format. Workers never receive CA keys (only the CA hash). */
-export function renderUserData(spec: ClusterSpec, input: UserDataInput): string {
+/** One node as it boots: its user-data (no secret in it) and its material (the secrets it fetches once, material.ts). */
+export interface RenderedNode {
+  userData: string;
+  material: NodeFile[];
+}
+
+/**
+ * One node: its user-data, in its image's format, with everything but its secrets and where to fetch those; and
+ * the secrets themselves, which the service hands over once. Workers never receive CA keys (only the CA hash).
+ */
+export function renderNode(spec: ClusterSpec, input: UserDataInput): RenderedNode {
   validateUserDataInput(input);
   const cfg = nodeConfig(spec, input);
-  const out = userDataFormat(cfg.image) === 'ignition' ? renderIgnition(cfg) : renderCloudConfig(cfg);
-  const size = base64Size(out);
+  const material = cfg.files.filter((f) => f.secret);
+  const inUserData: NodeConfig = { ...cfg, files: [...cfg.files.filter((f) => !f.secret), ...materialSourceFiles(input.material)] };
+  const userData = userDataFormat(cfg.image) === 'ignition' ? renderIgnition(inUserData) : renderCloudConfig(inUserData);
+  const size = base64Size(userData);
   if (size > NOVA_USER_DATA_LIMIT) {
     throw new Error(`user-data for ${input.nodeName} is ${size} bytes in base64, over Nova's ${NOVA_USER_DATA_LIMIT}`);
   }
-  return out;
+  return { userData, material: material.map(({ secret: _s, ...f }) => f) };
 }
 
 export function base64Size(userData: string): number {

@@ -4,6 +4,7 @@ import { ClusterTemplateRepo } from './cluster-templates.js';
 import { ClusterRepo } from './clusters.js';
 import { ClusterEventRepo } from './events.js';
 import { NodeGroupRepo } from './nodegroups.js';
+import { NodeMaterialRepo } from './node-material.js';
 import { OperationRepo } from './operations.js';
 
 export interface Repos {
@@ -12,6 +13,7 @@ export interface Repos {
   templates: ClusterTemplateRepo;
   operations: OperationRepo;
   events: ClusterEventRepo;
+  nodeMaterial: NodeMaterialRepo;
 }
 
 export function repositories(ds: DataSource): Repos {
@@ -21,5 +23,6 @@ export function repositories(ds: DataSource): Repos {
     templates: new ClusterTemplateRepo(ds),
     operations: new OperationRepo(ds),
     events: new ClusterEventRepo(ds),
+    nodeMaterial: new NodeMaterialRepo(ds),
   };
 }

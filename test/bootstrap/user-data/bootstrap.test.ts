@@ -78,7 +78,7 @@ test('a prebuilt image (kube_version) and a disabled install: nothing is downloa
 
 const UBUNTU: NodeImage = { distro: 'ubuntu', kubeVersion: null };
 const script = (over: Partial<BootstrapInput> = {}, labels: Record<string, string> = {}) =>
-  bootstrapScript(specOf({ labels: { kube_tag: 'v1.35.2', ...labels } }), { role: 'worker', nodeName: 'k1-5d12f-worker-b0000', image: UBUNTU, endpoint: '10.0.0.10:6443', token: 'abcdef.0123456789abcdef', endpointAddress: '10.0.0.10', disks: [], ...over });
+  bootstrapScript(specOf({ labels: { kube_tag: 'v1.35.2', ...labels } }), { role: 'worker', nodeName: 'k1-5d12f-worker-b0000', image: UBUNTU, endpoint: '10.0.0.10:6443', endpointAddress: '10.0.0.10', disks: [], ...over });
 
 test('installsAtBoot: when allowed and the image does not say what it carries', () => {
   assert.equal(installsAtBoot(specOf(), UBUNTU), true);
@@ -119,7 +119,9 @@ test('init runs kubeadm init once; joins retry 60 times; a joining control plane
   assert.match(worker, /kubeadm reset --force/, 'a failed attempt is undone before the next');
   assert.doesNotMatch(worker, /magnum-join-turn/);
   const cp = script({ role: 'control-plane', nodeName: 'k1-5d12f-control-plane-a0001' });
-  assert.ok(cp.includes("curl -fsS --max-time 10 --cacert /etc/kubernetes/pki/ca.crt -H 'Authorization: Bearer abcdef.0123456789abcdef' 'https://10.0.0.10:6443/api/v1/namespaces/kube-system/configmaps/magnum-join-turn'"));
+  assert.ok(cp.includes('token="$(cat /etc/kubernetes/kubeadm/bootstrap-token)"'), 'the token is read from the file the node fetched, never written in the script');
+  assert.ok(cp.includes(`curl -fsS --max-time 10 --cacert /etc/kubernetes/pki/ca.crt -H "Authorization: Bearer \${token}" 'https://10.0.0.10:6443/api/v1/namespaces/kube-system/configmaps/magnum-join-turn'`));
+  assert.doesNotMatch(cp, /abcdef\.0123456789abcdef/);
   assert.match(cp, /grep -Eq '"node": \*"k1-5d12f-control-plane-a0001"'/);
   assert.ok(cp.indexOf('magnum-join-turn') < cp.indexOf('kubeadm join'));
   assert.match(cp, /fail "not given a turn to join within an hour"/);

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { mountUnitName, nodeDisks } from '../../../src/bootstrap/user-data/disks.js';
-import { renderUserData } from '../../../src/bootstrap/user-data/userdata.js';
+import { renderUserData } from '../../support/user-data.js';
 import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
 import { input, pki } from '../../support/spec-fixtures.js';
 import { bootstrapScriptOf } from '../../support/node-files.js';

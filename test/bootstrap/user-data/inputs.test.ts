@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseCreateBody } from '../../../cloudsim/nova/create-body.js';
 import { NODE_ROLES, NOVA_USER_DATA_LIMIT } from '../../../src/bootstrap/user-data/inputs.js';
-import { base64Size, renderUserData } from '../../../src/bootstrap/user-data/userdata.js';
+import { base64Size } from '../../../src/bootstrap/user-data/userdata.js';
+import { renderUserData } from '../../support/user-data.js';
 import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
 import { input, pki, TOKEN } from '../../support/spec-fixtures.js';
 

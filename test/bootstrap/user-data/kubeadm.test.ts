@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { parse, parseAllDocuments } from 'yaml';
 import type { UserDataInput } from '../../../src/bootstrap/user-data/inputs.js';
 import { certSans, endpointHostPort, INSTANCE_ID_PLACEHOLDER, KUBEADM_API, kubeadmDocuments, pauseImage, VOLUME_PLUGIN_DIR } from '../../../src/bootstrap/user-data/kubeadm.js';
-import { renderUserData } from '../../../src/bootstrap/user-data/userdata.js';
+import { renderUserData, TEST_MATERIAL } from '../../support/user-data.js';
 import { caCertHash } from '../../../src/bootstrap/join.js';
 import { groupNodeLabels } from '../../../src/cluster-spec/node-labels.js';
 import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
@@ -18,7 +18,7 @@ import { joinConfig, workerUserData } from '../../support/user-data.js';
 
 const { spec } = parseClusterSpec(input({ labels: { kube_tag: 'v1.36.1' } }));
 const endpoint = { address: '10.0.0.10', extraSans: ['203.0.113.25', 'k1.example.org'] };
-const common = { endpoint, bootstrapToken: TOKEN };
+const common = { endpoint, bootstrapToken: TOKEN, material: TEST_MATERIAL };
 const render = (i: UserDataInput): CloudConfig => {
   const text = renderUserData(spec, i);
   assert.ok(text.startsWith('#cloud-config\n'));

@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import type { UserDataInput } from '../../../src/bootstrap/user-data/inputs.js';
 import { DEFAULT_IMAGE, kubeadmConfigYaml, nodeConfig } from '../../../src/bootstrap/user-data/node-files.js';
 import { kubeadmDocuments } from '../../../src/bootstrap/user-data/kubeadm.js';
-import { renderUserData } from '../../../src/bootstrap/user-data/userdata.js';
+import { renderUserData, TEST_MATERIAL } from '../../support/user-data.js';
 import { caCertHash } from '../../../src/bootstrap/join.js';
 import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
 import { input, pki, TOKEN } from '../../support/spec-fixtures.js';
@@ -15,7 +15,7 @@ import { kubeadmDocs, type CloudConfig } from '../../support/node-files.js';
 
 const { spec } = parseClusterSpec(input({ labels: { kube_tag: 'v1.36.1' } }));
 const endpoint = { address: '10.0.0.10', extraSans: ['203.0.113.25', 'k1.example.org'] };
-const common = { endpoint, bootstrapToken: TOKEN };
+const common = { endpoint, bootstrapToken: TOKEN, material: TEST_MATERIAL };
 const worker = { ...common, role: 'worker' as const, nodeName: 'w', caCert: pki.ca.cert };
 const init = { ...common, role: 'init' as const, nodeName: 'cp', pki };
 const paths = (s: typeof spec, i: UserDataInput) => nodeConfig(s, i).files.map((f) => `${f.path} ${f.permissions}`);
@@ -37,7 +37,10 @@ test('the files of each role, in order: host settings, the PKI and add-on files 
     '/etc/modules-load.d/kubernetes.conf 0644',
     '/etc/sysctl.d/99-kubernetes.conf 0644',
     '/etc/containerd/config.toml 0644',
+    '/usr/local/bin/magnum-metadata-guard 0755',
+    '/etc/systemd/system/magnum-metadata-guard.service 0644',
     '/etc/kubernetes/kubeadm/config.yaml 0600',
+    '/etc/kubernetes/kubeadm/bootstrap-token 0600',
     '/usr/local/lib/magnum/containerd.service 0644',
     '/usr/local/bin/magnum-bootstrap 0700',
   ]);

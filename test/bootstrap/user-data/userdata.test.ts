@@ -2,16 +2,18 @@
 // inputs checked first, the result against Nova's size limit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { base64Size, kubeadmConfigYaml, renderUserData, validateUserDataInput } from '../../../src/bootstrap/user-data/userdata.js';
+import { base64Size, kubeadmConfigYaml, validateUserDataInput } from '../../../src/bootstrap/user-data/userdata.js';
+import { renderTestNode, renderUserData } from '../../support/user-data.js';
 import { NOVA_USER_DATA_LIMIT, type UserDataInput } from '../../../src/bootstrap/user-data/inputs.js';
 import { kubeadmConfigYaml as fromNodeFiles } from '../../../src/bootstrap/user-data/node-files.js';
 import { kmsCloudConf } from '../../../src/features/kms/render.js';
 import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
 import { input, pki, TOKEN } from '../../support/spec-fixtures.js';
+import { TEST_MATERIAL } from '../../support/user-data.js';
 
 const { spec } = parseClusterSpec(input({ labels: { kube_tag: 'v1.36.1' } }));
 const endpoint = { address: '10.0.0.10', extraSans: ['203.0.113.25', 'k1.example.org'] };
-const common = { endpoint, bootstrapToken: TOKEN };
+const common = { endpoint, bootstrapToken: TOKEN, material: TEST_MATERIAL };
 const w = { ...common, role: 'worker' as const, nodeName: 'ok', caCert: pki.ca.cert };
 
 test('inputs are validated before rendering', () => {
@@ -42,7 +44,7 @@ test('largest user-data stays under Nova\'s base64 limit (measured), in both for
     for (const role of ['init', 'control-plane', 'worker'] as const) {
       const kms = { cloudConf: kmsCloudConf({ authUrl: 'https://keystone.a-long-region-name.example.org:5000/v3', region: 'RegionOne', applicationCredentialId: 'f'.repeat(32), applicationCredentialSecret: 's'.repeat(86), caCertPem: pki.ca.cert }, '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0'), caCert: pki.ca.cert };
       const i = role === 'worker' ? { role, caCert: pki.ca.cert } : { role, pki, kms };
-      const text = renderUserData(big, { ...i, endpoint: { address: '10.0.0.10', extraSans }, bootstrapToken: TOKEN, nodeName: `${big.cluster.shortName}-control-plane-a0000`, image: { distro, kubeVersion: null }, nodeLabels, nodeTaints } as UserDataInput);
+      const { userData: text } = renderTestNode(big, { ...i, endpoint: { address: '10.0.0.10', extraSans }, bootstrapToken: TOKEN, nodeName: `${big.cluster.shortName}-control-plane-a0000`, image: { distro, kubeVersion: null }, nodeLabels, nodeTaints } as UserDataInput);
       const key = `${distro}/${role}`;
       sizes[key] = base64Size(text);
       assert.equal(sizes[key], Buffer.from(text).toString('base64').length);
@@ -61,7 +63,10 @@ test('the format follows the image: #cloud-config for Ubuntu (the default), an I
 
 test('a rendering over Nova\'s limit is refused, naming the node and its size', () => {
   const nodeLabels = Object.fromEntries(Array.from({ length: 1500 }, (_, i) => [`example.org/label-${i}`, 'v'.repeat(40)]));
-  assert.throws(() => renderUserData(spec, { ...w, nodeName: 'big', nodeLabels }), /^Error: user-data for big is \d+ bytes in base64, over Nova's 65535$/);
+  // the node's labels are in its kubeadm configuration, which is material: they no longer weigh on the user-data
+  assert.doesNotThrow(() => renderTestNode(spec, { ...w, nodeName: 'big', nodeLabels }));
+  const bundle = `-----BEGIN CERTIFICATE-----\n${'A'.repeat(64 * 1024)}\n-----END CERTIFICATE-----\n`;
+  assert.throws(() => renderTestNode(spec, { ...w, nodeName: 'big', material: { ...TEST_MATERIAL, caCert: bundle } }), /^Error: user-data for big is \d+ bytes in base64, over Nova's 65535$/);
 });
 
 test('base64Size: four characters per three bytes, the last group padded', () => {

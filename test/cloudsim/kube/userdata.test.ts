@@ -5,14 +5,25 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { goDuration, hostPort, parseUserData } from '../../../cloudsim/kube/userdata.js';
+import { parseMaterialLines } from '../../../src/bootstrap/user-data/material.js';
 import { caCertHash } from '../../../src/bootstrap/join.js';
 import { pki, TOKEN } from '../../support/spec-fixtures.js';
 
 const golden = (cluster: string, file: string) => readFileSync(new URL(`../../bootstrap/golden/${cluster}/user-data/${file}`, import.meta.url), 'utf8');
 const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64');
+/** What the golden node fetches at first boot (its secrets), by path. */
+const material = (cluster: string, node: string) =>
+  new Map(parseMaterialLines(readFileSync(new URL(`../../bootstrap/golden/${cluster}/material/${node}.txt`, import.meta.url), 'utf8')).map((f) => [f.path, f.content]));
+/** A golden node as the simulated guest reads it once it fetched its material. */
+const node = (cluster: string, name: string, text = golden(cluster, `${name}.yaml`), name2 = 'x') => parseUserData(b64(text), name2, 'cloud-init', material(cluster, name));
+
+test('the user-data alone is not a node: its kubeadm configuration and keys are material, fetched at first boot', () => {
+  assert.equal(parseUserData(b64(golden('calico-1.35-ha', 'control-plane-init.yaml')), 'x'), undefined);
+  assert.doesNotMatch(golden('calico-1.35-ha', 'control-plane-init.yaml'), /PRIVATE KEY|abcdef\.0123456789abcdef/);
+});
 
 test('the first control plane: init with its endpoint, token, certSANs, CA and the cluster\'s networking', () => {
-  const n = parseUserData(b64(golden('calico-1.35-ha', 'control-plane-init.yaml')), 'server-name')!;
+  const n = node('calico-1.35-ha', 'control-plane-init', undefined, 'server-name')!;
   assert.equal(n.role, 'init');
   assert.equal(n.nodeName, 'k1-5d12f-control-plane-a0000');
   assert.deepEqual(n.endpoint, { host: '10.0.0.10', port: 6443 });
@@ -27,23 +38,23 @@ test('the first control plane: init with its endpoint, token, certSANs, CA and t
 });
 
 test('a joining control plane and a worker: discovery endpoint, token, CA pins; the worker\'s version from its bootstrap script', () => {
-  const cp = parseUserData(b64(golden('calico-1.35-ha', 'control-plane-join.yaml')), 'x')!;
+  const cp = node('calico-1.35-ha', 'control-plane-join')!;
   assert.deepEqual([cp.role, cp.nodeName, cp.token], ['control-plane', 'k1-5d12f-control-plane-a0001', TOKEN]);
   assert.deepEqual(cp.caCertHashes, [caCertHash(pki.ca.cert)]);
   assert.ok(cp.ca, 'control planes carry the CA key pair');
-  const wk = parseUserData(b64(golden('calico-1.35-ha', 'worker.yaml')), 'x')!;
+  const wk = node('calico-1.35-ha', 'worker')!;
   assert.deepEqual([wk.role, wk.nodeName, wk.version, wk.minor, wk.ca], ['worker', 'k1-5d12f-worker-b0000', 'v1.35.5', '1.35', undefined]);
   assert.deepEqual(wk.endpoint, { host: '10.0.0.10', port: 6443 });
   assert.deepEqual(wk.joinLoop, { attempts: 60, sleepMs: 10_000 });
-  const ovn = parseUserData(b64(golden('calico-1.36-ovn-proxy', 'worker.yaml')), 'x')!;
+  const ovn = node('calico-1.36-ovn-proxy', 'worker')!;
   assert.deepEqual([ovn.endpoint.port, ovn.version], [8443, 'v1.36.1']);
-  const flannel = parseUserData(b64(golden('flannel-1.34-single', 'worker.yaml')), 'x')!;
+  const flannel = node('flannel-1.34-single', 'worker')!;
   assert.equal(flannel.version, 'v1.34.8');
 });
 
 test('without the script\'s full version only the minor its kubeadm check pins; gzip user-data is read too', () => {
   const text = golden('calico-1.35-ha', 'worker.yaml').replace(/Kubernetes v[\d.]+/g, 'Kubernetes');
-  const n = parseUserData(b64(gzipSync(text)), 'x')!;
+  const n = parseUserData(b64(gzipSync(text)), 'x', 'cloud-init', material('calico-1.35-ha', 'worker'))!;
   assert.deepEqual([n.version, n.minor], [undefined, '1.35']);
 });
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { sha256 } from '../../../src/bootstrap/host-sync.js';
-import { renderUserData } from '../../../src/bootstrap/user-data/userdata.js';
+import { renderUserData, TEST_MATERIAL } from '../../support/user-data.js';
 import { ENCRYPTION_CONFIG_PATH, encryptionConfiguration, KMS_CONF_CHECKSUM, KMS_CONFIG_PATH, KMS_MANIFEST_PATH, KMS_SYNC_NAME, kmsApiServer, kmsCloudConf, kmsCredentialSync, kmsMirrorPod, kmsStaticPod } from '../../../src/features/kms/render.js';
 import { parseClusterSpec } from '../../../src/cluster-spec/parse.js';
 import { input, keystoneCa, pki, TOKEN } from '../../support/spec-fixtures.js';
@@ -13,7 +13,7 @@ import { specOf } from '../../support/labels.js';
 import { fileOf, kubeadmDocs, type CloudConfig } from '../../support/node-files.js';
 
 const { spec } = parseClusterSpec(input({ labels: { kube_tag: 'v1.36.1' } }));
-const common = { endpoint: { address: '10.0.0.10', extraSans: ['203.0.113.25', 'k1.example.org'] }, bootstrapToken: TOKEN };
+const common = { endpoint: { address: '10.0.0.10', extraSans: ['203.0.113.25', 'k1.example.org'] }, bootstrapToken: TOKEN, material: TEST_MATERIAL };
 const render = (i: Parameters<typeof renderUserData>[1]) => parse(renderUserData(spec, i)) as CloudConfig;
 const cred = { authUrl: 'https://keystone.example.org:5000/v3', region: 'RegionOne', applicationCredentialId: 'id', applicationCredentialSecret: 's "quoted"' };
 const KEY = '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0';

@@ -117,6 +117,8 @@ export class Fleet {
       SERVICE_PROJECT_NAME: SERVICE_USER.project,
       SECRET_KEYS: TEST_SECRET_KEY,
       CLOUD_RESOURCE_CHECKS: 'true',
+      // The nodes' first boot fetches their secrets from the first API.
+      NODE_MATERIAL_URL: `http://127.0.0.1:${apiPorts[0]}`,
       LOG_LEVEL: 'warn',
       ...o.env,
     };
