@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../src/domain/errors.js';
 import { DEFAULT_TERM_DAYS, generateClusterPki, signCsr, type ControlPlanePki } from '../../src/pki/index.js';
-import { opensslCsr, opensslText, opensslVerify } from './openssl.js';
+import { opensslCsr, opensslText, opensslVerify } from '../support/openssl.js';
 
 const DAY = 86_400_000;
 let pki: ControlPlanePki;

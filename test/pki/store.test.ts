@@ -8,7 +8,7 @@ import { ClusterCertificateEntity } from '../../src/db/entities/cluster-certific
 import { SecretBox } from '../../src/security/secret-box.js';
 import { generateClusterPki, loadCa, loadCaCert, loadClusterPki, rotateClusterPki, sealContext, signCsr, storeClusterPki } from '../../src/pki/index.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
-import { opensslCsr, opensslVerify } from './openssl.js';
+import { opensslCsr, opensslVerify } from '../support/openssl.js';
 
 let db: TestDatabase;
 let ds: DataSource;
