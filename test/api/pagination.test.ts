@@ -1,8 +1,14 @@
-// Listing cluster templates: views, visibility, limit/marker/sort and the `next` link (spec §2.1–§2.2).
+// Magnum's list parameters and `next` link (src/api/pagination.ts, spec §2.1–§2.2), on the cluster templates'
+// list: views, visibility, limit/marker/sort and the `next` link; and a marker the caller cannot see (another
+// project's row, another cluster's node group) is a 404 naming it, never a page boundary (issue 15, hole 5).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { ClusterTemplateEntity } from '../../src/db/entities/cluster-template.js';
+import { QuotaEntity } from '../../src/db/entities/quota.js';
 import { testApp, type TestApp } from '../support/app.js';
+import { insertCluster } from '../support/cluster-fixture.js';
+import { nodegroupCluster } from '../support/nodegroup-fixture.js';
 
 let t: TestApp;
 const mine: { uuid: string; name: string; docker_volume_size: number | null }[] = [];
@@ -102,4 +108,52 @@ describe('list', () => {
       assert.match(r.json().errors[0].detail, message);
     });
   }
+});
+
+describe('list markers of another project', () => {
+  let t: TestApp;
+  let other: string;
+  before(async () => {
+    t = await testApp();
+    other = t.keystone.state.projectId('other');
+  });
+  after(() => t.close());
+
+  const detail = (r: { json(): unknown }) => (r.json() as { errors: { detail: string }[] }).errors[0]!.detail;
+
+  test('clusters, templates, node groups and quotas: 404 naming the marker, whatever the sort', async () => {
+    const theirs = await insertCluster(t.app, { user: t.keystone.state.userId('other'), project: other, nodegroups: true, pki: false });
+    const mine = await nodegroupCluster(t);
+    for (const sort of ['', '&sort_key=name', '&sort_key=created_at&sort_dir=desc']) {
+      const c = await t.as('demo', { method: 'GET', url: `/v1/clusters?marker=${theirs.cluster.uuid}${sort}` });
+      assert.equal(c.statusCode, 404, c.body);
+      assert.equal(detail(c), `Cluster ${theirs.cluster.uuid} could not be found.`);
+      const ct = await t.as('demo', { method: 'GET', url: `/v1/clustertemplates/detail?marker=${theirs.template.uuid}${sort}` });
+      assert.equal(ct.statusCode, 404, ct.body);
+      assert.equal(detail(ct), `ClusterTemplate ${theirs.template.uuid} could not be found.`);
+    }
+    // Another cluster's node group (of the caller's own project too) is no page boundary of this cluster's list.
+    const elsewhere = await nodegroupCluster(t);
+    const ng = await t.as('demo', { method: 'GET', url: `/v1/clusters/${mine.cluster.uuid}/nodegroups?marker=${elsewhere.worker.uuid}` });
+    assert.equal(ng.statusCode, 404, ng.body);
+    // The caller's own markers still page.
+    const own = await t.as('demo', { method: 'GET', url: `/v1/clusters?marker=${mine.cluster.uuid}` });
+    assert.equal(own.statusCode, 200, own.body);
+    // An admin's public template is a boundary for everyone (it is listed to them).
+    const { id: _id, ...copy } = theirs.template;
+    const pub = { ...copy, uuid: randomUUID(), public: true };
+    await t.app.services.db.getRepository(ClusterTemplateEntity).insert(pub);
+    assert.equal((await t.as('demo', { method: 'GET', url: `/v1/clustertemplates?marker=${pub.uuid}` })).statusCode, 200);
+  });
+
+  test('quotas: an admin without all_tenants pages its own project only', async () => {
+    const quotas = t.app.services.db.getRepository(QuotaEntity);
+    const theirs = await quotas.save({ project_id: other, resource: 'Cluster', hard_limit: 3, created_at: new Date(), updated_at: null });
+    const mine = await quotas.save({ project_id: t.keystone.state.projectId('admin'), resource: 'Cluster', hard_limit: 3, created_at: new Date(), updated_at: null });
+    const r = await t.as('admin', { method: 'GET', url: `/v1/quotas?marker=${theirs.id}` });
+    assert.equal(r.statusCode, 404, r.body);
+    assert.equal(detail(r), `Quota could not be found: quota id ${theirs.id} .`);
+    assert.equal((await t.as('admin', { method: 'GET', url: `/v1/quotas?marker=${mine.id}` })).statusCode, 200);
+    assert.equal((await t.as('admin', { method: 'GET', url: `/v1/quotas?all_tenants=true&marker=${theirs.id}` })).statusCode, 200);
+  });
 });

@@ -1,5 +1,6 @@
-// Node group create, update (JSON patch) and delete (spec §3.4, §5, §5.3): defaults from the
-// cluster, the 409s, the intent written in one transaction (row, operation, cluster status).
+// A node group create (src/clusters/nodegroup-create.ts; spec §3.4, §5.3) through POST
+// /v1/clusters/{cluster}/nodegroups: defaults from the cluster, the 409s, the intent written in one
+// transaction (row, operation, cluster status).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
@@ -7,7 +8,7 @@ import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
 import { OperationEntity } from '../../src/db/entities/operation.js';
 import { newOperation } from '../../src/db/repos/operations.js';
 import { testApp, type TestApp } from '../support/app.js';
-import { nodegroupCluster, insertNodegroup, type ClusterFixture, type ClusterFixtureOptions } from '../support/nodegroup-fixture.js';
+import { nodegroupCluster, type ClusterFixture, type ClusterFixtureOptions } from '../support/nodegroup-fixture.js';
 
 let t: TestApp;
 before(async () => {
@@ -19,8 +20,6 @@ const at = (minor: number) => ({ 'openstack-api-version': `container-infra 1.${m
 const base = (fx: ClusterFixture) => `/v1/clusters/${fx.cluster.uuid}/nodegroups`;
 const post = (fx: ClusterFixture, body: unknown, minor?: number) =>
   t.as('demo', { method: 'POST', url: base(fx), payload: body as object, ...(minor ? { headers: at(minor) } : {}) });
-const patch = (fx: ClusterFixture, ng: string, ops: unknown) => t.as('demo', { method: 'PATCH', url: `${base(fx)}/${ng}`, payload: ops as object });
-const del = (fx: ClusterFixture, ng: string) => t.as('demo', { method: 'DELETE', url: `${base(fx)}/${ng}` });
 const detail = (r: { json(): unknown }) => (r.json() as { errors: { detail: string }[] }).errors[0]!.detail;
 const operations = (fx: ClusterFixture) => t.app.services.db.getRepository(OperationEntity).findBy({ cluster_id: fx.cluster.uuid });
 const clusterRow = (fx: ClusterFixture) => t.app.services.db.getRepository(ClusterEntity).findOneByOrFail({ uuid: fx.cluster.uuid });
@@ -175,115 +174,4 @@ describe('create', () => {
       assert.equal((await groups(fx)).length, 2);
     });
   }
-});
-
-describe('update', () => {
-  test('min and max: 202 with the detail view, the group UPDATE_IN_PROGRESS, an operation written', async () => {
-    const fx = await cluster();
-    const ng = await insertNodegroup(t, fx, { node_count: 3, status: 'CREATE_COMPLETE' });
-    const r = await patch(fx, ng.name, [
-      { op: 'replace', path: '/min_node_count', value: '2' },
-      { op: 'add', path: '/max_node_count', value: 6 },
-    ]);
-    assert.equal(r.statusCode, 202, r.body);
-    const body = r.json();
-    assert.deepEqual([body.min_node_count, body.max_node_count, body.status, body.id], [2, 6, 'UPDATE_IN_PROGRESS', ng.id]);
-    assert.match(body.updated_at, /\+00:00$/);
-    assert.ok(Array.isArray(body.links));
-    assert.deepEqual((await operations(fx)).map((o) => [o.kind, o.params]), [['nodegroup_update', { nodegroup: ng.uuid }]]);
-    assert.equal((await clusterRow(fx)).status, 'UPDATE_IN_PROGRESS');
-  });
-
-  test('remove: the maximum becomes unbounded, the minimum 0', async () => {
-    const fx = await cluster();
-    const ng = await insertNodegroup(t, fx, { node_count: 2, min_node_count: 1, max_node_count: 4, status: 'UPDATE_COMPLETE' });
-    const r = await patch(fx, String(ng.id), [{ op: 'remove', path: '/max_node_count' }, { op: 'remove', path: '/min_node_count' }]);
-    assert.equal(r.statusCode, 202, r.body);
-    assert.deepEqual([r.json().min_node_count, r.json().max_node_count], [0, null]);
-  });
-
-  test('a patch that changes nothing answers the group and starts nothing', async () => {
-    const fx = await cluster();
-    const ng = await insertNodegroup(t, fx, { max_node_count: 3, status: 'CREATE_COMPLETE' });
-    const r = await patch(fx, ng.uuid, [{ op: 'replace', path: '/max_node_count', value: 3 }]);
-    assert.equal(r.statusCode, 202, r.body);
-    assert.equal(r.json().status, 'CREATE_COMPLETE');
-    assert.deepEqual(await operations(fx), []);
-  });
-
-  const refused: [string, unknown, number, string | RegExp][] = [
-    ['node_count', [{ op: 'replace', path: '/node_count', value: 5 }], 400, "'/node_count' is an internal attribute and can not be updated"],
-    ['name', [{ op: 'replace', path: '/name', value: 'x' }], 400, "'/name' is an internal attribute and can not be updated"],
-    ['labels key', [{ op: 'add', path: '/labels/x', value: 'y' }], 400, "'/labels' is an internal attribute and can not be updated"],
-    ['uuid', [{ op: 'replace', path: '/uuid', value: 'x' }], 400, "'/uuid' is an internal attribute and can not be updated"],
-    ['node_labels', [{ op: 'replace', path: '/node_labels', value: 'x' }], 400, "'/node_labels' is an internal attribute and can not be updated"],
-    ['unknown attribute', [{ op: 'add', path: '/color', value: 'x' }], 400, 'Adding a new attribute /color to the root of the resource is not allowed.'],
-    ['not a list', { op: 'replace' }, 400, /Value not a valid list$/],
-    ['not a number', [{ op: 'replace', path: '/max_node_count', value: 'many' }], 400, /^Invalid input for field\/attribute max_node_count\. Value: 'many'\./],
-    ['negative', [{ op: 'replace', path: '/min_node_count', value: -1 }], 400, /Value should be greater or equal to 0$/],
-    ['max below count', [{ op: 'replace', path: '/max_node_count', value: 1 }], 409, /^max_node_count for pool is invalid \(node_count 2 .*\)\.$/],
-    ['min above count', [{ op: 'replace', path: '/min_node_count', value: 3 }], 409, /^min_node_count for pool is invalid/],
-  ];
-  for (const [name, ops, status, message] of refused) {
-    test(`${status}: ${name}`, async () => {
-      const fx = await cluster();
-      const ng = await insertNodegroup(t, fx, { name: 'pool', node_count: 2, status: 'CREATE_COMPLETE' });
-      const r = await patch(fx, ng.uuid, ops);
-      assert.equal(r.statusCode, status, r.body);
-      if (typeof message === 'string') assert.equal(detail(r), message);
-      else assert.match(detail(r), message);
-      assert.deepEqual(await operations(fx), []);
-    });
-  }
-
-  test('409 for a group that failed its create, for a busy cluster; 404 for an unknown group', async () => {
-    const fx = await cluster();
-    const failed = await insertNodegroup(t, fx, { name: 'failed', status: 'CREATE_FAILED' });
-    const ops = [{ op: 'replace', path: '/max_node_count', value: 4 }];
-    const r = await patch(fx, failed.uuid, ops);
-    assert.equal(r.statusCode, 409);
-    assert.match(detail(r), /^Node group failed is CREATE_FAILED\./);
-    const busy = await cluster({ name: 'busy-update', status: 'UPDATE_IN_PROGRESS' });
-    const ng = await insertNodegroup(t, busy, { status: 'UPDATE_COMPLETE' });
-    assert.match(detail(await patch(busy, ng.uuid, ops)), /^Cluster busy-update is UPDATE_IN_PROGRESS\./);
-    const missing = await patch(fx, 'ghost', ops);
-    assert.equal(missing.statusCode, 404);
-    assert.equal(detail(missing), 'Nodegroup ghost could not be found.');
-  });
-});
-
-describe('delete', () => {
-  test('a default group cannot be deleted', async () => {
-    const fx = await cluster();
-    for (const ident of ['default-worker', 'default-master']) {
-      const r = await del(fx, ident);
-      assert.equal(r.statusCode, 400);
-      assert.equal(detail(r), 'Deleting a default nodegroup is not supported.');
-    }
-    assert.deepEqual(await operations(fx), []);
-  });
-
-  test('204: the group turns DELETE_IN_PROGRESS (the worker removes it), an operation is written', async () => {
-    const fx = await cluster();
-    const ng = await insertNodegroup(t, fx, { status: 'CREATE_COMPLETE' });
-    const r = await del(fx, String(ng.id));
-    assert.equal(r.statusCode, 204, r.body);
-    assert.equal(r.body, '');
-    const shown = (await t.as('demo', { method: 'GET', url: `${base(fx)}/${ng.uuid}` })).json();
-    assert.equal(shown.status, 'DELETE_IN_PROGRESS');
-    assert.deepEqual((await operations(fx)).map((o) => [o.kind, o.params]), [['nodegroup_delete', { nodegroup: ng.uuid }]]);
-    assert.equal((await clusterRow(fx)).status, 'UPDATE_IN_PROGRESS');
-    const again = await del(fx, ng.uuid);
-    assert.equal(again.statusCode, 409, 'the first delete still runs');
-  });
-
-  test('404 for an unknown group; 409 on a cluster that is being deleted', async () => {
-    const fx = await cluster();
-    assert.equal((await del(fx, 'ghost')).statusCode, 404);
-    const dying = await cluster({ name: 'dying', status: 'DELETE_IN_PROGRESS' });
-    const ng = await insertNodegroup(t, dying);
-    const r = await del(dying, ng.uuid);
-    assert.equal(r.statusCode, 409);
-    assert.match(detail(r), /^Cluster dying is DELETE_IN_PROGRESS\./);
-  });
 });

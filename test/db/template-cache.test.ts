@@ -1,10 +1,9 @@
-// The template read cache never serves what the database no longer holds: local writes
+// The template read cache (src/db/template-cache.ts) never serves what the database no longer holds: local writes
 // invalidate at once, writes from anywhere else through PostgreSQL NOTIFY, and while the LISTEN
 // connection is down the cache is bypassed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { ReadCache } from '../../src/api/read-cache.js';
 import { testApp, type TestApp } from '../support/app.js';
 import { waitFor } from '../support/http.js';
 
@@ -82,41 +81,5 @@ describe('template read cache', () => {
     await eventually(async () => cache().rows.usable(), 'the feed reconnects');
     await sql.query(`UPDATE cluster_template SET name = 'feed-3' WHERE uuid = $1`, [ct.uuid]);
     await eventually(async () => (await show(ct.uuid)).name === 'feed-3', 'notifications flow again');
-  });
-});
-
-describe('ReadCache', () => {
-  test('a value read before an invalidation is not stored', () => {
-    const c = new ReadCache<string>(10, () => 1, () => true);
-    const gen = c.generation;
-    c.invalidate();
-    c.set('k', 'stale', gen);
-    assert.equal(c.get('k'), undefined);
-    c.set('k', 'fresh', c.generation);
-    assert.equal(c.get('k'), 'fresh');
-  });
-
-  test('weight-bounded, least recently used out first', () => {
-    const c = new ReadCache<string>(10, (s) => s.length, () => true);
-    c.set('a', 'xxxx', 0);
-    c.set('b', 'xxxx', 0);
-    c.get('a');
-    c.set('c', 'xxxx', 0);
-    assert.equal(c.get('b'), undefined);
-    assert.equal(c.get('a'), 'xxxx');
-    assert.equal(c.get('c'), 'xxxx');
-    c.set('huge', 'x'.repeat(11), 0);
-    assert.equal(c.get('huge'), undefined);
-  });
-
-  test('bypassed entirely when not usable', () => {
-    let ok = true;
-    const c = new ReadCache<string>(10, () => 1, () => ok);
-    c.set('k', 'v', 0);
-    ok = false;
-    assert.equal(c.get('k'), undefined);
-    c.set('j', 'v', 0);
-    ok = true;
-    assert.equal(c.get('j'), undefined);
   });
 });

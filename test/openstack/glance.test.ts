@@ -1,5 +1,5 @@
-// The Glance, Nova and Neutron clients against the simulators over loopback: lookups, filters,
-// pagination followed to the end, and every failure mapped into OpenStackError.
+// The Glance client (src/openstack/glance.ts) against the simulator over loopback: images by id, filters,
+// private images, pagination followed to the end, and every failure mapped into OpenStackError.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CloudSims } from '../../cloudsim/cloud.js';
@@ -7,9 +7,7 @@ import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
 import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { contextFromToken, type CatalogEntry } from '../../src/keystone/context.js';
 import { GlanceClient } from '../../src/openstack/glance.js';
-import { OpenStackError, requestJson, sessionFor, type CallRecord, type Session } from '../../src/openstack/http.js';
-import { NeutronClient } from '../../src/openstack/neutron.js';
-import { NovaClient } from '../../src/openstack/nova.js';
+import { OpenStackError, sessionFor, type CallRecord, type Session } from '../../src/openstack/http.js';
 import { startKeystone, startSims, type User } from '../support/app.js';
 import { failure } from '../support/openstack.js';
 
@@ -127,113 +125,5 @@ describe('glance', () => {
     const e = await failure(() => revoked.listImages({ name: 'cirros' }));
     assert.deepEqual([e.status, e.kind], [401, 'unauthorized']);
     assert.deepEqual(e.body, { error: { code: 401, title: 'Unauthorized', message: 'The request you have made requires authentication.' } });
-  });
-});
-
-describe('nova', () => {
-  test('flavor by id; a name is not an id (404 in Nova\'s fault shape)', async () => {
-    const nova = new NovaClient(await session('demo', 'compute'));
-    const medium = await nova.getFlavor('3');
-    assert.deepEqual([medium.name, medium.vcpus, medium.ram, medium.disk, medium.swap], ['m1.medium', 2, 4096, 40, '']);
-    assert.match(medium.links[0]!.href, /\/v2\.1\/flavors\/3$/);
-    const e = await failure(() => nova.getFlavor('m1.medium'));
-    assert.deepEqual([e.status, e.kind], [404, 'not_found']);
-    assert.deepEqual(e.body, { itemNotFound: { code: 404, message: 'Flavor m1.medium could not be found.' } });
-  });
-
-  test('detail list in flavorid order, filters, pages followed to the end', async () => {
-    const calls: CallRecord[] = [];
-    const nova = new NovaClient(await session('demo', 'compute', calls));
-    // The seed file's flavors (cloudsim/seed.yaml).
-    const names = ['m1.tiny', 'm1.small', 'm1.medium', 'm1.large', 'm1.xlarge', 'ds512M', 'ds1G', 'ds2G', 'ds4G'];
-    assert.deepEqual((await nova.listFlavors()).map((f) => f.name), names);
-    assert.equal(calls.length, 1);
-    assert.deepEqual((await nova.listFlavors({ minRam: 8192 })).map((f) => f.id), ['4', '5']);
-    calls.length = 0;
-    assert.deepEqual((await nova.listFlavors({ limit: 2 })).map((f) => f.id), ['1', '2', '3', '4', '5', 'c1', 'd1', 'd2', 'd4']);
-    assert.equal(calls.length, 5, 'four full pages, then the short last one');
-  });
-
-  test('without a limit Nova pages at max_limit, and the client follows', async () => {
-    sims.nova.state.maxLimit = 3;
-    try {
-      const calls: CallRecord[] = [];
-      const nova = new NovaClient(await session('demo', 'compute', calls));
-      assert.equal((await nova.listFlavors()).length, 9);
-      assert.equal(calls.length, 4, 'three full pages, then the empty one');
-    } finally {
-      sims.nova.state.maxLimit = 1000;
-    }
-  });
-
-  test('a private flavor is seen only by projects given access (and admins by id)', async () => {
-    sims.nova.state.addFlavor({ id: 'gpu-1', name: 'g1.large', vcpus: 8, ram: 32768, disk: 100, isPublic: false, projects: [keystone.state.projectId('demo')] });
-    try {
-      const demo = new NovaClient(await session('demo', 'compute'));
-      assert.ok((await demo.listFlavors()).some((f) => f.name === 'g1.large'));
-      assert.equal((await demo.getFlavor('gpu-1'))['os-flavor-access:is_public'], false);
-      const other = new NovaClient(await session('other', 'compute'));
-      assert.ok(!(await other.listFlavors()).some((f) => f.name === 'g1.large'));
-      assert.equal((await failure(() => other.getFlavor('gpu-1'))).status, 404);
-      assert.equal((await new NovaClient(await session('admin', 'compute')).getFlavor('gpu-1')).name, 'g1.large');
-    } finally {
-      sims.nova.state.removeFlavor('gpu-1');
-    }
-  });
-
-  test('a 503 fault maps to OpenStackError 503', async () => {
-    const nova = new NovaClient(await session('demo', 'compute'));
-    sims.nova.state.faults.inject({ status: 503, path: '/flavors', times: 1 });
-    const e = await failure(() => nova.getFlavor('2'));
-    assert.deepEqual([e.status, e.kind], [503, 'server']);
-    assert.deepEqual(Object.keys(e.body as object), ['serviceUnavailable']);
-  });
-});
-
-describe('neutron', () => {
-  test('external networks by name and by id; visibility of other projects\' networks', async () => {
-    const neutron = new NeutronClient(await session('demo', 'network'));
-    const [pub] = await neutron.listNetworks({ 'router:external': true, name: 'public' });
-    assert.ok(pub);
-    assert.equal(pub['router:external'], true);
-    assert.deepEqual((await neutron.listNetworks({ 'router:external': true, id: pub.id })).map((n) => n.name), ['public']);
-    assert.equal((await neutron.getNetwork(pub.id)).id, pub.id);
-
-    const priv = sims.neutron.state.addNetwork({ name: 'other-net', projectId: keystone.state.projectId('other') });
-    try {
-      assert.deepEqual(await neutron.listNetworks({ name: 'other-net' }), []);
-      const e = await failure(() => neutron.getNetwork(priv.id));
-      assert.deepEqual(e.body, { NeutronError: { type: 'NetworkNotFound', message: `Network ${priv.id} could not be found.`, detail: '' } });
-      const other = new NeutronClient(await session('other', 'network'));
-      assert.deepEqual((await other.listNetworks({ name: 'other-net' })).map((n) => n.id), [priv.id]);
-      assert.deepEqual(await other.listNetworks({ name: 'other-net', 'router:external': true }), []);
-    } finally {
-      sims.neutron.state.removeNetwork(priv.id);
-    }
-  });
-
-  test('a repeated filter is an OR; pages are followed to the end', async () => {
-    const extra = ['a', 'b', 'c'].map((n) => sims.neutron.state.addNetwork({ name: `net-${n}`, projectId: keystone.state.projectId('demo') }));
-    try {
-      const calls: CallRecord[] = [];
-      const neutron = new NeutronClient(await session('demo', 'network', calls));
-      assert.equal((await neutron.listNetworks({ name: ['net-a', 'net-c'] })).length, 2);
-      calls.length = 0;
-      const all = await neutron.listNetworks({ limit: 1 });
-      assert.deepEqual(all.map((n) => n.name).sort(), ['net-a', 'net-b', 'net-c', 'public']);
-      assert.equal(calls.length, 5, 'four full pages, then the empty one');
-    } finally {
-      for (const n of extra) sims.neutron.state.removeNetwork(n.id);
-    }
-  });
-
-  test('an unknown filter is a 400; a 503 fault is a 503', async () => {
-    const s = await session('demo', 'network');
-    const bad = await failure(() => requestJson(s, { path: '/v2.0/networks', query: { colour: 'blue' } }));
-    assert.deepEqual([bad.status, bad.kind], [400, 'bad_request']);
-    assert.deepEqual(bad.body, { NeutronError: { type: 'HTTPBadRequest', message: "['colour'] is invalid attribute for filtering", detail: '' } });
-    sims.neutron.state.faults.inject({ status: 503, times: 1 });
-    const e = await failure(() => new NeutronClient(s).listNetworks({ name: 'public' }));
-    assert.deepEqual([e.status, e.kind], [503, 'server']);
   });
 });

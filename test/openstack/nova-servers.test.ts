@@ -1,7 +1,7 @@
-// The Nova clients against the simulator at NOVA_MICROVERSION: keypairs, server groups, a server
-// booted onto a pre-created port with tags, metadata, user data, key, zone and group in the
-// create call (BUILD → ACTIVE), found by exact name and tags, tagged, deleted (→ 404); a
-// boot-from-volume server; limits and quota usage.
+// The Nova servers client (src/openstack/nova-servers.ts) against the simulator at NOVA_MICROVERSION: a
+// server booted onto a pre-created port with tags, metadata, user data, key, zone and group in the create
+// call (BUILD → ACTIVE), found by exact name and tags, tagged, deleted (→ 404); a boot-from-volume server;
+// tags refused while it builds.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
@@ -49,28 +49,6 @@ describe('nova', () => {
   test('the name filter is anchored and escaped', () => {
     assert.equal(exactNameRegex('k8s-a.b-master-0'), '^k8s-a\\.b-master-0$');
     assert.equal(exactNameRegex('x(1)+[y]'), '^x\\(1\\)\\+\\[y\\]$');
-  });
-
-  test('keypairs: imported, read back by name, 409 on a duplicate, deleted', async () => {
-    const publicKey = sshPublicKey();
-    const kp = await nova.createKeypair({ name: 'cluster-key', public_key: publicKey, type: 'ssh' });
-    assert.deepEqual([kp.name, kp.public_key], ['cluster-key', publicKey]);
-    assert.match(kp.fingerprint, /^([0-9a-f]{2}:){15}[0-9a-f]{2}$/);
-    assert.equal((await nova.getKeypair('cluster-key')).fingerprint, kp.fingerprint);
-    assert.equal((await failure(() => nova.createKeypair({ name: 'cluster-key', public_key: publicKey }))).status, 409);
-    const other = new NovaResourcesClient(await cloud.session('other', 'compute'));
-    assert.equal((await failure(() => other.getKeypair('cluster-key'))).status, 404, 'keypairs belong to their user');
-    assert.equal(await nova.deleteKeypair('cluster-key'), true);
-    assert.equal(await nova.deleteKeypair('cluster-key'), false);
-  });
-
-  test('server groups: policy and rules, listed by name, deleted', async () => {
-    const group = await nova.createServerGroup({ name: 'masters', policy: 'anti-affinity', rules: { max_server_per_host: 1 } });
-    assert.deepEqual([group.policy, group.rules?.max_server_per_host, group.members], ['anti-affinity', 1, []]);
-    assert.equal((await nova.getServerGroup(group.id)).name, 'masters');
-    assert.deepEqual((await nova.listServerGroups({ name: 'masters' })).map((g) => g.id), [group.id]);
-    assert.equal(await nova.deleteServerGroup(group.id), true);
-    assert.equal(await nova.deleteServerGroup(group.id), false);
   });
 
   test('a server on a pre-created port, tagged at create, in a group; found by exact name and tags; deleted', async () => {
@@ -154,15 +132,5 @@ describe('nova', () => {
     } finally {
       cloud.sims.nova.state.clock.setDelay('nova.server.boot', DEFAULT_DELAYS['nova.server.boot']);
     }
-  });
-
-  test('limits and quota usage count the project\'s servers and groups', async () => {
-    const limits = await nova.limits();
-    assert.equal(typeof limits.maxTotalInstances, 'number');
-    assert.equal(typeof limits.maxServerGroupMembers, 'number');
-    const quota = await nova.quotaDetail(cloud.projectId('demo'));
-    assert.equal(typeof quota.server_group_members.limit, 'number');
-    assert.equal(typeof quota.instances.in_use, 'number');
-    assert.equal((await failure(() => nova.quotaDetail(cloud.projectId('other')))).status, 403);
   });
 });

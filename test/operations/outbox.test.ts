@@ -1,12 +1,18 @@
-// The outbox relay never holds PostgreSQL while it waits on Redis (issue 15 hole 7): it claims rows
-// (a token and a lease, committed), publishes with no transaction open, then marks them queued. With
+// The outbox relay (src/operations/outbox.ts). It never holds PostgreSQL while it waits on Redis (issue 15
+// hole 7): it claims rows (a token and a lease, committed), publishes with no transaction open, then marks
+// them queued. With
 // its Redis frozen mid-publish (SIGSTOP: connected, silent) no lock on the operation table is held
 // and no session is idle in a transaction; a claim whose relay died or hangs lapses with its lease and
 // another relay publishes the row; a failed publish lets the claims go; and relays that publish the
 // same rows at once make one job per operation (job id = operation id). Real PostgreSQL, a private Redis.
+// Its LISTEN connection comes back by itself after PostgreSQL drops it (a restart, a failover), and an
+// operation written by another process is relayed on its NOTIFY, not only at the next sweep (set to an
+// hour there, so only the NOTIFY path can relay in time; before, the listener stayed dead).
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import pg from 'pg';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
@@ -14,6 +20,7 @@ import { createDataSource } from '../../src/db/data-source.js';
 import { newOperation, OperationRepo } from '../../src/db/repos/operations.js';
 import { OperationRelay } from '../../src/operations/outbox.js';
 import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
+import { testApp, type TestApp } from '../support/app.js';
 import { insertCluster } from '../support/cluster-fixture.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
 import { privateRedis, type PrivateRedis } from '../support/private-redis.js';
@@ -157,5 +164,48 @@ describe('the outbox relay and Redis', () => {
     // Published again later (a relay that hung for its whole lease): still one.
     await a.queue.addBulk(ids.map((id) => ({ name: 'create', data: { operationId: id, clusterId: 'x' }, opts: { jobId: id } })));
     assert.equal((await a.queue.getJobs(['waiting', 'delayed', 'active', 'completed'])).length, ids.length);
+  });
+});
+
+describe('its LISTEN connection', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await testApp({ config: (c) => { c.operationSweepMs = 3_600_000; } });
+  });
+  after(async () => {
+    await t?.close();
+  });
+
+  /** Waits for the job of `id` to be on the queue; false after `ms`. */
+  async function queued(id: string, ms: number): Promise<boolean> {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      if ((await t.services.queue.getJobState(id)) !== 'unknown') return true;
+      await sleepFor(50);
+    }
+    return false;
+  }
+
+  test('after its LISTEN connection is terminated, the relay listens again and relays what another process wrote', async () => {
+    const tpl = await t.as('demo', { method: 'POST', url: '/v1/clustertemplates', payload: { name: 'k8s', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', master_lb_enabled: true } });
+    assert.equal(tpl.statusCode, 201, tpl.body);
+    const c = await t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: tpl.json().uuid, name: 'c' } });
+    assert.equal(c.statusCode, 202, c.body);
+    const cluster = c.json().uuid as string;
+
+    const other = new pg.Client({ connectionString: t.config.databaseUrl });
+    await other.connect();
+    try {
+      // As a restart does to every connection: the listeners' backends end.
+      const killed = await other.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`);
+      assert.ok((killed.rowCount ?? 0) >= 1, 'the listeners were found');
+      await sleepFor(1500);
+      // Another process writes an operation (a delete may join the create); its NOTIFY must wake this relay.
+      const id = randomUUID();
+      await other.query(`INSERT INTO operation (id, cluster_id, kind, params, state, attempts, created_at) VALUES ($1, $2, 'delete', '{}', 'pending', 0, now())`, [id, cluster]);
+      assert.equal(await queued(id, 10_000), true, 'relayed on its NOTIFY, well before the hour-long sweep');
+    } finally {
+      await other.end();
+    }
   });
 });

@@ -1,5 +1,5 @@
-// Cluster templates with the Glance, Nova and Neutron checks on (spec magnum-api §3.1), against the
-// simulated cloud: what each failure looks like to the user, and that nothing is stored when one fails.
+// What the template API asks of Glance, Nova and Neutron (src/preflight/cloud-checks.ts, spec magnum-api
+// §3.1), against the simulated cloud: what each failure looks like to the user, and that nothing is stored when one fails.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { closedPort } from '../support/net.js';
@@ -230,4 +230,20 @@ describe('PATCH re-validates what changed', () => {
     const shown = await t.as('demo', { method: 'GET', url: `/v1/clustertemplates/${ct.uuid}` });
     assert.equal(shown.json().image_id, 'ubuntu-24.04', 'the refused patches changed nothing');
   });
+});
+
+// Found by the fuzz test (test/scenarios/fuzz.test.ts).
+test('a template naming a 255-character image, flavor or network: 400 naming it, not 503 (the simulated Glance, Nova and Neutron answered 414 past 100 characters)', async () => {
+  const long = (c: string) => c.repeat(255);
+  const base = { name: 'long-ids', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', flavor_id: 'm1.small' };
+  for (const [field, detail] of [
+    ['image_id', `Image ${long('i')} could not be found.`],
+    ['flavor_id', `Unable to find flavor ${long('f')}.`],
+    ['external_network_id', `Unable to find external network ${long('n')}.`],
+  ] as const) {
+    const value = long(field === 'image_id' ? 'i' : field === 'flavor_id' ? 'f' : 'n');
+    const r = await t.as('demo', { method: 'POST', url: '/v1/clustertemplates', payload: { ...base, [field]: value } });
+    assert.equal(r.statusCode, 400, `${field}: ${r.body}`);
+    assert.equal(r.json().errors[0].detail, detail);
+  }
 });

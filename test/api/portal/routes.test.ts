@@ -1,7 +1,7 @@
-// The server side of the portal, by inject(): static files under /ui/ with their cache and security
-// headers, login (CSRF-protected, rate-limited), the cookie standing for X-Auth-Token on /v1 only
-// with its CSRF token from the same origin, the project switch by rescoping, and a logout that
-// leaves the old cookie and the old tokens useless.
+// The portal's session endpoints (src/api/portal/routes.ts), by inject(): login (CSRF-protected,
+// rate-limited), the cookie standing for X-Auth-Token on /v1 only with its CSRF token from the same
+// origin, the project switch by rescoping, and a logout that leaves the old cookie and the old tokens
+// useless.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
@@ -59,33 +59,6 @@ const demo = { method: 'password', username: 'demo', password: 'demo-secret', us
 
 const v1 = (s: Sess, url: string, headers: Record<string, string> = {}, method: 'GET' | 'POST' = 'GET', payload?: unknown) =>
   t.app.inject({ method, url, headers: { ...same, cookie: s.cookie, 'x-csrf-token': s.csrf, 'openstack-api-version': 'container-infra latest', ...headers }, ...(payload ? { payload } : {}) });
-
-test('/ui/ serves the built app: index.html never cached, hashed assets immutable, deep links load the app, / stays JSON', async () => {
-  for (const url of ['/ui/', '/ui/p/abc/clusters/6f1d7f4e-2c52-4f0e-9a3e-1b1f0b6f2a10', '/ui/login']) {
-    const r = await t.app.inject({ method: 'GET', url });
-    assert.equal(r.statusCode, 200, url);
-    assert.match(r.headers['content-type'] as string, /text\/html/);
-    assert.equal(r.headers['cache-control'], 'no-cache');
-    assert.match(r.body, /app-ABCD1234\.js/);
-    const csp = r.headers['content-security-policy'] as string;
-    assert.match(csp, /script-src 'self'(;|$)/);
-    assert.match(csp, /frame-ancestors 'none'/);
-    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
-    assert.equal(r.headers['x-content-type-options'], 'nosniff');
-    assert.equal(r.headers['referrer-policy'], 'no-referrer');
-  }
-  const asset = await t.app.inject({ method: 'GET', url: '/ui/assets/app-ABCD1234.js' });
-  assert.equal(asset.statusCode, 200);
-  assert.equal(asset.headers['cache-control'], 'public, max-age=31536000, immutable');
-  assert.equal(asset.headers['x-content-type-options'], 'nosniff');
-  assert.equal((await t.app.inject({ method: 'GET', url: '/ui/assets/missing-ABCD1234.js' })).statusCode, 404);
-  const escape = await t.app.inject({ method: 'GET', url: '/ui/assets/%2e%2e/%2e%2e/package.json' });
-  assert.notEqual(escape.statusCode, 200, 'no way out of the build folder');
-  assert.doesNotMatch(escape.body, /magnum-ts/);
-  const root = await t.app.inject({ method: 'GET', url: '/' });
-  assert.equal(root.statusCode, 200);
-  assert.equal(root.json().versions[0].id, 'v1');
-});
 
 test('login needs the form cookie, its token and the same origin; the session cookie is HttpOnly, SameSite=Strict, Secure over TLS', async () => {
   const form = await loginForm();

@@ -1,14 +1,7 @@
-// Operational endpoints (liveness, readiness, metrics, OpenAPI and its UI) and what the logs may hold.
+// Operational endpoints (src/api/routes/ops.ts): liveness, readiness, metrics, the OpenAPI document and its UI.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../../src/api/app.js';
-import { createServices } from '../../../src/api/services.js';
 import { testApp, type TestApp } from '../../support/app.js';
-import { closedPort } from '../../support/net.js';
-import { createOperation } from '../../../workers/cluster/create.js';
 
 let t: TestApp;
 
@@ -143,94 +136,5 @@ describe('OpenAPI', () => {
     const json = await t.app.inject({ method: 'GET', url: '/v1/docs/json' });
     assert.equal(json.statusCode, 200);
     assert.match(json.json().openapi, /^3\./);
-  });
-});
-
-describe('logs', () => {
-  test('never contain a token; every line of a request has its id and, after auth, the caller', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(...String(chunk).split('\n').filter(Boolean));
-        done();
-      },
-    });
-    const config = { ...t.config, logLevel: 'trace' };
-    const services = await createServices(config, { steps: createOperation.steps });
-    const app = await buildApp(config, { services, logStream: sink });
-    try {
-      await app.ready();
-      const demo = await t.token('demo');
-      const admin = await t.token('admin');
-      const bogus = `gAAAAAB${randomBytes(24).toString('hex')}`;
-      const projectOf = (user: string) => t.keystone.state.projectId(user);
-      const calls: { token: string | undefined; project: string | null; run: (token?: string) => Promise<LightMyRequestResponse> }[] = [
-        { token: demo, project: projectOf('demo'), run: (tok) => app.inject({ method: 'GET', url: '/v1/clustertemplates', headers: { 'x-auth-token': tok! } }) },
-        { token: demo, project: projectOf('demo'), run: (tok) => app.inject({ method: 'GET', url: '/v1/clustertemplates/nope', headers: { 'x-auth-token': tok! } }) },
-        {
-          token: demo,
-          project: projectOf('demo'),
-          run: (tok) => app.inject({ method: 'POST', url: '/v1/clustertemplates', headers: { 'x-auth-token': tok!, 'x-subject-token': tok! }, payload: { coe: 'kubernetes', bogus: 1 } }),
-        },
-        { token: admin, project: projectOf('admin'), run: (tok) => app.inject({ method: 'GET', url: '/v1/clustertemplates/detail', headers: { 'x-auth-token': tok!, authorization: `Bearer ${tok}` } }) },
-        { token: bogus, project: null, run: (tok) => app.inject({ method: 'GET', url: '/v1/clustertemplates', headers: { 'x-auth-token': tok! } }) },
-        { token: undefined, project: null, run: () => app.inject({ method: 'GET', url: '/v1/clustertemplates' }) },
-      ];
-      const seen: { id: string; project: string | null }[] = [];
-      for (const c of calls) {
-        const res = await c.run(c.token);
-        seen.push({ id: String(res.headers['x-openstack-request-id']), project: c.project });
-      }
-      assert.equal(seen.map((s) => s.id).length, new Set(seen.map((s) => s.id)).size);
-      assert.ok(lines.length >= calls.length * 2, `expected request logs, got ${lines.length} lines`);
-
-      for (const secret of [demo, admin, bogus]) {
-        for (const line of lines) assert.ok(!line.includes(secret), `a log line holds a token: ${line}`);
-      }
-      const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-      for (const { id, project } of seen) {
-        const mine = parsed.filter((l) => l.reqId === id);
-        assert.ok(mine.length >= 2, `request ${id} has its lines`);
-        assert.equal(mine[0]!.msg, 'incoming request');
-        assert.equal(mine.at(-1)!.msg, 'request completed');
-        if (project !== null) {
-          for (const l of mine.slice(1)) assert.equal(l.project, project, `line after auth without the project: ${JSON.stringify(l)}`);
-        }
-      }
-      const ids = new Set(seen.map((s) => s.id));
-      for (const l of parsed) assert.ok(typeof l.reqId === 'string' && ids.has(l.reqId), `a log line without a request id: ${JSON.stringify(l)}`);
-      assert.ok(parsed.some((l) => l.msg === 'token refused'), 'the refused token is logged (without the token)');
-    } finally {
-      await app.close();
-      await services.close();
-    }
-  });
-
-  test('Keystone being unreachable is logged without the token', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(...String(chunk).split('\n').filter(Boolean));
-        done();
-      },
-    });
-    const config = { ...t.config, logLevel: 'info', keystone: { ...t.config.keystone, authUrl: `http://127.0.0.1:${await closedPort()}/v3` } };
-    const services = await createServices(config, { steps: createOperation.steps });
-    const app = await buildApp(config, { services, logStream: sink });
-    try {
-      const token = await t.token('demo');
-      const res = await app.inject({ method: 'GET', url: '/v1/clustertemplates', headers: { 'x-auth-token': token } });
-      assert.equal(res.statusCode, 503, res.body);
-      const id = res.headers['x-openstack-request-id'];
-      assert.ok(lines.length > 0);
-      for (const line of lines) {
-        assert.ok(!line.includes(token), `a log line holds the token: ${line}`);
-        assert.equal(JSON.parse(line).reqId, id);
-      }
-      assert.ok(lines.some((l) => JSON.parse(l).msg === 'keystone unavailable'));
-    } finally {
-      await app.close();
-      await services.close();
-    }
   });
 });

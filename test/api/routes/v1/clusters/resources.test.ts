@@ -1,10 +1,9 @@
-// The portal's previews of a cluster: what a delete removes or keeps (ledger, the cloud's CSI
-// volumes per label, the credential) and the valid upgrade targets with the order of the roll.
+// The portal's delete preview of a cluster (src/api/routes/v1/clusters/resources.ts): what a delete removes
+// or keeps (ledger, the cloud's CSI volumes per label, the credential), scoped like GET.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { insertCluster } from '../../../../support/cluster-fixture.js';
 import { testApp, type TestApp } from '../../../../support/app.js';
-import { upgradeVerdict } from '../../../../../src/domain/upgrade-path.js';
 
 let t: TestApp;
 let demoProject: string;
@@ -56,49 +55,4 @@ test('the delete preview lists the ledger, the CSI volumes (kept unless the labe
   const again = (await t.as('demo', { method: 'GET', url: `/v1/clusters/${cluster.uuid}/resources` })).json();
   assert.equal(again.resources.find((x: { type: string }) => x.type === 'volume').action, 'delete');
   assert.equal((await t.as('other', { method: 'GET', url: `/v1/clusters/${cluster.uuid}/resources` })).statusCode, 404);
-});
-
-test('upgrade targets: one minor up at most, never down, never the same; refused ones say why; the roll goes control planes first', async () => {
-  const { cluster } = await insertCluster(t.app, { user: demoUser, project: demoProject, name: 'upgradable', nodegroups: true, pki: false, template: { labels: { kube_tag: 'v1.35.2' } } });
-  for (const [name, tag] of [['t-1.34', 'v1.34.4'], ['t-1.35.3', 'v1.35.3'], ['t-1.36', 'v1.36.0'], ['t-same', 'v1.35.2']]) {
-    const r = await t.as('demo', { method: 'POST', url: '/v1/clustertemplates', payload: { name, image_id: 'ubuntu-24.04', external_network_id: 'public', coe: 'kubernetes', labels: { kube_tag: tag } } });
-    assert.equal(r.statusCode, 201, r.body);
-  }
-  const r = await t.as('demo-reader', { method: 'GET', url: `/v1/clusters/${cluster.uuid}/upgrades` });
-  assert.equal(r.statusCode, 200, r.body);
-  const body = r.json();
-  assert.equal(body.current_version, 'v1.35.2');
-  const valid = body.targets.filter((x: { valid: boolean }) => x.valid).map((x: { name: string; kind: string }) => `${x.name}:${x.kind}`);
-  assert.deepEqual(valid, ['t-1.36:minor', 't-1.35.3:patch']);
-  const refused = Object.fromEntries(body.targets.filter((x: { valid: boolean }) => !x.valid).map((x: { name: string; reason: string }) => [x.name, x.reason]));
-  assert.match(refused['t-1.34'], /never goes down/);
-  assert.match(refused['t-same'], /already runs/);
-  assert.deepEqual(body.plan.map((p: { nodegroup: string }) => p.nodegroup), ['default-master', 'default-worker']);
-  assert.equal(body.surge, 1);
-  // The verdict agrees with the upgrade action: a refused target is refused by the API too.
-  const down = await t.as('demo', { method: 'POST', url: `/v1/clusters/${cluster.uuid}/actions/upgrade`, payload: { cluster_template: 't-1.34' } });
-  assert.equal(down.statusCode, 400);
-  assert.equal((await t.as('other', { method: 'GET', url: `/v1/clusters/${cluster.uuid}/upgrades` })).statusCode, 404);
-});
-
-test('the upgrade verdict refuses a skipped minor', () => {
-  const v = upgradeVerdict('v1.34.1', { kube_tag: 'v1.36.0' });
-  assert.equal(v.ok, false);
-  assert.match((v as { reason: string }).reason, /skips a minor version: upgrade to 1.35.x first/);
-  assert.equal(upgradeVerdict('v1.34.1', { kube_tag: 'v1.35.0' }).ok, true);
-  assert.equal(upgradeVerdict('v1.34.1', {}).ok, false);
-});
-
-test('cloud choices: the project’s flavors with their sizes, keypairs, active images and external networks', async () => {
-  const r = await t.as('demo-reader', { method: 'GET', url: '/v1/cloud-choices' });
-  assert.equal(r.statusCode, 200, r.body);
-  const body = r.json();
-  assert.deepEqual(body.unreachable, []);
-  const small = body.flavors.find((f: { name: string }) => f.name === 'm1.small');
-  assert.deepEqual({ vcpus: small.vcpus, ram: small.ram, disk: small.disk }, { vcpus: 1, ram: 2048, disk: 20 });
-  assert.ok(body.images.some((i: { name: string; os_distro: string }) => i.name === 'ubuntu-24.04' && i.os_distro === 'ubuntu'));
-  assert.ok(body.images.some((i: { name: string }) => i.name === 'demo-private-coreos'), 'the project’s private image');
-  assert.deepEqual(body.external_networks.map((n: { name: string }) => n.name), ['public']);
-  const other = (await t.as('other', { method: 'GET', url: '/v1/cloud-choices' })).json();
-  assert.ok(!other.images.some((i: { name: string }) => i.name === 'demo-private-coreos'), 'not another project’s image');
 });

@@ -1,5 +1,5 @@
-// Node groups through the API (spec §3.4): the 1.9 gate, who may do what, list and show views,
-// pagination, and the 1.14 fields. Writes in detail: nodegroups-write.test.ts.
+// Node groups through the API (src/api/routes/v1/nodegroups/routes.ts; spec §3.4): the 1.9 gate, who may do
+// what, list and show views, pagination, and the 1.14 fields. Writes in detail: test/clusters/nodegroup-*.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -247,4 +247,14 @@ describe('show', () => {
     assert.equal((await call('admin', 'GET', `${base(theirs)}/default-master`)).statusCode, 200);
     assert.equal((await call('demo', 'GET', `${base(theirs)}/default-master`)).statusCode, 404);
   });
+});
+
+// Found by the fuzz test (test/scenarios/fuzz.test.ts).
+test('an unsupported microversion on a route that documents 406 (node groups) is the 406 of spec §1.4, not a 500 from its serializer', async () => {
+  const fx = await nodegroupCluster(t);
+  for (const url of [`/v1/clusters/${fx.cluster.uuid}/nodegroups`, `/v1/clusters/${fx.cluster.uuid}/nodegroups/${fx.worker.uuid}`]) {
+    const r = await t.as('demo', { method: 'GET', url, headers: { 'openstack-api-version': 'container-infra 9.99' } });
+    assert.equal(r.statusCode, 406, r.body);
+    assert.equal(r.json().errors[0].code, 'magnum.microversion-unsupported');
+  }
 });
