@@ -1,10 +1,13 @@
-// Unbounded input (issue 15, hole 4): labels, names, node counts (the deployment's maximum and the
+// The bounds of what a request may ask for (src/domain/limits.ts): the functions that apply them, then
+// unbounded input through the API (issue 15, hole 4): labels, names, node counts (the deployment's maximum and the
 // ceiling), body size and depth, NUL characters, integers past their columns, patch documents, CSRs,
 // page sizes. Each is a clear 400 (a too large body a 413) in Magnum's envelope, and nothing is written.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { newOperation } from '../../src/db/repos/operations.js';
+import { ApiError } from '../../src/domain/errors.js';
+import { boundedMap, boundedMessage, checkAtMost, HEALTH_REASON, MESSAGE_MAX } from '../../src/domain/limits.js';
 import { OperationStore } from '../../src/operations/store.js';
 import { testApp, type TestApp } from '../support/app.js';
 import { nodegroupCluster } from '../support/nodegroup-fixture.js';
@@ -28,6 +31,38 @@ before(async () => {
   template = res.json().uuid;
 });
 after(() => t.close());
+
+describe('the functions', () => {
+  const refusedWith = (fn: () => unknown, message: string) =>
+    assert.throws(fn, (e: unknown) => e instanceof ApiError && e.status === 400 && e.message === message);
+
+  test('checkAtMost: wsme’s wording above the maximum; at it, below it or absent passes', () => {
+    refusedWith(() => checkAtMost('node_count', 11, 10), "Invalid input for field/attribute node_count. Value: '11'. Value should be lower or equal to 10");
+    for (const v of [10, 0, null, undefined]) checkAtMost('node_count', v, 10);
+  });
+
+  test('boundedMap: a dict of Python strings within its bounds, else a 400 naming what is wrong', () => {
+    const b = { count: 2, keyLength: 3, valueLength: 5 };
+    assert.deepEqual(boundedMap('r', { a: true, b: null }, b), { a: 'True', b: 'None' });
+    assert.deepEqual(boundedMap('r', { n: 12, f: false }, b), { n: '12', f: 'False' });
+    refusedWith(() => boundedMap('r', 'x', b), "Invalid input for field/attribute r. Value: 'x'. Value should be a dict");
+    refusedWith(() => boundedMap('r', ['a'], b), `Invalid input for field/attribute r. Value: '["a"]'. Value should be a dict`);
+    refusedWith(() => boundedMap('r', { a: '1', b: '2', c: '3' }, b), `Invalid input for field/attribute r. Value: '{"a":"1","b":"2","c":"3"}'. Value should have at most 2 entries`);
+    refusedWith(() => boundedMap('r', { abcd: '1' }, b), "Invalid input for field/attribute r. Value: 'abcd'. Keys should have 1 to 3 characters");
+    refusedWith(() => boundedMap('r', { '': '1' }, b), "Invalid input for field/attribute r. Value: ''. Keys should have 1 to 3 characters");
+    refusedWith(() => boundedMap('r', { a: 'xxxxxx' }, b), "Invalid input for field/attribute r.a. Value: 'xxxxxx'. Value should have a maximum character requirement of 5");
+    const proto = JSON.parse('{"__proto__": "x"}') as Record<string, unknown>;
+    refusedWith(() => boundedMap('r', proto, HEALTH_REASON), "Invalid input for field/attribute r. Value: '__proto__'. This key is reserved");
+  });
+
+  test('boundedMessage: MESSAGE_MAX characters at most, saying it was cut and how long it was', () => {
+    assert.equal(boundedMessage('short'), 'short');
+    assert.equal(boundedMessage('x'.repeat(MESSAGE_MAX)), 'x'.repeat(MESSAGE_MAX));
+    const cut = boundedMessage('y'.repeat(1_000_000));
+    assert.ok(cut.length <= MESSAGE_MAX, String(cut.length));
+    assert.match(cut, /^y+… \(1000000 characters, cut\)$/);
+  });
+});
 
 const TABLES = ['cluster', 'cluster_template', 'nodegroup', 'operation', 'quota', 'cluster_event', 'cluster_certificate'];
 const counts = async () => {

@@ -1,4 +1,5 @@
-// The policy matrix (issue 15): every operation of openapi/magnum-v1.json, called as each persona
+// Policy in code (src/domain/policy.ts): the checks and scope types of the rules as a table over callers;
+// then the policy matrix (issue 15): every operation of openapi/magnum-v1.json, called as each persona
 // (no token, expired, revoked, reader, member, admin of the project, member and admin of another
 // project), answers the status derived from the one table of Magnum's policies
 // (test/support/magnum-policy.ts). Allowed calls really run, each on its own fresh resources; an
@@ -15,6 +16,9 @@ import type { InjectOptions } from 'fastify';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { ClusterTemplateEntity } from '../../src/db/entities/cluster-template.js';
 import { QuotaEntity } from '../../src/db/entities/quota.js';
+import { ApiError } from '../../src/domain/errors.js';
+import { allowed, enforce, ruleDef, type Rule, type Target } from '../../src/domain/policy.js';
+import { authContext } from '../support/contexts.js';
 import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
 import { testApp, passwordToken, type TestApp } from '../support/app.js';
 import { insertCluster } from '../support/cluster-fixture.js';
@@ -186,6 +190,57 @@ async function call(req: Req, p: Persona): Promise<{ status: number; body: strin
   const res = await t.app.inject({ ...inject, headers });
   return { status: res.statusCode, body: res.body };
 }
+
+describe('the rules, as functions', () => {
+  const member = authContext();
+  const reader = authContext({ roles: ['reader'] });
+  const admin = authContext({ roles: ['admin'] });
+  const adminWithMember = authContext({ roles: ['admin', 'member'] });
+  const systemAdmin = authContext({ scope: 'system', roles: ['admin'] });
+  const domainAdmin = authContext({ scope: 'domain', roles: ['admin'] });
+  const colleague = authContext({ userId: 'u-2' });
+  const stranger = authContext({ projectId: 'p-2' });
+  const mine: Target = { project_id: 'p-1', user_id: 'u-1' };
+  const theirs: Target = { project_id: 'p-2', user_id: 'u-9' };
+
+  const cases: [string, ReturnType<typeof authContext>, Rule, Target | undefined, boolean][] = [
+    ['a member creates in its project', member, 'cluster:create', undefined, true],
+    ['a reader may not create', reader, 'cluster:create', undefined, false],
+    ['a reader reads', reader, 'cluster:get', mine, true],
+    ['a member of another project reads nothing of this one', stranger, 'cluster:get', mine, false],
+    ['a member may not read another project’s cluster', member, 'cluster:get', theirs, false],
+    ['an admin reads any project’s (admin_or_reader)', admin, 'cluster:get', theirs, true],
+    ['only admins publish templates', member, 'clustertemplate:publish', undefined, false],
+    ['an admin publishes', admin, 'clustertemplate:publish', undefined, true],
+    ['health is the creator’s', member, 'cluster:update_health_status', mine, true],
+    ['not a colleague’s of the same project', colleague, 'cluster:update_health_status', mine, false],
+    ['but a colleague may update the cluster', colleague, 'cluster:update', mine, true],
+    ['the CA is read by its creator', member, 'certificate:get', mine, true],
+    ['not by a colleague', colleague, 'certificate:get', mine, false],
+    ['credential:rotate is member only: an admin without member is refused', admin, 'credential:rotate', { project_id: 'p-1' }, false],
+    ['an admin with member rotates in its own project', adminWithMember, 'credential:rotate', { project_id: 'p-1' }, true],
+    ['not in another project, admin or not', adminWithMember, 'credential:rotate', theirs, false],
+    ['a system-scoped admin keeps the unscoped admin rules', systemAdmin, 'quota:create', undefined, true],
+    ['and mservices', systemAdmin, 'magnum-service:get_all', undefined, true],
+    ['but no project-scoped rule', systemAdmin, 'cluster:get_all', undefined, false],
+    ['a domain-scoped admin is no admin at all', domainAdmin, 'quota:create', undefined, false],
+    ['nor a reader of anything', domainAdmin, 'clustertemplate:get_all', undefined, false],
+    ['a member may not set quotas', member, 'quota:create', undefined, false],
+  ];
+  for (const [name, ctx, rule, target, want] of cases) {
+    test(`${name} (${rule})`, () => assert.equal(allowed(ctx, rule, target), want));
+  }
+
+  test('enforce: Magnum’s 403 naming the rule when refused, nothing when allowed', () => {
+    assert.throws(() => enforce(reader, 'cluster:delete', mine), (e: unknown) => e instanceof ApiError && e.status === 403 && e.message === "Policy doesn't allow cluster:delete to be performed.");
+    enforce(member, 'cluster:delete', mine);
+  });
+
+  test('ruleDef: the check string and scope of a rule', () => {
+    assert.deepEqual(ruleDef('quota:create'), { check: 'admin', scope: 'any' });
+    assert.deepEqual(ruleDef('cluster:update_health_status'), { check: 'admin_or_member_user', scope: 'project' });
+  });
+});
 
 test('every operation of the OpenAPI document has an entry in the policy table and a way to call it', () => {
   const table = Object.keys(MAGNUM_POLICY).sort();
