@@ -4,6 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import type { ClusterTemplateRow } from '../../src/db/entities/cluster-template.js';
+import type { ClusterTemplateRepo } from '../../src/db/repos/cluster-templates.js';
+import { TemplateCache } from '../../src/db/template-cache.js';
 import { testApp, type TestApp } from '../support/app.js';
 import { waitFor } from '../support/http.js';
 
@@ -81,5 +84,56 @@ describe('template read cache', () => {
     await eventually(async () => cache().rows.usable(), 'the feed reconnects');
     await sql.query(`UPDATE cluster_template SET name = 'feed-3' WHERE uuid = $1`, [ct.uuid]);
     await eventually(async () => (await show(ct.uuid)).name === 'feed-3', 'notifications flow again');
+  });
+});
+
+describe('TemplateCache', () => {
+  const row = { uuid: 'u', name: 'n' } as ClusterTemplateRow;
+  const counting = () => {
+    const repo = { finds: 0, async find() { this.finds++; return row; } };
+    return repo as unknown as ClusterTemplateRepo & { finds: number };
+  };
+
+  test('rows by scope and ident: read once, then from the cache until invalidated; scopes apart', async () => {
+    const c = new TemplateCache(() => true, { maxRows: 10, maxListBytes: 1000 });
+    const repo = counting();
+    const demo = { all: false as const, projectId: 'p', hiddenPublic: true };
+    assert.equal(await c.find(repo, 'n', demo), row);
+    assert.equal(await c.find(repo, 'n', demo), row);
+    assert.equal(repo.finds, 1);
+    await c.find(repo, 'n', { all: true });
+    assert.equal(repo.finds, 2, 'another scope is another key');
+    c.invalidate();
+    await c.find(repo, 'n', demo);
+    assert.equal(repo.finds, 3);
+  });
+
+  test('list pages rendered once; a bad marker is never cached; unusable means no cache at all', async () => {
+    let usable = true;
+    const c = new TemplateCache(() => usable, { maxRows: 10, maxListBytes: 1000 });
+    let loads = 0;
+    const load = async () => (loads++, [row]);
+    const render = (rows: ClusterTemplateRow[]) => JSON.stringify(rows.map((r) => r.uuid));
+    assert.equal(await c.listPage('k', load, render), '["u"]');
+    assert.equal(await c.listPage('k', load, render), '["u"]');
+    assert.equal(loads, 1);
+    let bad = 0;
+    const badLoad = async () => (bad++, 'bad-marker' as const);
+    assert.equal(await c.listPage('b', badLoad, render), 'bad-marker');
+    await c.listPage('b', badLoad, render);
+    assert.equal(bad, 2);
+    usable = false;
+    await c.listPage('k', load, render);
+    assert.equal(loads, 2, 'bypassed while its change feed is down');
+  });
+
+  test('keys: the scope’s and every page parameter’s', () => {
+    assert.equal(TemplateCache.scopeKey({ all: true }), 'all');
+    assert.equal(TemplateCache.scopeKey({ all: false, projectId: 'p', hiddenPublic: false }), 'p:p:');
+    assert.equal(TemplateCache.scopeKey({ all: false, projectId: null, hiddenPublic: true }), 'p::h');
+    const key = (over: object) => TemplateCache.pageKey({ flavor: 'template', detail: false, vis: { all: true }, host: 'h', page: { limit: 5, sortKey: 'id', sortDir: 'asc', ...over } });
+    assert.equal(key({}), 'template|l|all|h|5||id|asc');
+    assert.notEqual(key({ marker: 'm' }), key({}));
+    assert.notEqual(key({ sortDir: 'desc' }), key({}));
   });
 });
