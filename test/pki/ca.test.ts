@@ -5,7 +5,7 @@ import { createPrivateKey, createPublicKey, sign, verify, X509Certificate } from
 import { assertControlPlanePki, caCertHash } from '../../src/bootstrap/join.js';
 import { renderUserData } from '../../src/bootstrap/user-data/userdata.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
-import { CA_VALIDITY_DAYS, generateClusterPki, kubernetesCaName } from '../../src/pki/index.js';
+import { CA_VALIDITY_DAYS, generateClusterPki, kubernetesCaName } from '../../src/pki/ca.js';
 import { input, TOKEN } from '../kube/fixtures.js';
 import { opensslText, opensslVerify } from '../support/openssl.js';
 
