@@ -2,6 +2,9 @@
 // §3.1), against the simulated cloud: what each failure looks like to the user, and that nothing is stored when one fails.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ApiError } from '../../src/domain/errors.js';
+import { checkNodeImage, cloudChecks, isUuidLike, nodeImageOf } from '../../src/preflight/cloud-checks.js';
+import { callerOf } from '../support/callers.js';
 import { closedPort } from '../support/net.js';
 import { testApp, type TestApp, type User } from '../support/app.js';
 
@@ -246,4 +249,51 @@ test('a template naming a 255-character image, flavor or network: 400 naming it,
     assert.equal(r.statusCode, 400, `${field}: ${r.body}`);
     assert.equal(r.json().errors[0].detail, detail);
   }
+});
+
+describe('the checks as functions', () => {
+  const refusedWith = (status: number, message: string | RegExp) => (e: unknown) =>
+    e instanceof ApiError && e.status === status && (typeof message === 'string' ? e.message === message : message.test(e.message));
+
+  test('isUuidLike: oslo’s: dashes, braces, urn:uuid:, any case; nothing else', () => {
+    for (const v of ['6f1d7f4e-2c52-4f0e-9a3e-1b1f0b6f2a10', '6F1D7F4E2C524F0E9A3E1B1F0B6F2A10', '{6f1d7f4e-2c52-4f0e-9a3e-1b1f0b6f2a10}', 'urn:uuid:6f1d7f4e-2c52-4f0e-9a3e-1b1f0b6f2a10']) assert.equal(isUuidLike(v), true, v);
+    for (const v of ['public', '6f1d7f4e-2c52-4f0e-9a3e', '6f1d7f4e-2c52-4f0e-9a3e-1b1f0b6f2a1g']) assert.equal(isUuidLike(v), false, v);
+  });
+
+  test('called directly with a caller’s clients: the image’s distro and properties, flavors, external networks, zones', async () => {
+    const checks = cloudChecks(t.app.services.clouds, { authUrl: t.config.keystone.authUrl });
+    const demo = await callerOf(t, 'demo');
+    assert.equal(await checks.imageDistro(demo, 'fedora-coreos-43'), 'fedora-coreos');
+    assert.equal((await checks.imageProperties(demo, 'ubuntu-24.04')).os_distro, 'ubuntu');
+    await checks.checkFlavor(demo, 'm1.small');
+    await checks.checkFlavor(demo, '2');
+    await assert.rejects(checks.checkFlavor(demo, 'm9.huge'), refusedWith(400, 'Unable to find flavor m9.huge.'));
+    await checks.checkExternalNetwork(demo, 'public');
+    await assert.rejects(checks.checkExternalNetwork(demo, 'nowhere'), refusedWith(400, 'Unable to find external network nowhere.'));
+    await checks.checkZones(demo, [{ label: 'availability_zone', zone: 'nova' }]);
+    await assert.rejects(checks.checkZones(demo, [{ label: 'availability_zone', zone: 'mars' }]), refusedWith(400, /^Invalid input for label availability_zone\. Value: 'mars'\. The cloud offers no availability zone mars \(Nova's zones: nova, az-2, az-3\)\.$/));
+    await checks.checkZones(demo, []);
+  });
+
+  test('a failed call is told to onFailure before it becomes the API’s error', async () => {
+    const seen: number[] = [];
+    const checks = cloudChecks(t.app.services.clouds, { authUrl: t.config.keystone.authUrl, onFailure: (e) => seen.push(e.status) });
+    const demo = await callerOf(t, 'demo');
+    const clear = cloud().nova.faults.inject({ status: 503 });
+    try {
+      await assert.rejects(checks.checkFlavor(demo, 'm1.small'), refusedWith(503, 'The Nova service is temporarily unavailable.'));
+    } finally {
+      clear();
+    }
+    assert.ok(seen.includes(503));
+  });
+
+  test('the node image contract: a supported distro on a vm; the image’s own Kubernetes version against kube_tag', async () => {
+    assert.equal(nodeImageOf({ os_distro: 'ubuntu' }, 'img', 'vm').distro, 'ubuntu');
+    assert.throws(() => nodeImageOf({ os_distro: 'ubuntu' }, 'img', 'bm'), refusedWith(400, /^Cluster type \(bm, ubuntu, kubernetes\) not supported\. Image img cannot boot Kubernetes nodes: /));
+    assert.throws(() => nodeImageOf({ os_distro: 'windows' }, 'img', 'vm'), refusedWith(400, /^Cluster type \(vm, windows, kubernetes\) not supported/));
+    assert.throws(() => nodeImageOf({ os_distro: 'ubuntu', kube_version: 'v1.34.1' }, 'img', 'vm', 'v1.35.2'), refusedWith(400, /^Image img carries Kubernetes v1\.34\.1 \(property kube_version\) but the cluster's kube_tag is v1\.35\.2/));
+    const checks = cloudChecks(t.app.services.clouds, { authUrl: t.config.keystone.authUrl });
+    assert.equal((await checkNodeImage(checks, await callerOf(t, 'demo'), 'ubuntu-24.04', 'vm')).distro, 'ubuntu');
+  });
 });

@@ -1,12 +1,15 @@
 // The pre-flight (src/preflight/preflight.ts) of a cluster create, a node group create and a CA rotation
 // against the simulated cloud: what the cluster names must exist, and its bill must fit the project's
 // quotas; else nothing is written.
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
 import { OperationEntity } from '../../src/db/entities/operation.js';
 import { OctaviaClient } from '../../src/openstack/octavia.js';
+import { groupPlan, groupPlans, Preflight } from '../../src/preflight/preflight.js';
+import { clusterRow, nodegroupRow, specOf, templateRow } from '../support/rows.js';
+import { callerOf } from '../support/callers.js';
 import { testApp, type TestApp } from '../support/app.js';
 import { insertCluster } from '../support/cluster-fixture.js';
 
@@ -151,4 +154,52 @@ test('a node group create and a CA rotation are billed too: a shortage is the 40
   }
   const ok = await t.as('demo', { method: 'POST', url: `/v1/clusters/${cluster.uuid}/nodegroups`, payload: { name: 'more', node_count: 2 } });
   assert.equal(ok.statusCode, 202, ok.body);
+});
+
+describe('the pre-flight as functions', () => {
+  test('groupPlan: the group’s flavor, else the cluster’s (its master flavor for control planes), else the template’s', () => {
+    const tpl = templateRow({ flavor_id: 't-small', master_flavor_id: 't-medium' });
+    const c = clusterRow(tpl, { flavor_id: null, master_flavor_id: 'c-large' });
+    const master = nodegroupRow(c, { role: 'master', flavor_id: null, node_count: 3 });
+    const worker = nodegroupRow(c, { role: 'worker', flavor_id: null, docker_volume_size: 20 });
+    assert.deepEqual(groupPlans(c, tpl, [master, worker]), [
+      { name: 'default-master', role: 'master', count: 3, flavor: 'c-large', runtimeVolumeGb: null },
+      { name: 'default-worker', role: 'worker', count: 1, flavor: 't-small', runtimeVolumeGb: 20 },
+    ]);
+    assert.equal(groupPlan(c, tpl, { ...worker, flavor_id: 'own' }).flavor, 'own');
+  });
+
+  test('with CLOUD_RESOURCE_CHECKS off: the bill is computed, nothing is checked, the cloud is asked nothing', async () => {
+    let asked = 0;
+    const preflight = new Preflight({
+      checkCloud: false,
+      authUrl: t.config.keystone.authUrl,
+      maxClustersPerProject: 3,
+      clouds: { for: () => (asked++, undefined) } as never,
+      quotas: { clusterUsage: async () => ({ limit: 3, used: 3 }) },
+      checks: undefined,
+      steps: [{ name: 'masters', bill: ({ groups }) => ({ instances: groups.reduce((n, g) => n + g.count, 0) }) }],
+    });
+    const tpl = templateRow();
+    const c = clusterRow(tpl);
+    const who = await callerOf(t, 'demo');
+    const bill = await preflight.assess(who, { template: tpl, cluster: c, spec: specOf(), bill: { kind: 'create', groups: groupPlans(c, tpl, [nodegroupRow(c, { role: 'master' }), nodegroupRow(c, { node_count: 2 })]) } });
+    assert.equal(bill.checked, false);
+    assert.equal(bill.lines.find((l) => l.quota === 'instances')!.needed, 3);
+    assert.ok(bill.lines.every((l) => !l.short && l.limit === null), 'no line is checked, not even the clusters');
+    assert.equal(await preflight.fixedSubnetCidr(who, 'some-subnet'), undefined);
+    await preflight.checkZones(who, [{ label: 'availability_zone', zone: 'mars' }]);
+    assert.equal(asked, 0);
+  });
+
+  test('fixedSubnetCidr: the subnet’s CIDR by name or id; an unknown one is a 400', async () => {
+    const who = await callerOf(t, 'demo');
+    const neutron = t.cloud!.neutron;
+    const net = neutron.addNetwork({ name: 'preflight-net', projectId: demoProject });
+    const subnet = neutron.addSubnet({ networkId: net.id, cidr: '10.99.0.0/24', name: 'preflight-subnet' });
+    assert.equal(await t.app.services.preflight.fixedSubnetCidr(who, 'preflight-subnet'), '10.99.0.0/24');
+    assert.equal(await t.app.services.preflight.fixedSubnetCidr(who, subnet.id), '10.99.0.0/24');
+    await assert.rejects(t.app.services.preflight.fixedSubnetCidr(who, 'no-such-subnet'), /Unable to find subnet no-such-subnet\./);
+    assert.equal(await t.app.services.preflight.fixedSubnetCidr(who, null), undefined);
+  });
 });
