@@ -1,13 +1,16 @@
-// A node group create (src/clusters/nodegroup-create.ts; spec §3.4, §5.3) through POST
-// /v1/clusters/{cluster}/nodegroups: defaults from the cluster, the 409s, the intent written in one
-// transaction (row, operation, cluster status).
+// A node group create (src/clusters/nodegroup-create.ts; spec §3.4, §5.3), through POST
+// /v1/clusters/{cluster}/nodegroups (defaults from the cluster, the 409s, the intent written in one
+// transaction: row, operation, cluster status), then through planNodegroupCreate and startNodegroupCreate.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
 import { OperationEntity } from '../../src/db/entities/operation.js';
 import { newOperation } from '../../src/db/repos/operations.js';
+import { planNodegroupCreate, startNodegroupCreate } from '../../src/clusters/nodegroup-create.js';
+import { ApiError } from '../../src/domain/errors.js';
 import { testApp, type TestApp } from '../support/app.js';
+import { callerOf } from '../support/callers.js';
 import { nodegroupCluster, type ClusterFixture, type ClusterFixtureOptions } from '../support/nodegroup-fixture.js';
 
 let t: TestApp;
@@ -174,4 +177,48 @@ describe('create', () => {
       assert.equal((await groups(fx)).length, 2);
     });
   }
+});
+
+describe('planNodegroupCreate and startNodegroupCreate', () => {
+  const V = (minor: number) => ({ major: 1, minor });
+  const is = (status: number, message: string | RegExp) => (e: unknown) => e instanceof ApiError && e.status === status && (typeof message === 'string' ? e.message === message : message.test(e.message));
+  const as = async (user: 'demo' | 'demo-reader' | 'admin', minor = 14) => ({ ...(await callerOf(t, user)), version: V(minor) });
+
+  test('planned: the group’s counts and role, node labels and taints from 1.14 only; its bill; nothing written', async () => {
+    const fx = await cluster();
+    const body = { name: 'gpu', node_count: 2, max_node_count: 4, node_labels: { gpu: 'true' }, node_taints: [{ key: 'gpu', effect: 'NoSchedule' }] };
+    const plan = await planNodegroupCreate(t.app.services, await as('demo'), fx.cluster.name, body);
+    assert.deepEqual([plan.name, plan.role, plan.counts, plan.nodeLabels, plan.nodeTaints], ['gpu', 'worker', { node_count: 2, min_node_count: 0, max_node_count: 4 }, { gpu: 'true' }, [{ key: 'gpu', effect: 'NoSchedule' }]]);
+    assert.equal(plan.bill.lines.find((l) => l.quota === 'instances')!.needed, 2);
+    assert.equal(plan.bill.lines.find((l) => l.quota === 'server_groups')!.needed, 1);
+    const old = await planNodegroupCreate(t.app.services, await as('demo', 13), fx.cluster.uuid, body);
+    assert.deepEqual([old.nodeLabels, old.nodeTaints], [null, null]);
+    assert.deepEqual(await operations(fx), []);
+  });
+
+  test('started: the group with the cluster’s labels merged over, the template’s image; the operation and the cluster’s status', async () => {
+    const fx = await cluster();
+    const body = { name: 'merged', labels: { extra: 'x' }, merge_labels: true };
+    const plan = await planNodegroupCreate(t.app.services, await as('demo'), fx.cluster.uuid, body);
+    const { ng, cluster: c } = await startNodegroupCreate(t.app.services, plan, body);
+    assert.deepEqual([ng.labels, ng.image_id, ng.status, ng.is_default], [{ kube_tag: 'v1.35.2', a: '1', extra: 'x' }, fx.template.image_id, 'CREATE_IN_PROGRESS', false]);
+    assert.equal(c.status, 'UPDATE_IN_PROGRESS');
+    assert.deepEqual((await operations(fx)).map((o) => [o.kind, o.params]), [['nodegroup_create', { nodegroup: ng.uuid }]]);
+    // The checks again under the lock: the same name now exists.
+    await assert.rejects(startNodegroupCreate(t.app.services, plan, body), is(409, `A node group with name merged already exists in the cluster ${fx.cluster.name}.`));
+  });
+
+  test('the checks: a name, the policy, the caller’s own project (an admin’s too), an API address, a free name, no master, the counts', async () => {
+    const fx = await cluster();
+    const plan = async (body: Record<string, unknown>, who?: Awaited<ReturnType<typeof as>>, ident = fx.cluster.uuid) => planNodegroupCreate(t.app.services, who ?? (await as('demo')), ident, body);
+    await assert.rejects(plan({}), is(400, "Invalid input for field/attribute name. Value: 'None'. Mandatory field missing."));
+    await assert.rejects(plan({ name: 'x' }, await as('demo-reader')), is(403, "Policy doesn't allow nodegroup:create to be performed."));
+    await assert.rejects(plan({ name: 'x' }, await as('admin')), is(404, `Cluster ${fx.cluster.uuid} could not be found.`));
+    await assert.rejects(plan({ name: 'default-worker' }), is(409, `A node group with name default-worker already exists in the cluster ${fx.cluster.name}.`));
+    await assert.rejects(plan({ name: 'm', role: 'master' }), is(400, 'Creating master nodegroups is currently not supported.'));
+    await assert.rejects(plan({ name: 'c', node_count: 1, min_node_count: 2 }), is(409, /^min_node_count for c is invalid/));
+    await assert.rejects(plan({ name: 'l', node_labels: { 'bad key': 'x' } }), is(400, /Label key 'bad key'/));
+    const early = await cluster({ apiAddress: null });
+    await assert.rejects(plan({ name: 'x' }, undefined, early.cluster.uuid), is(409, 'Cluster API address is not available yet'));
+  });
 });

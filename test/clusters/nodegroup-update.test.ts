@@ -1,11 +1,14 @@
-// A node group update (src/clusters/nodegroup-update.ts; spec §3.4, §5) through PATCH
-// /v1/clusters/{cluster}/nodegroups/{nodegroup}: a JSON patch of min and max only, the 409s, the intent
-// written in one transaction (group, operation, cluster status).
+// A node group update (src/clusters/nodegroup-update.ts; spec §3.4, §5), through PATCH
+// /v1/clusters/{cluster}/nodegroups/{nodegroup} (a JSON patch of min and max only, the 409s, the intent
+// written in one transaction: group, operation, cluster status), then through startNodegroupUpdate.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { OperationEntity } from '../../src/db/entities/operation.js';
+import { startNodegroupUpdate } from '../../src/clusters/nodegroup-update.js';
+import { ApiError } from '../../src/domain/errors.js';
 import { testApp, type TestApp } from '../support/app.js';
+import { callerOf } from '../support/callers.js';
 import { nodegroupCluster, insertNodegroup, type ClusterFixture, type ClusterFixtureOptions } from '../support/nodegroup-fixture.js';
 
 let t: TestApp;
@@ -93,5 +96,35 @@ describe('update', () => {
     const missing = await patch(fx, 'ghost', ops);
     assert.equal(missing.statusCode, 404);
     assert.equal(detail(missing), 'Nodegroup ghost could not be found.');
+  });
+});
+
+describe('startNodegroupUpdate', () => {
+  const V = (minor: number) => ({ major: 1, minor });
+  const as = async (user: 'demo' | 'demo-reader' | 'admin', minor = 14) => ({ ...(await callerOf(t, user)), version: V(minor) });
+  const is = (status: number, message: string | RegExp) => (e: unknown) => e instanceof ApiError && e.status === status && (typeof message === 'string' ? e.message === message : message.test(e.message));
+
+  test('the new bounds written under the cluster’s lock, the group and the cluster UPDATE_IN_PROGRESS, one operation', async () => {
+    const fx = await cluster();
+    const ng = await insertNodegroup(t, fx, { node_count: 3, status: 'CREATE_COMPLETE' });
+    const { ng: after, cluster: c } = await startNodegroupUpdate(t.app.services, await as('demo'), fx.cluster.name, ng.name, [{ op: 'replace', path: '/max_node_count', value: 5 }]);
+    assert.deepEqual([after.min_node_count, after.max_node_count, after.status, c.status], [0, 5, 'UPDATE_IN_PROGRESS', 'UPDATE_IN_PROGRESS']);
+    assert.deepEqual((await operations(fx)).map((o) => o.kind), ['nodegroup_update']);
+  });
+
+  test('unchanged: the group as it is, nothing begun; node_labels internal from 1.14, unknown before', async () => {
+    const fx = await cluster();
+    const ng = await insertNodegroup(t, fx, { max_node_count: 4, status: 'CREATE_COMPLETE' });
+    const same = await startNodegroupUpdate(t.app.services, await as('demo'), fx.cluster.uuid, ng.uuid, [{ op: 'replace', path: '/max_node_count', value: 4 }]);
+    assert.deepEqual([same.ng.uuid, same.ng.status, same.cluster.status], [ng.uuid, 'CREATE_COMPLETE', 'CREATE_COMPLETE']);
+    assert.deepEqual(await operations(fx), []);
+    await assert.rejects(startNodegroupUpdate(t.app.services, await as('demo'), fx.cluster.uuid, ng.uuid, [{ op: 'replace', path: '/node_labels', value: {} }]), is(400, "'/node_labels' is an internal attribute and can not be updated"));
+    await assert.rejects(startNodegroupUpdate(t.app.services, await as('demo', 13), fx.cluster.uuid, ng.uuid, [{ op: 'replace', path: '/node_labels', value: {} }]), is(400, /non-existent object 'node_labels'/));
+  });
+
+  test('the caller’s own project only, then the policy', async () => {
+    const fx = await cluster();
+    await assert.rejects(startNodegroupUpdate(t.app.services, await as('admin'), fx.cluster.uuid, 'default-worker', []), is(404, `Cluster ${fx.cluster.uuid} could not be found.`));
+    await assert.rejects(startNodegroupUpdate(t.app.services, await as('demo-reader'), fx.cluster.uuid, 'default-worker', []), is(403, "Policy doesn't allow nodegroup:update to be performed."));
   });
 });
