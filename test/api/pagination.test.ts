@@ -4,7 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { nextLink, parseIdPage, parsePage } from '../../src/api/pagination.js';
 import { ClusterTemplateEntity } from '../../src/db/entities/cluster-template.js';
+import { ApiError } from '../../src/domain/errors.js';
 import { QuotaEntity } from '../../src/db/entities/quota.js';
 import { testApp, type TestApp } from '../support/app.js';
 import { insertCluster } from '../support/cluster-fixture.js';
@@ -155,5 +157,35 @@ describe('list markers of another project', () => {
     assert.equal(detail(r), `Quota could not be found: quota id ${theirs.id} .`);
     assert.equal((await t.as('admin', { method: 'GET', url: `/v1/quotas?marker=${mine.id}` })).statusCode, 200);
     assert.equal((await t.as('admin', { method: 'GET', url: `/v1/quotas?all_tenants=true&marker=${theirs.id}` })).statusCode, 200);
+  });
+});
+
+describe('parsePage, parseIdPage and nextLink', () => {
+  const sortable = new Set(['id', 'name']);
+  const refused = (message: RegExp) => (e: unknown) => e instanceof ApiError && e.status === 400 && message.test(e.message);
+
+  test('defaults: max_limit, no marker, by id ascending; a limit above max_limit is cut to it', () => {
+    assert.deepEqual(parsePage({}, 50, sortable), { limit: 50, marker: undefined, sortKey: 'id', sortDir: 'asc' });
+    assert.equal(parsePage({ limit: 500 }, 50, sortable).limit, 50);
+    assert.deepEqual(parsePage({ limit: 2, sort_key: 'name', sort_dir: 'desc', marker: '6F1D7F4E2C524F0E9A3E1B1F0B6F2A10' }, 50, sortable), { limit: 2, marker: '6F1D7F4E2C524F0E9A3E1B1F0B6F2A10', sortKey: 'name', sortDir: 'desc' });
+  });
+
+  test('refused: a limit of 0 or less, a marker that is no uuid, an unknown sort key or direction', () => {
+    assert.throws(() => parsePage({ limit: 0 }, 50, sortable), refused(/^Limit must be positive$/));
+    assert.throws(() => parsePage({ marker: 'abc' }, 50, sortable), refused(/^Invalid input for field\/attribute marker\. Value: 'abc'\. Expected a uuid but received abc\.$/));
+    assert.throws(() => parsePage({ sort_key: 'secret' }, 50, sortable), refused(/^The sort_key value "secret" is an invalid field for sorting$/));
+    assert.throws(() => parsePage({ sort_dir: 'up' } as never, 50, sortable), refused(/^Invalid sort direction: up/));
+  });
+
+  test('parseIdPage keeps an integer marker', () => {
+    assert.deepEqual(parseIdPage({ marker: 7, limit: 3 }, 50, sortable), { limit: 3, marker: 7, sortKey: 'id', sortDir: 'asc' });
+  });
+
+  test('nextLink: only for a full page with a marker, the query in Magnum’s order', () => {
+    const page = { limit: 2, sortKey: 'name', sortDir: 'desc' as const };
+    assert.deepEqual(nextLink('https://api.example', 'clusters', page, 2, 'm-1'), { next: 'https://api.example/v1/clusters?sort_key=name&sort_dir=desc&limit=2&marker=m-1' });
+    assert.deepEqual(nextLink('h', 'clusters', page, 1, 'm-1'), {});
+    assert.deepEqual(nextLink('h', 'clusters', page, 0, undefined), {});
+    assert.deepEqual(nextLink('h', 'clusters', page, 2, undefined), {});
   });
 });
