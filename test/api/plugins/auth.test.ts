@@ -1,9 +1,16 @@
 // Keystone authentication of every request (src/api/plugins/auth.ts): public endpoints need no token; a
 // missing, empty, garbage or revoked token is Keystone's 401 with WWW-Authenticate; Keystone unreachable
-// or stopped is a 503 in Magnum's envelope, never a 500.
+// or stopped is a 503 in Magnum's envelope, never a 500. Through the whole API, then on a minimal app of
+// the real plugins with a validator that answers as told: the portal's session token first, access rules.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify';
+import { registerAuth } from '../../../src/api/plugins/auth.js';
+import { registerEnvelope } from '../../../src/api/plugins/envelope.js';
+import { trackRoutes } from '../../../src/api/plugins/route-matcher.js';
+import type { AuthContext } from '../../../src/keystone/context.js';
+import { InvalidTokenError, KeystoneUnavailableError, type TokenValidator } from '../../../src/keystone/token-validator.js';
+import { authContext } from '../../support/contexts.js';
 import { testApp, type TestApp } from '../../support/app.js';
 import { assertEnvelope, assertUnauthorized as assertUnauthorizedAt, REQUEST_ID, UNAUTHORIZED } from '../../support/api-asserts.js';
 import { closedPort } from '../../support/net.js';
@@ -89,5 +96,71 @@ describe('Keystone authentication', () => {
     } finally {
       await ks.close();
     }
+  });
+});
+
+describe('on a minimal app', () => {
+  let app: FastifyInstance;
+  const validated: string[] = [];
+  const contexts: Record<string, AuthContext> = {
+    good: authContext(),
+    ruled: authContext({
+      catalog: [{ type: 'container-infra', endpoints: [] }],
+      applicationCredential: { id: 'ac', restricted: true, accessRules: [{ service: 'container-infra', method: 'GET', path: '/v1/things' }] },
+    }),
+  };
+  const validator = {
+    async validate(token: string) {
+      validated.push(token);
+      if (token === 'down') throw new KeystoneUnavailableError('keystone is down');
+      if (token === 'boom') throw new Error('internal detail 4711');
+      const ctx = contexts[token];
+      if (!ctx) throw new InvalidTokenError('no such token');
+      return ctx;
+    },
+  } as unknown as TokenValidator;
+
+  before(async () => {
+    app = Fastify({ logger: false });
+    trackRoutes(app);
+    registerEnvelope(app);
+    registerAuth(app, validator, 'http://ks/v3', async (request) => (request.headers.cookie === 'session=1' ? 'good' : undefined));
+    app.get('/v1/things', async (request) => ({ user: request.auth.userId, token: request.authToken }));
+    app.post('/v1/things', async () => ({}));
+    app.get('/v1/open', { config: { public: true } }, async (request) => ({ auth: request.auth }));
+    app.get('/v1/docs/x', async () => ({ ok: true }));
+    await app.ready();
+  });
+  after(() => app.close());
+
+  test('a valid token: the caller and its token on the request', async () => {
+    const res = await app.inject({ method: 'GET', url: '/v1/things', headers: { 'x-auth-token': 'good' } });
+    assert.deepEqual(res.json(), { user: 'u-1', token: 'good' });
+  });
+
+  test('public routes and the docs need no token and are not validated', async () => {
+    validated.length = 0;
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/v1/open' })).json(), { auth: null });
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/docs/x' })).statusCode, 200);
+    assert.deepEqual(validated, []);
+  });
+
+  test('the portal session’s token stands in for X-Auth-Token', async () => {
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/v1/things', headers: { cookie: 'session=1' } })).json(), { user: 'u-1', token: 'good' });
+  });
+
+  test('refused: 401; Keystone unavailable: 503; anything else the envelope’s 500', async () => {
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/things', headers: { 'x-auth-token': 'bad' } })).statusCode, 401);
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/things', headers: { 'x-auth-token': 'down' } })).statusCode, 503);
+    const boom = await app.inject({ method: 'GET', url: '/v1/things', headers: { 'x-auth-token': 'boom' } });
+    assert.equal(boom.statusCode, 500);
+    assert.doesNotMatch(boom.body, /4711/);
+  });
+
+  test('an application credential’s access rules: what they name passes, the rest is a 403 naming it', async () => {
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/things', headers: { 'x-auth-token': 'ruled' } })).statusCode, 200);
+    const post = await app.inject({ method: 'POST', url: '/v1/things', headers: { 'x-auth-token': 'ruled' } });
+    assert.equal(post.statusCode, 403);
+    assert.equal(post.json().errors[0].detail, 'The access rules of the application credential you authenticated with do not allow POST /v1/things.');
   });
 });
