@@ -1,8 +1,9 @@
-// The workers' timing knobs (WORKER_LOCK_MS, WORKER_POLL_MS, HEALTH_INTERVAL_MS): defaults, values, and bad values
-// stopping the start with the variable named (src/config.ts).
+// Typed configuration read once from the environment (src/config.ts): what must be set, the defaults, the
+// kinds of values (URLs, integers in their ranges, booleans, one of a list, keys), each refused with its
+// variable named; the workers' timing knobs; what the migrate mode reads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, loadMigrateConfig } from '../src/config.js';
 import { TEST_SECRET_KEY } from './support/app.js';
 
 const base = { DATABASE_URL: 'postgres://db.example/m', REDIS_URL: 'redis://redis.example', KEYSTONE_URL: 'http://ks.example/v3', SERVICE_PASSWORD: 'x', SECRET_KEYS: TEST_SECRET_KEY };
@@ -25,3 +26,48 @@ for (const [name, value] of [['WORKER_LOCK_MS', '999'], ['WORKER_LOCK_MS', 'soon
     assert.throws(() => loadConfig({ ...base, [name]: value }), (e) => e instanceof ConfigError && e.message.startsWith(`${name} must be an integer between`));
   });
 }
+
+const refused = (env: Record<string, string | undefined>, message: string) =>
+  assert.throws(() => loadConfig({ ...base, ...env }), (e: unknown) => e instanceof ConfigError && e.message === message);
+
+test('what must be set: the database, Redis, Keystone, the service password and the sealing keys', () => {
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'KEYSTONE_URL', 'SERVICE_PASSWORD']) refused({ [name]: undefined }, `${name} must be set`);
+  refused({ SECRET_KEYS: undefined }, 'SECRET_KEYS: SECRET_KEYS must be set');
+  refused({ DATABASE_URL: '' }, 'DATABASE_URL must be set');
+});
+
+test('defaults: the API on 127.0.0.1:9511, public interface, checks off, Magnum’s limits', () => {
+  const c = loadConfig(base);
+  assert.deepEqual(c.api, { host: '127.0.0.1', port: 9511 });
+  assert.deepEqual([c.openstack.interface, c.openstack.region, c.cloudResourceChecks], ['public', undefined, false]);
+  assert.deepEqual([c.maxLimit, c.maxClustersPerProject, c.limits.maxNodeCount, c.limits.maxMasterCount], [1000, 20, 1000, 7]);
+  assert.deepEqual(c.keystone.service, { username: 'magnum', password: 'x', projectName: 'service', userDomainName: 'Default', projectDomainName: 'Default' });
+  assert.equal(c.secretKeys.length, 1);
+  assert.equal(c.templateCache.maxListBytes, 32 * 1024 * 1024);
+  assert.equal(c.keystone.authUrl, 'http://ks.example/v3');
+});
+
+test('values: booleans in their spellings, integers in range, one of a list, URLs, JWS key files read', () => {
+  for (const [raw, want] of [['yes', true], ['ON', true], ['1', true], ['no', false], ['False', false], ['0', false]] as const) {
+    assert.equal(loadConfig({ ...base, CLOUD_RESOURCE_CHECKS: raw }).cloudResourceChecks, want, raw);
+  }
+  refused({ CLOUD_RESOURCE_CHECKS: 'maybe' }, 'CLOUD_RESOURCE_CHECKS must be a boolean, got "maybe"');
+  refused({ API_PORT: '70000' }, 'API_PORT must be an integer between 0 and 65535, got "70000"');
+  refused({ MAX_NODE_COUNT: '5001' }, 'MAX_NODE_COUNT must be an integer between 1 and 5000, got "5001"');
+  refused({ API_PORT: '1.5' }, 'API_PORT must be an integer between 0 and 65535, got "1.5"');
+  assert.equal(loadConfig({ ...base, OPENSTACK_INTERFACE: 'internal', OPENSTACK_REGION: 'RegionTwo' }).openstack.region, 'RegionTwo');
+  refused({ OPENSTACK_INTERFACE: 'private' }, 'OPENSTACK_INTERFACE must be one of public, internal, admin, got "private"');
+  refused({ REDIS_URL: 'redis' }, 'REDIS_URL must be a URL, got "redis"');
+  refused({ SECRET_KEYS: 'c2hvcnQ=' }, 'SECRET_KEYS: each key must be 32 bytes, base64-encoded');
+  const read: string[] = [];
+  const c = loadConfig({ ...base, KEYSTONE_JWS_PUBLIC_KEYS: ' /a.pem , /b.pem ' }, (p) => (read.push(p), `PEM of ${p}`));
+  assert.deepEqual([read, c.keystone.jwsPublicKeys], [['/a.pem', '/b.pem'], ['PEM of /a.pem', 'PEM of /b.pem']]);
+  assert.throws(() => loadConfig({ ...base, KEYSTONE_JWS_PUBLIC_KEYS: '/nonexistent/key.pem' }), (e: unknown) => e instanceof ConfigError && /^cannot read JWS public key \/nonexistent\/key\.pem: /.test(e.message));
+});
+
+test('the migrate mode reads the database alone, and an admin URL when given', () => {
+  assert.deepEqual(loadMigrateConfig({ DATABASE_URL: 'postgres://db/m' }), { databaseUrl: 'postgres://db/m', databaseAdminUrl: undefined });
+  assert.deepEqual(loadMigrateConfig({ DATABASE_URL: 'postgres://db/m', DATABASE_ADMIN_URL: 'postgres://db/postgres' }).databaseAdminUrl, 'postgres://db/postgres');
+  assert.throws(() => loadMigrateConfig({}), /DATABASE_URL must be set/);
+  assert.throws(() => loadMigrateConfig({ DATABASE_URL: 'postgres://db/m', DATABASE_ADMIN_URL: 'x' }), /DATABASE_ADMIN_URL must be a URL/);
+});

@@ -1,11 +1,17 @@
-// Dry-runs of a create, a resize, a node group create and an upgrade (POST /v1/dry-run/<path>): the bill
+// Dry-runs (src/api/dry-run.ts) of a create, a resize, a node group create and an upgrade (POST /v1/dry-run/<path>): the bill
 // against every quota and the real call's outcome, with nothing written; the same shortage names the
 // same quotas in the dry-run and in the real call's 403; policies are the real operation's.
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
 import { OperationEntity } from '../../src/db/entities/operation.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { dryRunErrors, dryRunOutcome } from '../../src/api/dry-run.js';
+import { errors } from '../../src/domain/errors.js';
+import { assess } from '../../src/preflight/assess.js';
+import { zero } from '../../src/preflight/quotas.js';
+import { authContext } from '../support/contexts.js';
 import { insertCluster } from '../support/cluster-fixture.js';
 import { testApp, type TestApp } from '../support/app.js';
 
@@ -144,4 +150,37 @@ test('a resize and a node group create bill what they add; an upgrade its peak; 
   const busyReal = await post(`/v1/clusters/${cluster.uuid}/actions/resize`, { node_count: 3 });
   assert.equal(busyReal.statusCode, 409, busyReal.body);
   assert.deepEqual([busy.status, busy.errors], [409, busyReal.json().errors]);
+});
+
+describe('the shared machinery', () => {
+  /** A reply that records what it was given. */
+  const reply = () => {
+    const r = { statusCode: 0, body: undefined as unknown, code(c: number) { r.statusCode = c; return r; }, send(b: unknown) { r.body = b; return r; } };
+    return r;
+  };
+  const request = (over: Partial<FastifyRequest> = {}) => ({ auth: authContext(), authToken: 't', body: {}, ...over }) as unknown as FastifyRequest;
+
+  test('dryRunErrors: the request’s own refusal is the answer (200); the dry-run’s own errors are thrown', () => {
+    const handle = dryRunErrors('resize');
+    const r = reply();
+    handle(errors.resizeMaster(), request(), r as unknown as FastifyReply);
+    assert.equal(r.statusCode, 200);
+    assert.deepEqual(r.body, { operation: 'resize', accepted: false, status: 400, errors: [{ request_id: '', code: 'client', status: 400, title: 'Resizing a master nodegroup is not supported', detail: 'Resizing a master nodegroup is not supported.', links: [] }], checked: false, bill: [], warnings: [] });
+    for (const own of [errors.unauthorized('u'), errors.policyDenied('cluster:resize'), errors.notAcceptable('x'), errors.cloudUnavailable('Nova'), new Error('unexpected')]) {
+      assert.throws(() => handle(own, request(), reply() as unknown as FastifyReply), (e: unknown) => e === own);
+    }
+  });
+
+  test('dryRunOutcome: a shortage first; a create’s credential refusal; else what the table says of the cluster', async () => {
+    const fits = assess({ ...zero(), instances: 1 }, { instances: { limit: 10, used: 0 } });
+    const short = assess({ ...zero(), instances: 1 }, { instances: { limit: 1, used: 1 } });
+    const shortAnswer = await dryRunOutcome(request(), 'create', undefined, short, ['w']);
+    assert.deepEqual([shortAnswer.accepted, shortAnswer.status, shortAnswer.warnings, shortAnswer.checked], [false, 403, ['w'], true]);
+    assert.equal((await dryRunOutcome(request(), 'create', undefined, fits)).accepted, true);
+    const restricted = request({ auth: authContext({ applicationCredential: { id: 'ac', restricted: true, accessRules: null } }) });
+    const refused = await dryRunOutcome(restricted, 'create', undefined, fits);
+    assert.deepEqual([refused.accepted, refused.status], [false, 400]);
+    const gone = await dryRunOutcome(request({ server: t.app } as never), 'resize', '00000000-0000-4000-8000-000000000000', fits);
+    assert.deepEqual([gone.status, gone.errors[0]!.detail], [404, 'Cluster 00000000-0000-4000-8000-000000000000 could not be found.']);
+  });
 });

@@ -1,6 +1,6 @@
 // Application-credential access rules (issue 15 hole 2): the path templates as keystonemiddleware
 // matches them, and the API refusing (403, Magnum's envelope) what no rule of the caller's
-// credential allows, with the Keystone emulator. test/integration/real-keystone-rules.test.ts does
+// credential allows, with the Keystone emulator. test/scenarios/real-keystone/rules.test.ts does
 // the same against the real Keystone.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

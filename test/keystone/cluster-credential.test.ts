@@ -1,6 +1,6 @@
 // The cluster's application credential carries only the roles its consumers need (issue 15 hole 9):
 // member (and what goes with it), never the creator's admin; a caller without member gets a clear 403.
-// test/integration/real-keystone-rules.test.ts checks the same role choice is accepted by the real Keystone.
+// test/scenarios/real-keystone/rules.test.ts checks the same role choice is accepted by the real Keystone.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';

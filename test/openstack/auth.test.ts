@@ -1,6 +1,7 @@
-// Keystone's application credentials through the client, and the worker's session built from
-// one: login with id and secret, the token kept and shared, renewed before expiry, logged in
-// again once after a 401, and failures that no retry can fix surfaced as they are.
+// Where a client's sessions come from (src/openstack/auth.ts): the caller's token and its catalog, and the
+// worker's session built from an application credential: login with id and secret, the token kept and
+// shared, renewed before expiry, logged in again once after a 401, and failures that no retry can fix
+// surfaced as they are.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -25,41 +26,6 @@ async function demoKeystone(calls?: CallRecord[]): Promise<{ keystone: KeystoneC
   const sessions = tokenSessions(context.catalog, token, { timeoutMs: 5000, ...(calls ? { log: (c) => calls.push(c) } : {}) });
   return { keystone: new KeystoneClient(await sessions.session('identity'), context.userId), userId: context.userId, projectId: context.projectId! };
 }
-
-describe('keystone client', () => {
-  test('application credentials: create (restricted, secret once), list by name, get, duplicate 409, delete', async () => {
-    const { keystone, projectId } = await demoKeystone();
-    const name = randomUUID();
-    const cred = await keystone.createApplicationCredential({ name, roles: [{ name: 'member' }], description: 'cluster credential' });
-    assert.equal(cred.name, name);
-    assert.equal(cred.unrestricted, false);
-    assert.equal(cred.project_id, projectId);
-    assert.ok(cred.secret.length > 20);
-    assert.ok(cred.roles.some((r) => r.name === 'member'));
-
-    const listed = await keystone.listApplicationCredentials(name);
-    assert.deepEqual(listed.map((c) => c.id), [cred.id]);
-    assert.ok(!('secret' in listed[0]!), 'never shown again');
-    assert.equal((await keystone.getApplicationCredential(cred.id)).name, name);
-    assert.deepEqual(await keystone.listApplicationCredentials('no-such-name'), []);
-
-    const dup = await failure(() => keystone.createApplicationCredential({ name }));
-    assert.deepEqual([dup.status, dup.kind, dup.service], [409, 'conflict', 'identity']);
-
-    assert.equal(await keystone.deleteApplicationCredential(cred.id), true);
-    assert.equal(await keystone.deleteApplicationCredential(cred.id), false, 'already gone');
-    assert.equal((await failure(() => keystone.getApplicationCredential(cred.id))).status, 404);
-  });
-
-  test('a role the user lacks is a 400; the own project is readable, another one is not', async () => {
-    const { keystone, projectId } = await demoKeystone();
-    const e = await failure(() => keystone.createApplicationCredential({ name: randomUUID(), roles: [{ name: 'admin' }] }));
-    assert.equal(e.status, 400);
-    const project = await keystone.getProject(projectId);
-    assert.deepEqual([project.id, project.name, project.enabled], [projectId, 'demo', true]);
-    assert.equal((await failure(() => keystone.getProject(cloud.projectId('other')))).status, 403);
-  });
-});
 
 describe('application credential sessions', () => {
   async function credential(): Promise<{ id: string; secret: string; keystone: KeystoneClient }> {

@@ -1,35 +1,17 @@
-// The catalog lookup and the one request function: endpoint selection, the headers sent, and
-// every failure (HTTP status, no answer, no endpoint) as one typed OpenStackError.
+// The one request function of the OpenStack clients (src/openstack/http.ts): the headers sent, and every
+// failure (HTTP status, no answer, no endpoint) as one typed OpenStackError.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CatalogEntry } from '../../src/keystone/context.js';
-import { findEndpoint } from '../../src/openstack/catalog.js';
 import { OpenStackError, requestJson, sessionFor, type Session } from '../../src/openstack/http.js';
 import { closedPort } from '../support/net.js';
 import { failure } from '../support/openstack.js';
 
-
-describe('catalog and http', () => {
-  test('endpoints: public by default, interface and region filters, aliases, trailing slash', () => {
-    const catalog: CatalogEntry[] = [
-      {
-        type: 'volumev3',
-        endpoints: [
-          { interface: 'internal', region_id: 'RegionOne', url: 'http://internal:8776/v3/p/' },
-          { interface: 'public', region_id: 'RegionTwo', url: 'http://two:8776/v3/p' },
-          { interface: 'public', region_id: 'RegionOne', url: 'http://one:8776/v3/p/' },
-        ],
-      },
-      { type: 'image', endpoints: [{ interface: 'publicURL', region: 'RegionOne', url: 'http://glance:9292/' }] },
-    ];
-    assert.equal(findEndpoint(catalog, 'block-storage'), 'http://two:8776/v3/p');
-    assert.equal(findEndpoint(catalog, 'block-storage', { region: 'RegionOne' }), 'http://one:8776/v3/p');
-    assert.equal(findEndpoint(catalog, 'volume', { interface: 'internal' }), 'http://internal:8776/v3/p');
-    assert.equal(findEndpoint(catalog, 'image', { region: 'RegionOne' }), 'http://glance:9292');
-    assert.equal(findEndpoint(catalog, 'image', { region: 'RegionTwo' }), undefined);
-    assert.equal(findEndpoint(catalog, 'compute'), undefined);
+describe('http', () => {
+  test('a session for a service the catalog lacks: OpenStackError no_endpoint, status 0', () => {
+    const catalog: CatalogEntry[] = [{ type: 'image', endpoints: [{ interface: 'public', url: 'http://glance:9292/' }] }];
     const e = (() => {
       try {
         sessionFor(catalog, 't', 'compute', { timeoutMs: 1000 });

@@ -1,10 +1,12 @@
-// The Neutron client's writes against the simulator, in the order a cluster's network is built
-// and torn down: network, subnet, router (gateway, interface), security group and rules, ports
+// The Neutron client (src/openstack/neutron.ts) against the simulator: its reads (external networks by
+// name and id, other projects' networks hidden, a repeated filter an OR, pages followed, faults), then its
+// writes in the order a cluster's network is built and torn down: network, subnet, router (gateway, interface), security group and rules, ports
 // (fixed IPs, groups, address pairs, tags), a floating IP, tags, quota usage; then the delete
 // order of spec §3.2 with its 409s.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isCapacityError } from '../../src/openstack/errors.js';
+import { requestJson, type CallRecord } from '../../src/openstack/http.js';
 import { NeutronClient } from '../../src/openstack/neutron.js';
 import { failure } from '../support/openstack.js';
 import { startCloud, type Cloud } from './cloud.js';
@@ -16,6 +18,54 @@ before(async () => {
   neutron = new NeutronClient(await cloud.session('demo', 'network'));
 });
 after(() => cloud.close());
+
+describe('reads: networks by filter, visibility, pages', () => {
+  test('external networks by name and by id; visibility of other projects\' networks', async () => {
+    const neutron = new NeutronClient(await cloud.session('demo', 'network'));
+    const [pub] = await neutron.listNetworks({ 'router:external': true, name: 'public' });
+    assert.ok(pub);
+    assert.equal(pub['router:external'], true);
+    assert.deepEqual((await neutron.listNetworks({ 'router:external': true, id: pub.id })).map((n) => n.name), ['public']);
+    assert.equal((await neutron.getNetwork(pub.id)).id, pub.id);
+
+    const priv = cloud.sims.neutron.state.addNetwork({ name: 'other-net', projectId: cloud.projectId('other') });
+    try {
+      assert.deepEqual(await neutron.listNetworks({ name: 'other-net' }), []);
+      const e = await failure(() => neutron.getNetwork(priv.id));
+      assert.deepEqual(e.body, { NeutronError: { type: 'NetworkNotFound', message: `Network ${priv.id} could not be found.`, detail: '' } });
+      const other = new NeutronClient(await cloud.session('other', 'network'));
+      assert.deepEqual((await other.listNetworks({ name: 'other-net' })).map((n) => n.id), [priv.id]);
+      assert.deepEqual(await other.listNetworks({ name: 'other-net', 'router:external': true }), []);
+    } finally {
+      cloud.sims.neutron.state.removeNetwork(priv.id);
+    }
+  });
+
+  test('a repeated filter is an OR; pages are followed to the end', async () => {
+    const extra = ['a', 'b', 'c'].map((n) => cloud.sims.neutron.state.addNetwork({ name: `net-${n}`, projectId: cloud.projectId('demo') }));
+    try {
+      const calls: CallRecord[] = [];
+      const neutron = new NeutronClient(await cloud.session('demo', 'network', { calls }));
+      assert.equal((await neutron.listNetworks({ name: ['net-a', 'net-c'] })).length, 2);
+      calls.length = 0;
+      const all = await neutron.listNetworks({ limit: 1 });
+      assert.deepEqual(all.map((n) => n.name).sort(), ['net-a', 'net-b', 'net-c', 'public']);
+      assert.equal(calls.length, 5, 'four full pages, then the empty one');
+    } finally {
+      for (const n of extra) cloud.sims.neutron.state.removeNetwork(n.id);
+    }
+  });
+
+  test('an unknown filter is a 400; a 503 fault is a 503', async () => {
+    const s = await cloud.session('demo', 'network');
+    const bad = await failure(() => requestJson(s, { path: '/v2.0/networks', query: { colour: 'blue' } }));
+    assert.deepEqual([bad.status, bad.kind], [400, 'bad_request']);
+    assert.deepEqual(bad.body, { NeutronError: { type: 'HTTPBadRequest', message: "['colour'] is invalid attribute for filtering", detail: '' } });
+    cloud.sims.neutron.state.faults.inject({ status: 503, times: 1 });
+    const e = await failure(() => new NeutronClient(s).listNetworks({ name: 'public' }));
+    assert.deepEqual([e.status, e.kind], [503, 'server']);
+  });
+});
 
 describe('a cluster network, built and torn down', () => {
   const cluster = 'c0ffee00-0000-4000-8000-000000000001';

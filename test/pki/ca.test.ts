@@ -5,9 +5,9 @@ import { createPrivateKey, createPublicKey, sign, verify, X509Certificate } from
 import { assertControlPlanePki, caCertHash } from '../../src/bootstrap/join.js';
 import { renderUserData } from '../support/user-data.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
-import { CA_VALIDITY_DAYS, generateClusterPki, kubernetesCaName } from '../../src/pki/index.js';
+import { CA_VALIDITY_DAYS, generateClusterPki, kubernetesCaName } from '../../src/pki/ca.js';
 import { input, TOKEN } from '../support/spec-fixtures.js';
-import { opensslText, opensslVerify } from './openssl.js';
+import { opensslText, opensslVerify } from '../support/openssl.js';
 
 const UUID = '5d12f6fd-a196-4bf0-ae4c-1f639a523a52';
 const DAY = 86_400_000;

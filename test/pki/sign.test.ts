@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../src/domain/errors.js';
-import { DEFAULT_TERM_DAYS, generateClusterPki, signCsr, type ControlPlanePki } from '../../src/pki/index.js';
-import { opensslCsr, opensslText, opensslVerify } from './openssl.js';
+import { generateClusterPki, type ControlPlanePki } from '../../src/pki/ca.js';
+import { DEFAULT_TERM_DAYS, signCsr } from '../../src/pki/sign.js';
+import { opensslCsr, opensslText, opensslVerify } from '../support/openssl.js';
 
 const DAY = 86_400_000;
 let pki: ControlPlanePki;

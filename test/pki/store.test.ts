@@ -6,9 +6,11 @@ import type { DataSource } from 'typeorm';
 import { createDataSource } from '../../src/db/data-source.js';
 import { ClusterCertificateEntity } from '../../src/db/entities/cluster-certificate.js';
 import { SecretBox } from '../../src/security/secret-box.js';
-import { generateClusterPki, loadCa, loadCaCert, loadClusterPki, rotateClusterPki, sealContext, signCsr, storeClusterPki } from '../../src/pki/index.js';
+import { generateClusterPki } from '../../src/pki/ca.js';
+import { signCsr } from '../../src/pki/sign.js';
+import { loadCa, loadCaCert, loadClusterPki, rotateClusterPki, sealContext, storeClusterPki } from '../../src/pki/store.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
-import { opensslCsr, opensslVerify } from './openssl.js';
+import { opensslCsr, opensslVerify } from '../support/openssl.js';
 
 let db: TestDatabase;
 let ds: DataSource;

@@ -1,4 +1,4 @@
-// Requests for the fuzz test (test/api/fuzz.test.ts), one arbitrary per operation of the OpenAPI
+// Requests for the fuzz test (test/scenarios/fuzz.test.ts), one arbitrary per operation of the OpenAPI
 // document: path parameters, query arguments and a body from the operation's own schemas. A clean
 // request is what the schemas accept with what a user of this cloud would send (names of existing
 // resources, realistic values); a dirty one is clean but for one part (path, query, body or version

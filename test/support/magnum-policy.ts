@@ -1,4 +1,4 @@
-// The one table of Magnum's policies the policy matrix (test/api/policy-matrix.test.ts) derives its
+// The one table of Magnum's policies the policy matrix (test/domain/policy.test.ts) derives its
 // expected statuses from, written from Magnum's own sources, not from src/api/policy.ts:
 // magnum/common/policies/*.py (current Magnum: check strings over reader/member roles, scope_types)
 // and its controllers (what a rule is checked against, which *_all_projects rule widens an admin's

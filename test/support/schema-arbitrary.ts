@@ -1,5 +1,5 @@
 // fast-check arbitraries from the JSON schemas of the OpenAPI document, for the fuzz test
-// (test/api/fuzz.test.ts): values the schema accepts, values just past its bounds, and hostile
+// (test/scenarios/fuzz.test.ts): values the schema accepts, values just past its bounds, and hostile
 // values (prototype names, NUL, lone surrogates, huge numbers, long and deep things) at every level.
 import fc from 'fast-check';
 

@@ -1,0 +1,40 @@
+// Whether a cluster at one Kubernetes version may move to a template's (src/domain/upgrade-path.ts): never down,
+// never the same, never past the next minor, only to a template naming a supported version.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compareKubeVersions, upgradeVerdict } from '../../src/domain/upgrade-path.js';
+
+test('the upgrade verdict refuses a skipped minor', () => {
+  const v = upgradeVerdict('v1.34.1', { kube_tag: 'v1.36.0' });
+  assert.equal(v.ok, false);
+  assert.match((v as { reason: string }).reason, /skips a minor version: upgrade to 1.35.x first/);
+  assert.equal(upgradeVerdict('v1.34.1', { kube_tag: 'v1.35.0' }).ok, true);
+  assert.equal(upgradeVerdict('v1.34.1', {}).ok, false);
+});
+
+const cases: [string, string | undefined, Record<string, string>, string][] = [
+  ['a patch up', 'v1.35.1', { kube_tag: 'v1.35.3' }, 'ok patch v1.35.1 → v1.35.3'],
+  ['the next minor', 'v1.35.1', { kube_tag: 'v1.36.0' }, 'ok minor v1.35.1 → v1.36.0'],
+  ['down', 'v1.35.1', { kube_tag: 'v1.34.9' }, 'down'],
+  ['the same', 'v1.35.1', { kube_tag: 'v1.35.1' }, 'same'],
+  ['two minors up', 'v1.34.1', { kube_tag: 'v1.36.0' }, 'skip'],
+  ['a template naming no version', 'v1.35.1', { foo: 'bar' }, 'no_version'],
+  ['an unsupported tag', 'v1.35.1', { kube_tag: 'v1.20.0' }, 'bad_tag'],
+  ['a tag that is no version', 'v1.35.1', { kube_tag: 'banana' }, 'bad_tag'],
+];
+for (const [name, current, target, want] of cases) {
+  test(`upgradeVerdict: ${name} → ${want.split(' ')[0]}`, () => {
+    const v = upgradeVerdict(current, target);
+    if (v.ok) assert.equal(`ok ${v.kind} ${v.from} → ${v.to}`, want);
+    else {
+      assert.equal(v.refusal, want);
+      assert.ok(v.reason.length > 0);
+    }
+  });
+}
+
+test('compareKubeVersions: numeric by part, with or without the v', () => {
+  assert.ok(compareKubeVersions('v1.35.10', 'v1.35.9') > 0);
+  assert.ok(compareKubeVersions('1.34.0', 'v1.35.0') < 0);
+  assert.equal(compareKubeVersions('v1.35', '1.35.0'), 0);
+});
