@@ -127,8 +127,15 @@ function url(env: Env, name: string, fallback?: string): string {
   return v.replace(/\/+$/, '');
 }
 
-/** Reads the configuration; `readPem` loads the JWS key files named by KEYSTONE_JWS_PUBLIC_KEYS. */
+/** Reads the configuration; `readPem` loads the PEM files it names (KEYSTONE_JWS_PUBLIC_KEYS, NODE_MATERIAL_CA_FILE). */
 export function loadConfig(env: Env = process.env, readPem: (path: string) => string = defaultReadPem): Config {
+  const pem = (what: string, path: string): string => {
+    try {
+      return readPem(path);
+    } catch (e) {
+      throw new ConfigError(`cannot read ${what} ${path}: ${(e as Error).message}`);
+    }
+  };
   const keyFiles = (env.KEYSTONE_JWS_PUBLIC_KEYS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const api = { host: str(env, 'API_HOST', '127.0.0.1'), port: int(env, 'API_PORT', 9511, 0, 65535) };
   const apiHost = api.host === '0.0.0.0' || api.host === '::' ? '127.0.0.1' : api.host;
@@ -147,7 +154,7 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
       },
       tokenCacheTtlSeconds: int(env, 'TOKEN_CACHE_TTL', 300, 0, 86400),
       tokenCacheSize: int(env, 'TOKEN_CACHE_SIZE', 10000, 1),
-      jwsPublicKeys: keyFiles.map(readPem),
+      jwsPublicKeys: keyFiles.map((f) => pem('JWS public key', f)),
       timeoutMs: int(env, 'KEYSTONE_TIMEOUT_MS', 10000, 1),
     },
     maxLimit: int(env, 'MAX_LIMIT', 1000, 1, 10_000),
@@ -196,7 +203,7 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
     },
     nodeMaterial: {
       url: nodeMaterialUrl(url(env, 'NODE_MATERIAL_URL', `http://${apiHost.includes(':') ? `[${apiHost}]` : apiHost}:${api.port}`)),
-      caCert: env.NODE_MATERIAL_CA_FILE ? readPem(env.NODE_MATERIAL_CA_FILE) : undefined,
+      caCert: env.NODE_MATERIAL_CA_FILE ? pem('NODE_MATERIAL_CA_FILE', env.NODE_MATERIAL_CA_FILE) : undefined,
       ttlMs: int(env, 'NODE_MATERIAL_TTL_S', 900, 30, 86_400) * 1000,
     },
   };
@@ -223,9 +230,5 @@ function secretKeys(env: Env): Buffer[] {
 }
 
 function defaultReadPem(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new ConfigError(`cannot read ${path}: ${(e as Error).message}`);
-  }
+  return readFileSync(path, 'utf8');
 }

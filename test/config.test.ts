@@ -65,6 +65,18 @@ test('values: booleans in their spellings, integers in range, one of a list, URL
   assert.throws(() => loadConfig({ ...base, KEYSTONE_JWS_PUBLIC_KEYS: '/nonexistent/key.pem' }), (e: unknown) => e instanceof ConfigError && /^cannot read JWS public key \/nonexistent\/key\.pem: /.test(e.message));
 });
 
+test('node material: the API’s own address by default (IPv6 bracketed, 0.0.0.0 as loopback), 15 minutes; an http(s) URL, a TTL in range and a readable CA file', () => {
+  assert.deepEqual(loadConfig(base).nodeMaterial, { url: 'http://127.0.0.1:9511', caCert: undefined, ttlMs: 900_000 });
+  assert.equal(loadConfig({ ...base, API_HOST: '::1', API_PORT: '8000' }).nodeMaterial.url, 'http://[::1]:8000');
+  assert.equal(loadConfig({ ...base, API_HOST: '0.0.0.0' }).nodeMaterial.url, 'http://127.0.0.1:9511');
+  const read: string[] = [];
+  const c = loadConfig({ ...base, NODE_MATERIAL_URL: 'https://magnum.example.org:9511/', NODE_MATERIAL_CA_FILE: '/ca.pem', NODE_MATERIAL_TTL_S: '60' }, (p) => (read.push(p), 'PEM'));
+  assert.deepEqual([c.nodeMaterial, read], [{ url: 'https://magnum.example.org:9511', caCert: 'PEM', ttlMs: 60_000 }, ['/ca.pem']]);
+  for (const u of ['ftp://m', 'https://m?a=1', 'https://m#x', 'https://u:p@m']) refused({ NODE_MATERIAL_URL: u }, `NODE_MATERIAL_URL must be an http(s) URL without query, fragment or credentials, got "${u}"`);
+  assert.throws(() => loadConfig({ ...base, NODE_MATERIAL_TTL_S: '10' }), /NODE_MATERIAL_TTL_S/);
+  assert.throws(() => loadConfig({ ...base, NODE_MATERIAL_CA_FILE: '/nonexistent/ca.pem' }), (e: unknown) => e instanceof ConfigError && /^cannot read NODE_MATERIAL_CA_FILE \/nonexistent\/ca\.pem: /.test(e.message));
+});
+
 test('the migrate mode reads the database alone, and an admin URL when given', () => {
   assert.deepEqual(loadMigrateConfig({ DATABASE_URL: 'postgres://db/m' }), { databaseUrl: 'postgres://db/m', databaseAdminUrl: undefined });
   assert.deepEqual(loadMigrateConfig({ DATABASE_URL: 'postgres://db/m', DATABASE_ADMIN_URL: 'postgres://db/postgres' }).databaseAdminUrl, 'postgres://db/postgres');

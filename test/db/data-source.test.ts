@@ -14,7 +14,7 @@ before(async () => {
 after(() => db.drop());
 
 test('every entity of the schema; the connections’ name and timeouts as configured', async () => {
-  assert.equal(entities.length, 8);
+  assert.equal(entities.length, 9);
   const ds = createDataSource(db.url, 2, { connectTimeoutMs: 5000, statementTimeoutMs: 1500, idleInTransactionTimeoutMs: 2500 });
   await ds.initialize();
   try {

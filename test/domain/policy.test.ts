@@ -103,6 +103,7 @@ const REQUESTS: Record<string, () => Promise<Req> | Req> = {
   'POST /portal/login': () => ({ method: 'POST', url: '/portal/login', payload: { method: 'password', username: 'demo', password: 'demo-secret' } }),
   'GET /portal/session': () => ({ method: 'GET', url: '/portal/session' }),
   'POST /portal/logout': () => ({ method: 'POST', url: '/portal/logout' }),
+  'POST /bootstrap/v1/material': () => ({ method: 'POST', url: '/bootstrap/v1/material' }),
   ...Object.fromEntries(
     (['clustertemplates', 'baymodels'] as const).flatMap((coll) => {
       const version = coll === 'baymodels' ? V10 : undefined;

@@ -77,6 +77,8 @@ export const MAGNUM_POLICY: Record<string, TableEntry> = {
   // and same-origin headers a login is refused (403), without a session there is none (401).
   'GET /portal/login': { open: 'public', status: 200 },
   'POST /portal/login': { open: 'public', status: 403 },
+  // A node's one-time material (issue 26 item 1): no Keystone token counts, only the node's own token; without it, 401 for everyone.
+  'POST /bootstrap/v1/material': { open: 'public', status: 401 },
   'GET /portal/session': { open: 'portal-session', status: 401 },
   'POST /portal/logout': { open: 'portal-session', status: 401 },
 
