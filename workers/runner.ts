@@ -15,7 +15,7 @@ import { isBootFailureReason } from '../src/bootstrap/console.js';
 import type { OperationJob } from '../src/operations/queue.js';
 import { OperationStore, type EndChange, type Lost } from '../src/operations/store.js';
 import type { Cloud, CloudFactory } from '../src/steps/cloud.js';
-import { failureOf, isRetryable, Stop, StepFailure, Wait } from '../src/steps/errors.js';
+import { failureOf, isRetryable, retryNote, Stop, StepFailure, Wait } from '../src/steps/errors.js';
 import { PgLedger } from '../src/steps/ledger.js';
 import { acquireClusterLock, clusterLockKey, type ClusterLock } from './lock.js';
 import type { OperationSpec, RunContext, RunnerHooks, Step } from '../src/steps/step.js';
@@ -90,6 +90,7 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
             completed++;
             done.add(step.name);
             earlier.add(step.name);
+            await clearRetryNote(ctx, cache, step);
           } catch (e) {
             if (!(spec.parallel && e instanceof Wait)) throw e;
             if (!waiting || e.ms < waiting.ms) waiting = e;
@@ -119,7 +120,14 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
             await job.updateData({ ...job.data, retries });
             requeued = true;
             const exp = Math.min(b.maxMs, b.baseMs * 2 ** (retries - 1));
-            return await delay(job, token, Math.round(exp * (0.5 + Math.random() / 2)));
+            const ms = Math.round(exp * (0.5 + Math.random() / 2));
+            // The step's condition says what failed, how often so far and when the next try is (best effort).
+            if (current?.condition) {
+              const type = current.condition;
+              if (!cache.notes.has(current.name)) cache.notes.set(current.name, { type, before: ctx.cluster.conditions[type] });
+              await ctx.setCondition(type, 'Unknown', 'CloudErrorRetrying', retryNote(e, retries, b.maxRetries, new Date(Date.now() + ms))).catch(() => undefined);
+            }
+            return await delay(job, token, ms);
           }
         }
         const failure = failureOf(e);
@@ -159,6 +167,18 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
 interface OpCache {
   steps: Set<string>;
   values: Map<string, Promise<unknown>>;
+  /** Steps whose condition says they retry after an error: what it said before. */
+  notes: Map<string, { type: ConditionType; before: Condition | undefined }>;
+}
+
+/** A step that retried went through: its condition no longer says it retries (back to what it said before). */
+async function clearRetryNote(ctx: RunContext, cache: OpCache, step: Step): Promise<void> {
+  const note = cache.notes.get(step.name);
+  if (!note) return;
+  cache.notes.delete(step.name);
+  if (ctx.cluster.conditions[note.type]?.reason !== 'CloudErrorRetrying') return;
+  const b = note.before;
+  await ctx.setCondition(note.type, b?.status ?? 'Unknown', b?.reason ?? 'Recovered', b?.message ?? `${step.name} went through after the error.`);
 }
 const OP_CACHE = new Map<string, OpCache>();
 const OP_CACHE_MAX = 10_000;
@@ -166,7 +186,7 @@ const OP_CACHE_MAX = 10_000;
 function opCache(operationId: string): OpCache {
   let c = OP_CACHE.get(operationId);
   if (!c) {
-    c = { steps: new Set(), values: new Map() };
+    c = { steps: new Set(), values: new Map(), notes: new Map() };
     OP_CACHE.set(operationId, c);
     if (OP_CACHE.size > OP_CACHE_MAX) OP_CACHE.delete(OP_CACHE.keys().next().value!);
   }

@@ -5,6 +5,7 @@
 import type { ClusterRow } from '../db/entities/cluster.js';
 import type { ClusterTemplateRepo } from '../db/repos/cluster-templates.js';
 import type { ClusterRepo } from '../db/repos/clusters.js';
+import { controlPlaneFixed } from '../cluster-spec/api-endpoint.js';
 import { errors } from '../domain/errors.js';
 import { enforce } from '../domain/policy.js';
 import { beginOperation, started, type OperationDeps } from '../operations/begin.js';
@@ -34,6 +35,8 @@ export async function planRotateCa(deps: PlanRotateCaDeps, who: Caller, ident: s
   const t = await templateOf(deps.templates.repo, cluster);
   const groups = await deps.clusters.nodegroups([cluster.uuid]);
   const spec = await deps.preflight.clusterSpecOf(who, cluster, t, groups);
+  const fixed = controlPlaneFixed(spec);
+  if (fixed) throw errors.controlPlaneFixed('rotated', fixed);
   const bill = await deps.preflight.assess(who, { template: t, cluster, spec, bill: { kind: 'roll', groups: groupPlans(cluster, t, groups), rolled: groups.map((g) => g.name), batch: 1 } });
   return { cluster, bill };
 }

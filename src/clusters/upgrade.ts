@@ -9,6 +9,7 @@ import type { NodeGroupRow } from '../db/entities/nodegroup.js';
 import type { ClusterRepo } from '../db/repos/clusters.js';
 import type { NodeGroupRepo } from '../db/repos/nodegroups.js';
 import type { Config } from '../config.js';
+import { controlPlaneFixed } from '../cluster-spec/api-endpoint.js';
 import { errors, type ApiError } from '../domain/errors.js';
 import { checkAtMost } from '../domain/limits.js';
 import { upgradeVerdict, type UpgradeVerdict } from '../domain/upgrade-path.js';
@@ -78,6 +79,9 @@ export async function planUpgrade(s: PlanUpgradeDeps, who: Caller, c: ClusterRow
   // The new nodes are the target template's, with its Kubernetes version (workers/cluster/context.ts).
   const labels = target.labels.kube_tag === undefined ? c.labels : { ...c.labels, kube_tag: target.labels.kube_tag };
   const spec = await s.preflight.clusterSpecOf(who, c, target, groups, labels);
+  // The default group's upgrade replaces the control plane: refused here when its API address could not stay.
+  const fixed = ng.is_default ? controlPlaneFixed(spec) : null;
+  if (fixed) throw errors.controlPlaneFixed('upgraded', fixed);
   const rolled = groups.filter((g) => g.uuid === ng.uuid || (ng.is_default && g.role === 'master')).map((g) => g.name);
   const bill = await s.preflight.assess(who, { template: target, cluster: c, spec, bill: { kind: 'roll', groups: groupPlans(c, target, groups), rolled, batch } });
   return { target, ng, from: verdict.from, to: verdict.to, batch, bill };

@@ -221,6 +221,8 @@ export const errors = {
   keypairNotFound: (name: string) => new ApiError('keypair_not_found', 404, `Unable to find keypair ${name}.`),
   clusterStateConflict: (cluster: string, status: string, action: string) =>
     new ApiError('cluster_state_conflict', 409, `Cluster ${cluster} is ${status}: ${action} is not possible in that state.`),
+  controlPlaneFixed: (operation: 'upgraded' | 'rotated', reason: string) =>
+    new ApiError('control_plane_fixed', 400, `The control plane of this cluster cannot be ${operation === 'upgraded' ? 'upgraded' : 'replaced for a CA rotation'}: ${reason}. Create a cluster with master_lb_enabled or a floating IP to replace its control plane.`),
   upgradeTemplateInvalid: (reason: string) => new ApiError('upgrade_template', 409, `Cluster Template is not valid for upgrade: ${reason}`),
   operationInProgress: (cluster: string, kind: string) =>
     new ApiError('operation_in_progress', 409, `Cluster ${cluster} has an operation in progress (${kind}). Try again when it has finished.`),

@@ -58,6 +58,23 @@ export function isRetryable(e: unknown): boolean {
 
 export { transientInfraError };
 
+/**
+ * What a condition says while its step retries after a passing error (issue 28, issue 25): the service, the call
+ * and its answer (Nova's or Neutron's own message), how many tries so far of how many, and when the next one is.
+ * Written on the step's condition (its reason CloudErrorRetrying: one timeline event per storm, the condition's
+ * message updated at each try), so a cloud answering 500 is seen while it lasts, not only in the worker's log.
+ */
+export function retryNote(e: unknown, tries: number, maxTries: number, next: Date): string {
+  let what: string;
+  if (e instanceof OpenStackError) {
+    const fault = e.fault.message;
+    what = `${e.message}${fault && !e.message.includes(fault) ? `: ${fault}` : ''}`;
+  } else {
+    what = (e as Error)?.message ?? String(e);
+  }
+  return `Retrying after an error: ${what} (try ${tries} of ${maxTries}; the next at ${next.toISOString()}).`;
+}
+
 /** A terminal cloud error as a reason code and message for the failing condition. */
 export function failureOf(e: unknown): StepFailure {
   if (e instanceof StepFailure) return e;

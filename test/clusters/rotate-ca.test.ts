@@ -57,3 +57,9 @@ test('a roll the quotas cannot hold: the shortage’s 403, nothing written', asy
   }
   assert.deepEqual(await t.app.services.db.query(`SELECT id FROM operation WHERE cluster_id = $1`, [c.uuid]), []);
 });
+
+test('a cluster with neither an API load balancer nor a floating IP: refused at the request, naming why (its control plane cannot be replaced)', async () => {
+  const { cluster: c } = await cluster();
+  await t.app.services.db.query(`UPDATE cluster SET master_lb_enabled = false, floating_ip_enabled = false WHERE uuid = $1`, [c.uuid]);
+  await assert.rejects(planRotateCa(t.app.services, await callerOf(t, 'demo'), c.name), is(400, /^The control plane of this cluster cannot be replaced for a CA rotation: the cluster has neither an API load balancer/));
+});

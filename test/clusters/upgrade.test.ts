@@ -66,3 +66,16 @@ test('a non-default group runs its own version: it follows the cluster to the cl
   const plan = await planUpgrade(t.app.services, await callerOf(t, 'demo'), fx.cluster, { cluster_template: fx.cluster.cluster_template_id, nodegroup: 'lagging' }, V(14));
   assert.deepEqual([plan.ng.uuid, plan.from, plan.to, plan.batch], [pool.uuid, 'v1.34.9', 'v1.35.2', 1]);
 });
+
+test('a cluster with neither an API load balancer nor a floating IP: its control plane cannot be upgraded, refused at the request naming why (issue 27 item 2); its other groups can', async () => {
+  const fx = await nodegroupCluster(t, { labels: { kube_tag: 'v1.35.2' } });
+  await t.app.services.db.query(`UPDATE cluster SET master_lb_enabled = false, floating_ip_enabled = false WHERE uuid = $1`, [fx.cluster.uuid]);
+  const fixed = { ...fx.cluster, master_lb_enabled: false, floating_ip_enabled: false };
+  const demo = await callerOf(t, 'demo');
+  await assert.rejects(planUpgrade(t.app.services, demo, fixed, { cluster_template: 'k136' }, V(14)), is(400, /^The control plane of this cluster cannot be upgraded: the cluster has neither an API load balancer \(master_lb_enabled\) nor a floating IP .*Create a cluster with master_lb_enabled or a floating IP/));
+  const [op] = await t.app.services.db.query(`SELECT count(*)::int AS n FROM operation WHERE cluster_id = $1`, [fx.cluster.uuid]);
+  assert.equal(op.n, 0, 'nothing written');
+  // with its floating IP (the fixture's default) the same cluster's control plane is replaceable
+  const plan = await planUpgrade(t.app.services, demo, { ...fixed, floating_ip_enabled: true }, { cluster_template: 'k136' }, V(14));
+  assert.equal(plan.to, 'v1.36.0');
+});

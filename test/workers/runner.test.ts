@@ -13,6 +13,7 @@ import { OperationEntity } from '../../src/db/entities/operation.js';
 import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
 import { CloudFactory } from '../../src/steps/cloud.js';
 import { transientInfraError } from '../../src/steps/errors.js';
+import { OpenStackError } from '../../src/openstack/errors.js';
 import { dispatcher } from '../../workers/operations.js';
 import { operationRunner } from '../../workers/runner.js';
 import type { OperationSpec } from '../../src/steps/step.js';
@@ -117,6 +118,29 @@ describe('a worker step meeting a PostgreSQL failure', () => {
     const op = await ended(uuid);
     assert.equal(op.state, 'succeeded', op.error ?? '');
     assert.equal(runs.get('pg-restart'), 2, 'retried once');
+  });
+
+  test('a cloud error while the step retries: its condition names the call, Nova\'s message, the tries and the next one; one timeline event for the storm; gone once the step goes through (issue 28)', async () => {
+    const seen: unknown[] = [];
+    behaviour.set('nova-500', async (ds, run) => {
+      if (run > 1) {
+        const [row] = await ds.query(`SELECT conditions FROM cluster WHERE name = 'nova-500'`);
+        seen.push(row.conditions.network);
+      }
+      if (run <= 2) throw new OpenStackError('compute', 500, 'req-5', { computeFault: { code: 500, message: 'Unexpected API Error.' } }, 'server', 'compute POST /servers: HTTP 500 (req-5)');
+    });
+    const uuid = await create('nova-500');
+    const op = await ended(uuid);
+    assert.equal(op.state, 'succeeded', op.error ?? '');
+    const [second, third] = seen as { status: string; reason: string; message: string }[];
+    assert.equal(second?.reason, 'CloudErrorRetrying');
+    assert.equal(second?.status, 'Unknown');
+    assert.match(second!.message, /^Retrying after an error: compute POST \/servers: HTTP 500 \(req-5\): Unexpected API Error\. \(try 1 of 3; the next at \d{4}-\d\d-\d\dT[\d:.]+Z\)\.$/);
+    assert.match(third!.message, /\(try 2 of 3;/, 'the same condition, updated');
+    const events = (await t.app.services.events.latest(uuid, 100)).filter((e) => e.reason === 'CloudErrorRetrying');
+    assert.equal(events.length, 1, 'one event for the storm, not one a try');
+    const [row] = await t.app.services.db.query(`SELECT conditions FROM cluster WHERE uuid = $1`, [uuid]);
+    assert.notEqual(row.conditions.network?.reason, 'CloudErrorRetrying', 'no longer says it retries');
   });
 
   test('a failure that lasts past the retries ends the operation as ServiceUnavailable, not InternalError', async () => {

@@ -3,7 +3,8 @@
 // its listener TCP 6443, pool and one member per control-plane port (the ports are made first); the
 // health monitor after, while it is ACTIVE; a later change (a missing child, members after a
 // resize or an upgrade) one at a time while ACTIVE; a floating IP on the VIP port when asked. Without a load balancer the
-// endpoint is the single control plane's port. The address is recorded on the cluster at once.
+// endpoint is the single control plane's port, and its floating IP (when it has one) the address everything uses,
+// moved to a replacement control plane by the roll (moveApiFloatingIp). The address is recorded on the cluster at once.
 // The delete removes it, and those OCCM made for the cluster's Services, before the servers.
 import { networkPlan, type LoadBalancerPlan } from '../../src/cluster-spec/network-plan.js';
 import type { LoadBalancer, OctaviaClient } from '../../src/openstack/octavia.js';
@@ -12,7 +13,7 @@ import { clusterDescription, clusterTag, resourceName } from '../../src/steps/na
 import type { RunContext, Step } from '../../src/steps/step.js';
 import { clusterNet, clusterSpec } from '../../src/steps/context.js';
 import { ensure, purge } from '../../src/steps/ensure.js';
-import { ensureFloatingIp } from './floating-ips.js';
+import { apiFloatingIp, ensureFloatingIp } from './floating-ips.js';
 import { controlPlanePorts } from './ports.js';
 import { masterCount, type BillInput } from '../../src/preflight/quotas.js';
 
@@ -74,7 +75,10 @@ export function endpoint(ctx: RunContext): Promise<Endpoint> {
       if (made.provisioning_status === 'ERROR') throw new StepFailure('LoadBalancerError', `The API load balancer ${made.id} is in ERROR.`, 'api_lb');
       ep = { internal: made.vip_address!, external: made.vip_address!, portId: made.vip_port_id!, loadBalancerId: made.id };
     } else {
-      const first = (await controlPlanePorts(ctx))[0];
+      const ports = await controlPlanePorts(ctx);
+      // The control plane that holds the API's floating IP keeps it (a roll moved it to a replacement), else the first.
+      const holder = (await clusterSpec(ctx)).apiServer.floatingIp ? (await apiFloatingIp(ctx))?.port_id : undefined;
+      const first = ports.find((p) => p.port.id === holder) ?? ports[0];
       if (!first) throw new StepFailure('InvalidRequest', 'The cluster has no control-plane node.', 'api_lb');
       const ip = first.port.fixed_ips?.[0]?.ip_address;
       ep = { internal: ip!, external: ip!, portId: first.port.id };
@@ -82,6 +86,9 @@ export function endpoint(ctx: RunContext): Promise<Endpoint> {
     if ((await clusterSpec(ctx)).apiServer.floatingIp) {
       const fip = await ensureFloatingIp(ctx, ep.portId);
       ep.external = fip.floating_ip_address!;
+      // Without a load balancer the floating IP is the stable endpoint: kubeadm's controlPlaneEndpoint, which a
+      // replacement control plane joins through and which moves to it (moveApiFloatingIp).
+      if (!lb) ep.internal = ep.external;
     }
     const address = `https://${ep.external}:6443`;
     if (ctx.cluster.api_address !== address) {
@@ -90,6 +97,19 @@ export function endpoint(ctx: RunContext): Promise<Endpoint> {
     }
     return ep;
   });
+}
+
+/**
+ * Without a load balancer, the API's floating IP onto the control plane `name` (a replacement that joined through
+ * it): the API's address stays, served by the new control plane before the old one leaves.
+ */
+export async function moveApiFloatingIp(ctx: RunContext, name: string): Promise<void> {
+  ctx.forget('cp-ports');
+  const port = (await controlPlanePorts(ctx)).find((p) => p.name === name);
+  if (!port) throw new Wait(ctx.pollMs, `the port of ${name} is not found yet`);
+  const fip = await ensureFloatingIp(ctx, port.port.id);
+  const address = `https://${fip.floating_ip_address}:6443`;
+  if (ctx.cluster.api_address !== address) throw new StepFailure('Conflict', `The API's floating IP is ${fip.floating_ip_address}, not the cluster's API address ${ctx.cluster.api_address}.`, 'api_lb');
 }
 
 /**

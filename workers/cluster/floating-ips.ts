@@ -49,6 +49,11 @@ export async function ensureFloatingIp(ctx: RunContext, portId: string): Promise
   return create(ctx, n, API_FIP, portId, 'api_lb', 'API');
 }
 
+/** The API's recorded floating IP, if it has one (without a load balancer: on a control plane's port). */
+export async function apiFloatingIp(ctx: RunContext): Promise<FloatingIp | undefined> {
+  return recorded(ctx, await ctx.cloud().neutron(), API_FIP);
+}
+
 /**
  * The node `name`'s floating IP on its port: the recorded one, else the one the port already has
  * (a create that never recorded it; or, without an API load balancer, the API's on the single control plane), else a new one.

@@ -10,6 +10,7 @@ import type { UserDataInput } from '../../src/bootstrap/user-data/inputs.js';
 import { renderNode, type RenderedNode } from '../../src/bootstrap/user-data/userdata.js';
 import { materialLines } from '../../src/bootstrap/user-data/material.js';
 import { imageProblem, imageVersionProblem, nodeImage, type NodeImage } from '../../src/cluster-spec/image.js';
+import { apiOnControlPlaneFip } from '../../src/cluster-spec/api-endpoint.js';
 import { groupNodeLabels } from '../../src/cluster-spec/node-labels.js';
 import type { ClusterSpec, NodeVolume } from '../../src/cluster-spec/types.js';
 import { groupZones, zoneOf } from '../../src/cluster-spec/zones.js';
@@ -192,9 +193,10 @@ export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Nam
   const spec = await clusterSpec(ctx);
   const t = await template(ctx);
   const port = await ensurePort(ctx, p.name, p.role);
-  if (spec.nodeOps.floatingIp) await ensureNodeFloatingIp(ctx, p.name, port.id);
-  const group = await serverGroup(ctx, p.group);
+  // Without a load balancer the control plane's floating IP is the API's (api_endpoint's, moved by the roll): not a node's own.
   const cp = isControlPlane(p.role);
+  if (spec.nodeOps.floatingIp && !(cp && apiOnControlPlaneFip(spec))) await ensureNodeFloatingIp(ctx, p.name, port.id);
+  const group = await serverGroup(ctx, p.group);
   const c = ctx.cluster;
   const flavorRef = p.group.flavor_id ?? (cp ? c.master_flavor_id ?? t.master_flavor_id : c.flavor_id ?? t.flavor_id);
   if (!flavorRef) throw new StepFailure('InvalidRequest', `No flavor for node group ${p.group.name}.`);

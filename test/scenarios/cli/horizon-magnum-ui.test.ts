@@ -2,7 +2,8 @@
 // service and the simulator: Horizon logs in at the simulated Keystone and reaches our API as the catalog's
 // container-infra endpoint and the simulated Nova, Neutron and Glance. demo lists, creates (the form
 // offering the cloud's images), shows, updates and deletes templates, creates a cluster with the wizard
-// and watches it reach CREATE_COMPLETE on its page, downloads its CA, upgrades and deletes it (Horizon's resize
+// and watches it reach CREATE_COMPLETE on its page, downloads its CA, upgrades and deletes it, and upgrades one made with the
+// wizard's defaults (no load balancer: its floating IP moves to the new control plane) (Horizon's resize
 // dialog needs Heat: its own limit, in the README's client table, not tested);
 // admin creates, updates and deletes a quota. Every call Horizon makes goes through a recording tap:
 // a failing step names the calls that failed meanwhile, and the last step lists all of them.
@@ -175,6 +176,41 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
     await actionLanded(since, cluster, 'upgrade');
     assert.equal(await settleOnPage(page, clusterPage(), 'Status', /_IN_PROGRESS$/), 'UPDATE_COMPLETE');
     assert.equal(await detail(page, 'COE Version'), 'v1.36.0');
+  });
+
+  await s.step(t, 'a cluster made with the wizard\'s defaults (no load balancer) upgrades too, its API address kept, and deletes', async () => {
+    await openPage(page, `${url}/project/clusters/`);
+    await page.getByRole('button', { name: 'Create Cluster' }).first().click();
+    const m = modal(page);
+    await m.locator('input[name="name"]').fill('horizon-nolb');
+    await choose(m, 'cluster_template_id', 'k8s-135');
+    await choose(m, 'keypair', KEYPAIR);
+    await tab(m, 'Size');
+    await m.locator('input[name="master_count"]').fill('1');
+    await m.locator('input[name="node_count"]').fill('1');
+    await tab(m, 'Network');
+    await choose(m, 'floating_ip_enabled', 'Accessible on the public internet');
+    await m.getByRole('button', { name: 'Submit' }).click();
+    await rowNamed(page, 'horizon-nolb').waitFor();
+    const made = ((await s.asDemo('GET', '/v1/clusters')).body.clusters as { name: string; uuid: string }[]).find((c) => c.name === 'horizon-nolb')!;
+    assert.ok(made, 'the API has the cluster');
+    const page2 = `${url}/ngdetails/OS::Magnum::Cluster/${made.uuid}`;
+    assert.equal(await settleOnPage(page, page2, 'Status', /_IN_PROGRESS$/), 'CREATE_COMPLETE');
+    const shown = (await s.asDemo('GET', `/v1/clusters/${made.uuid}`)).body;
+    assert.equal(shown.master_lb_enabled, false, 'the wizard sent master_lb_enabled: false');
+    await openPage(page, `${url}/project/clusters/`);
+    await rowAction(rowNamed(page, 'horizon-nolb'), 'Rolling Cluster Upgrade');
+    await choose(modal(page), 'cluster_template_id', 'k8s-136');
+    const since = Date.now();
+    await modal(page).getByRole('button', { name: 'Submit' }).click();
+    await actionLanded(since, made.uuid, 'upgrade');
+    assert.equal(await settleOnPage(page, page2, 'Status', /_IN_PROGRESS$/), 'UPDATE_COMPLETE');
+    assert.equal(await detail(page, 'COE Version'), 'v1.36.0');
+    assert.equal(await detail(page, 'API Address'), shown.api_address, 'the API address did not change');
+    await openPage(page, `${url}/project/clusters/`);
+    await rowAction(rowNamed(page, 'horizon-nolb'), 'Delete Cluster');
+    await modal(page).getByRole('button', { name: /Delete Cluster$/ }).click();
+    await goneFromList(page, `${url}/project/clusters/`, 'horizon-nolb');
   });
 
   await s.step(t, 'deletes the cluster, leaving nothing in the cloud', async () => {

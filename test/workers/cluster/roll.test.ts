@@ -1,7 +1,7 @@
 // Rolling replacement (workers/cluster/roll.ts) on clusters made in memory against the simulated cloud and
 // Kubernetes: an upgrade replaces the control plane first, then the workers with a surge of max_batch_size, each
-// new node booted from the target template and Ready before an old one goes, the old ports dropped; a cluster
-// without a load balancer cannot have its control plane replaced; a CA rotation's access to the API while it rolls;
+// new node booted from the target template and Ready before an old one goes, the old ports dropped; without a load
+// balancer the control plane's floating IP moves to its replacement, and without either its control plane is never replaced; a CA rotation's access to the API while it rolls;
 // the operations' shapes. (Through the API with a CA rotation: test/scenarios/lifecycle.test.ts.)
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -61,13 +61,45 @@ test('an upgrade: the control plane first, then the workers two at a time, each 
   }
 });
 
-test('without an API load balancer the control plane is not replaced: a failure saying why, nothing booted', async () => {
+test('without a load balancer the API is the control plane\'s floating IP: the new control plane joins through it, the floating IP moves to it, the API address stays (issue 27 item 2)', async () => {
+  const r = await stepRun(cloud, { masters: 1, workers: 1, template: { master_lb_enabled: false, floating_ip_enabled: true } });
+  await create(r);
+  const address = r.db.clusters.get(r.uuid)!.api_address;
+  const fipOf = () => [...cloud.sims.neutron.state.floatingIps.values()].filter((f) => f.projectId === r.project);
+  const apiFip = fipOf().find((f) => address === `https://${f.floatingIpAddress}:6443`);
+  assert.ok(apiFip, `the API address ${address} is a floating IP`);
+  const before = r.usage();
+  const old = new Set((await observedServers(r.ctx)).map((s) => s.name));
+  const worker = r.db.nodegroups.find((g) => g.role === 'worker')!;
+  r.begin('upgrade', { cluster_template: target(r, 'v1.36.0'), nodegroup: worker.uuid });
+  try {
+    for (const step of upgradeOperation.steps) {
+      r.fresh();
+      await r.run(step, { timeoutMs: 180_000 });
+    }
+    r.fresh();
+    const now = await observedServers(r.ctx);
+    assert.ok(now.every((s) => !old.has(s.name) && s.version === 'v1.36.0'), 'the control plane and the worker replaced');
+    assert.equal(r.db.clusters.get(r.uuid)!.api_address, address, 'the API address did not change');
+    const cp = now.find((s) => s.role !== 'worker')!;
+    const moved = cloud.sims.neutron.state.floatingIps.get(apiFip.id)!;
+    const cpPort = [...cloud.sims.neutron.state.ports.values()].find((p) => p.deviceId === cp.server.id);
+    assert.equal(moved.portId, cpPort?.id, 'the API floating IP is on the new control plane');
+    assert.deepEqual(r.usage(), before, 'nothing more held than before: no floating IP of its own for the new control plane, the old ones gone');
+    const nodes = await (await kubeFor(r.ctx)).listNodes();
+    assert.deepEqual(nodes.map((n) => n.metadata.name).sort(), now.map((s) => s.name).sort(), 'reached through the same address');
+  } finally {
+    r.end();
+  }
+});
+
+test('without a load balancer or a floating IP the control plane is not replaced: a failure saying why, nothing booted', async () => {
   const r = await stepRun(cloud, { masters: 1, workers: 1, template: { master_lb_enabled: false, floating_ip_enabled: false } });
   await create(r);
   const worker = r.db.nodegroups.find((g) => g.role === 'worker')!;
   const servers = r.usage().instances;
   r.begin('upgrade', { cluster_template: target(r, 'v1.36.0'), nodegroup: worker.uuid });
-  await assert.rejects(r.run(roll), (e) => e instanceof StepFailure && e.reason === 'NotSupported' && e.condition === 'control_plane');
+  await assert.rejects(r.run(roll), (e) => e instanceof StepFailure && e.reason === 'NotSupported' && e.condition === 'control_plane' && /neither an API load balancer .* nor a floating IP/.test(e.message));
   assert.equal(r.usage().instances, servers);
   r.end();
 });
