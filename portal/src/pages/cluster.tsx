@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, must, type ClusterLive } from '../api';
 import { CONDITION_NAMES, CONDITION_ORDER, useCluster, type TimelineEvent } from '../live';
+import { DEFAULT_KUBE_VERSION } from '../kube-version';
 import { href } from '../router';
 import type { Scope } from '../session';
 import { ago, Badge, Cli, fmtTime, Notice } from '../ui/components';
@@ -42,8 +43,13 @@ export function ClusterPage({ project, id, scope, user }: { project: string; id:
   return (
     <article aria-labelledby="cluster-title">
       <div class="page-head">
-        <h1 id="cluster-title">{c.name}</h1>
+        <h1 id="cluster-title" class="name">
+          {c.name}
+        </h1>
         <Badge status={c.status} />
+        <span class="kube-chip" id="cluster-kube">
+          Kubernetes {c.coe_version ?? c.labels.kube_tag ?? DEFAULT_KUBE_VERSION}
+        </span>
         <span class={`live${live.live ? ' live-on' : ''}`} role="status">
           <span aria-hidden="true">{live.live ? '●' : '○'}</span> {live.live ? 'Live' : 'Reconnecting…'}
         </span>
@@ -93,7 +99,31 @@ function Overview({ c, template }: { c: ClusterLive; template: string | undefine
       <dd class="mono">{workers.join(', ') || '—'}</dd>
       <dt>Created</dt>
       <dd>{fmtTime(c.created_at)}</dd>
+      <dt>Labels</dt>
+      <dd>
+        <Labels labels={c.labels} />
+      </dd>
     </dl>
+  );
+}
+
+/** The cluster's labels (its template's, merged with its own), one per line. */
+function Labels({ labels }: { labels: Record<string, string> }) {
+  const entries = Object.entries(labels).sort(([a], [b]) => a.localeCompare(b));
+  if (entries.length === 0) return <span>none</span>;
+  return (
+    <details class="cluster-labels">
+      <summary>
+        {entries.length} label{entries.length === 1 ? '' : 's'}
+      </summary>
+      <ul aria-label="Labels of the cluster">
+        {entries.map(([k, v]) => (
+          <li key={k} class="mono">
+            {k}={v}
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }
 
