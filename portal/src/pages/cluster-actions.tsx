@@ -7,6 +7,7 @@ import { certificateExpiry, download, kubeconfig, makeCsr } from '../kubeconfig'
 import type { Scope } from '../session';
 import { BillPanel, blockedBy, useDryRun } from '../ui/bill';
 import { Cli, Dialog, Field, fmtTime, Notice, WriteButton } from '../ui/components';
+import { shq, shqOr } from '../ui/shell';
 
 /** A kubeconfig is signed whenever the cluster has an API that answers: complete, or updating (a resize, an upgrade, a node group), not while it is made or deleted. */
 const SIGNABLE = /^(CREATE_COMPLETE|UPDATE_COMPLETE|UPDATE_IN_PROGRESS|UPDATE_FAILED|RESUME_COMPLETE|RESTORE_COMPLETE|SNAPSHOT_COMPLETE|CHECK_COMPLETE|ROLLBACK_COMPLETE|ADOPT_COMPLETE)$/;
@@ -42,7 +43,7 @@ export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: stri
         </Notice>
       )}
       {state.kind === 'error' && <Notice kind="error">{state.text}</Notice>}
-      <Cli cmd={`openstack coe cluster config ${c.name}`} />
+      <Cli cmd={`openstack coe cluster config ${shq(c.name)}`} />
     </div>
   );
 }
@@ -133,7 +134,7 @@ export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope;
         </>
       )}
       {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
-      <Cli cmd={`openstack coe cluster upgrade ${c.name} ${chosen?.name ?? '<template>'}`} />
+      <Cli cmd={`openstack coe cluster upgrade ${shq(c.name)} ${shqOr(chosen?.name, 'template')}`} />
       <Dialog title={`Upgrade ${c.name} to ${chosen?.name ?? ''}?`} open={confirm && !!chosen} onClose={() => setConfirm(false)}>
         <p>
           Kubernetes {plan?.current_version ?? c.coe_version ?? ''} → {chosen?.kube_tag}. Every node is replaced in turn ({plan?.plan.map((p) => `${p.nodegroup}: ${p.nodes}`).join(', then ')}); it cannot be undone: Kubernetes never goes down a version.
@@ -172,7 +173,7 @@ export function RotateCaPanel({ c, scope, busy }: { c: ClusterLive; scope: Scope
         Rotate CA
       </WriteButton>
       {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
-      <Cli cmd={`openstack coe ca rotate ${c.name}`} />
+      <Cli cmd={`openstack coe ca rotate ${shq(c.name)}`} />
       <Dialog title={`Rotate the CA of ${c.name}?`} open={confirm} onClose={() => setConfirm(false)}>
         <p>Every node is replaced and existing kubeconfigs stop working.</p>
         <div class="buttons">
@@ -199,7 +200,7 @@ export function DeletePanel({ c, scope }: { c: ClusterLive; scope: Scope }) {
       <WriteButton id="delete-cluster" class="danger" canWrite={scope.can_write} disabled={c.status === 'DELETE_IN_PROGRESS'} onClick={() => setOpen(true)}>
         {c.status === 'DELETE_IN_PROGRESS' ? 'Deleting…' : 'Delete cluster…'}
       </WriteButton>
-      <Cli cmd={`openstack coe cluster delete ${c.name}`} />
+      <Cli cmd={`openstack coe cluster delete ${shq(c.name)}`} />
       <Dialog title={`Delete ${c.name}?`} open={open} onClose={() => setOpen(false)}>
         <DeletePreview c={c} onDone={() => setOpen(false)} />
       </Dialog>

@@ -9,6 +9,7 @@ import type { Scope } from '../session';
 import { ago, Badge, Cli, fmtTime, Notice } from '../ui/components';
 import { NodeGroups } from './cluster-nodegroups';
 import { DeletePanel, KubeconfigPanel, RotateCaPanel, UpgradePanel } from './cluster-actions';
+import { shq } from '../ui/shell';
 
 export function ClusterPage({ project, id, scope, user }: { project: string; id: string; scope: Scope; user: string }) {
   const live = useCluster(project, id);
@@ -54,7 +55,7 @@ export function ClusterPage({ project, id, scope, user }: { project: string; id:
           <span aria-hidden="true">{live.live ? '●' : '○'}</span> {live.live ? 'Live' : 'Reconnecting…'}
         </span>
       </div>
-      <Cli cmd={`openstack coe cluster show ${c.name}`} />
+      <Cli cmd={`openstack coe cluster show ${shq(c.name)}`} />
       {c.status_reason && <Notice kind={c.status.endsWith('FAILED') ? 'error' : 'info'}>{c.status_reason}</Notice>}
       <Overview c={c} template={template} />
       <section aria-labelledby="steps-title">

@@ -12,6 +12,7 @@ import { href, navigate } from '../router';
 import { useDraft, type Scope } from '../session';
 import { ago, Cli, described, Field, Notice, Pager } from '../ui/components';
 import { LabelsForm } from '../ui/labels-form';
+import { shq, shqOr } from '../ui/shell';
 
 const STEPS = ['Template', 'Size', 'Access and labels', 'Review'] as const;
 const FIELD_STEP: Record<string, number> = { cluster_template_id: 0, name: 1, master_count: 1, node_count: 1, master_flavor_id: 1, flavor_id: 1, keypair: 2, labels: 2, docker_volume_size: 1 };
@@ -110,12 +111,12 @@ export function CreatePage({ project, scope }: { project: string; scope: Scope }
   }
   const labelErrors = Object.fromEntries(Object.entries(errors).filter(([k]) => k.startsWith('label:')).map(([k, v]) => [k.slice(6), v]));
   const cli = [
-    `openstack coe cluster create ${d.name || '<name>'} --cluster-template ${t?.name ?? '<template>'}`,
-    `--master-count ${d.master_count} --node-count ${d.node_count}`,
-    d.master_flavor_id ? `--master-flavor ${d.master_flavor_id}` : '',
-    d.flavor_id ? `--flavor ${d.flavor_id}` : '',
-    d.keypair ? `--keypair ${d.keypair}` : '',
-    Object.keys(d.labels).length ? `--labels ${Object.entries(d.labels).map(([k, v]) => `${k}=${v}`).join(',')} --merge-labels` : '',
+    `openstack coe cluster create ${shqOr(d.name, 'cluster name')} --cluster-template ${shqOr(t?.name, 'template')}`,
+    `--master-count ${shqOr(d.master_count, 'count')} --node-count ${shqOr(d.node_count, 'count')}`,
+    d.master_flavor_id ? `--master-flavor ${shq(d.master_flavor_id)}` : '',
+    d.flavor_id ? `--flavor ${shq(d.flavor_id)}` : '',
+    d.keypair ? `--keypair ${shq(d.keypair)}` : '',
+    Object.keys(d.labels).length ? `--labels ${shq(Object.entries(d.labels).map(([k, v]) => `${k}=${v}`).join(','))} --merge-labels` : '',
   ].filter(Boolean).join(' ');
 
   return (

@@ -10,6 +10,7 @@ import { href, navigate } from '../router';
 import { readDraft, useDraft, writeDraft, type Scope } from '../session';
 import { Cli, described, Field, Notice } from '../ui/components';
 import { LabelsForm } from '../ui/labels-form';
+import { shq, shqOr } from '../ui/shell';
 
 interface Form {
   name: string;
@@ -53,6 +54,19 @@ function body(f: Form) {
     ...(f.hidden ? { hidden: true } : {}),
     labels,
   };
+}
+
+/** The update as magnumclient takes it: `replace 'attr=value'…`, then `remove 'attr'…`, each a command. */
+function updateCli(original: ClusterTemplate | undefined, f: Form): string {
+  if (!original) return 'openstack coe cluster template show …';
+  const before = body(fromTemplate(original)) as Record<string, unknown>;
+  const after = body(f) as Record<string, unknown>;
+  const text = (v: unknown) => (v && typeof v === 'object' ? Object.entries(v as Record<string, string>).map(([k, x]) => `${k}=${x}`).join(',') : String(v));
+  const changed = Object.keys(after).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
+  const removed = Object.keys(before).filter((k) => !(k in after));
+  const cmd = (op: string, args: string[]) => `openstack coe cluster template update ${shq(original.name)} ${op} ${args.join(' ')}`;
+  const lines = [...(changed.length ? [cmd('replace', changed.map((k) => shq(`${k}=${text(after[k])}`)))] : []), ...(removed.length ? [cmd('remove', removed.map((k) => shq(k)))] : [])];
+  return lines.join(' && ') || `openstack coe cluster template show ${shq(original.name)}`;
 }
 
 /** Where a saved new template sends the user: back to the create wizard (`?return=create`) with it chosen, else the list. */
@@ -182,8 +196,8 @@ export function TemplateFormPage({ project, id, scope }: { project: string; id: 
         <Cli
           cmd={
             id
-              ? `openstack coe cluster template update ${original?.name ?? id} replace ...`
-              : `openstack coe cluster template create ${f.name || '<name>'} --coe kubernetes --image ${f.image_id || '<image>'} --external-network ${f.external_network_id || '<network>'} --network-driver ${f.network_driver}${f.master_flavor_id ? ` --master-flavor ${f.master_flavor_id}` : ''}${f.flavor_id ? ` --flavor ${f.flavor_id}` : ''}${f.master_lb_enabled ? ' --master-lb-enabled' : ''}${f.floating_ip_enabled ? ' --floating-ip-enabled' : ''}${Object.entries(f.labels).filter(([, v]) => v).length ? ` --labels ${Object.entries(f.labels).filter(([, v]) => v).map(([k, v]) => `${k}=${v}`).join(',')}` : ''}`
+              ? updateCli(original, f)
+              : `openstack coe cluster template create ${shqOr(f.name, 'template name')} --coe kubernetes --image ${shqOr(f.image_id, 'image')} --external-network ${shqOr(f.external_network_id, 'network')} --network-driver ${shq(f.network_driver)}${f.master_flavor_id ? ` --master-flavor ${shq(f.master_flavor_id)}` : ''}${f.flavor_id ? ` --flavor ${shq(f.flavor_id)}` : ''}${f.keypair_id ? ` --keypair ${shq(f.keypair_id)}` : ''}${f.master_lb_enabled ? ' --master-lb-enabled' : ''}${f.floating_ip_enabled ? ' --floating-ip-enabled' : ''}${Object.entries(f.labels).filter(([, v]) => v).length ? ` --labels ${shq(Object.entries(f.labels).filter(([, v]) => v).map(([k, v]) => `${k}=${v}`).join(','))}` : ''}`
           }
         />
         <div class="buttons">

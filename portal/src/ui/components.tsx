@@ -25,7 +25,7 @@ export function Badge({ status, label }: { status: string | null | undefined; la
   );
 }
 
-/** The `openstack coe ...` a user could type instead. */
+/** The `openstack coe ...` a user could type instead: its values quoted by ui/shell.ts (shq), safe to paste. */
 export function Cli({ cmd }: { cmd: string }) {
   const [copied, setCopied] = useState(false);
   return (
