@@ -196,12 +196,12 @@ function Header(props: { session: PortalSession; project: string; route: Route; 
         </label>
         <select
           id="project-switch"
-          value={project}
+          value={mine || project ? project : session.default_project}
           onChange={(e) => navigate(href((e.target as HTMLSelectElement).value, ['clusters', 'templates', 'quotas', 'admin'].includes(section) ? section : 'clusters'))}
         >
-          {!mine && (
+          {!mine && project && (
             <option value={project} disabled>
-              {project ? 'Not one of your projects' : 'Choose a project'}
+              Not one of your projects
             </option>
           )}
           {session.projects.map((p) => (
