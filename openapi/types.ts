@@ -5143,6 +5143,8 @@ export interface components {
                 id: string;
                 name: string;
                 os_distro: string | null;
+                /** @description The Kubernetes release the image carries (its property kube_version), if it says one. */
+                kube_version: string | null;
             }[];
             external_networks: {
                 id: string;

@@ -1,11 +1,13 @@
 // Builds the portal into portal/dist: one hashed JS bundle and stylesheet (esbuild, Preact's JSX),
-// an index.html naming them (no inline script or style: the CSP forbids both), and the label
+// an index.html naming them (no inline script or style: the CSP forbids both), a .br and a .gz of
+// each, and the label
 // registry of src/kube as a module the bundle imports (virtual:labels), so the forms know every
 // label's type and meaning. `npm start` and `npm test` run it when portal/dist is missing or stale
 // (scripts/portal-build.mjs); `tsx portal/build.ts` by hand.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { labelRegistry } from './labels-registry.js';
 
@@ -52,6 +54,12 @@ export async function buildPortal(stamp?: string): Promise<{ files: string[] }> 
     .replace('%JS%', `/ui/assets/${js}`)
     .replace('%ICON%', `/ui/assets/${iconName}`);
   writeFileSync(join(dist, 'index.html'), html);
+  // Precompressed twins (brotli at its best, gzip at 9): the API sends one by Accept-Encoding.
+  for (const file of [join(dist, 'index.html'), ...[js, css, iconName].map((f) => join(assets, f))]) {
+    const raw = readFileSync(file);
+    writeFileSync(`${file}.br`, brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } }));
+    writeFileSync(`${file}.gz`, gzipSync(raw, { level: 9 }));
+  }
   if (stamp) writeFileSync(join(dist, '.build-stamp'), stamp);
   return { files: [js, css, iconName] };
 }

@@ -1,8 +1,9 @@
 // The label registry as the portal's forms see it: every label a feature module declares (its
 // module, what it accepts, what it does) and every label Magnum has that this service does not
-// support (with the reason). Generated at build time from src/kube, so the forms cannot drift.
+// support (with the reason), and the Kubernetes release a template without kube_tag runs. Generated at build time from src/kube, so the forms cannot drift.
 import { addonModules, coreModules, labelOwners } from '../src/cluster-spec/registry.js';
 import { LABEL_CATALOG } from '../src/cluster-spec/labels/catalog.js';
+import { resolveKubeTag } from '../src/cluster-spec/versions.js';
 
 export interface LabelInfo {
   name: string;
@@ -16,7 +17,7 @@ export interface LabelInfo {
   deprecated?: string;
 }
 
-export function labelRegistry(): { labels: LabelInfo[]; unsupported: Record<string, string> } {
+export function labelRegistry(): { labels: LabelInfo[]; unsupported: Record<string, string>; defaultKubeVersion: string } {
   const owners = labelOwners([...coreModules(), ...addonModules()]);
   const labels = [...owners.entries()]
     .map(([name, m]) => {
@@ -25,5 +26,6 @@ export function labelRegistry(): { labels: LabelInfo[]; unsupported: Record<stri
     })
     .sort((a, b) => a.module.localeCompare(b.module) || a.name.localeCompare(b.name));
   const unsupported = Object.fromEntries(Object.entries(LABEL_CATALOG).map(([k, v]) => [k, v.reason]));
-  return { labels, unsupported };
+  // What a template without kube_tag runs (the spec parser's own default: kube_tag ?? resolveKubeTag(undefined)).
+  return { labels, unsupported, defaultKubeVersion: resolveKubeTag(undefined).kubernetes };
 }

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { SetupError } from './local-services.mjs';
 
 /** Files whose content decides the build, relative to the repository. */
-const INPUTS = ['portal/src', 'portal/build.ts', 'portal/labels-registry.ts', 'portal/index.html', 'portal/favicon.svg', 'package-lock.json', 'openapi/types.ts', 'src/kube'];
+const INPUTS = ['portal/src', 'portal/build.ts', 'portal/labels-registry.ts', 'portal/index.html', 'portal/favicon.svg', 'package-lock.json', 'openapi/types.ts', 'src/kube', 'src/cluster-spec', 'src/features'];
 
 function files(root, path) {
   const abs = join(root, path);

@@ -106,3 +106,32 @@ export function stream(path: string): EventSource {
   const q = new URLSearchParams({ csrf: ctx.csrf, project: ctx.project });
   return new EventSource(`${path}?${q.toString()}`, { withCredentials: false });
 }
+
+type Listed = '/v1/clustertemplates' | '/v1/clustertemplates/detail' | '/v1/clusters' | '/v1/clusters/detail';
+
+/**
+ * Every item of a Magnum list, following its `next` links page after page (the API stops a page at
+ * its max_limit, 1,000 by default): never the first page taken for the whole.
+ */
+export async function allPages<T>(path: Listed, key: 'clustertemplates' | 'clusters'): Promise<T[]> {
+  const out: T[] = [];
+  let query: Record<string, string> = {};
+  for (;;) {
+    const page = (await must(api.GET(path as '/v1/clusters', { params: { query } } as never))) as unknown as Record<string, unknown>;
+    const items = (page[key] ?? []) as T[];
+    out.push(...items);
+    const next = page.next as string | undefined;
+    if (!next || items.length === 0) return out;
+    query = Object.fromEntries(new URL(next, location.href).searchParams);
+  }
+}
+
+const UUID = /\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b/gi;
+
+/** An API message with every UUID the page knows replaced by its name (`ClusterTemplate 'k8s-135' is referenced…`). */
+export function named(message: string, names: Map<string, string>): string {
+  return message.replace(UUID, (id) => {
+    const n = names.get(id) ?? names.get(id.toLowerCase());
+    return n === undefined ? id : `'${n}'`;
+  });
+}

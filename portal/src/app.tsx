@@ -56,6 +56,7 @@ export function App() {
     loadSession(project).then((x) => (x?.scope ? setScope(x.scope) : setScope({ project_id: project, roles: [], is_admin: false, can_write: false })));
   }, [state.kind, project, route.page]);
 
+  usePageTitleAndFocus(path);
   if (state.kind === 'loading') return <p class="loading" role="status">Loading…</p>;
   if (state.kind === 'out') {
     return (
@@ -78,15 +79,19 @@ export function App() {
       <a class="skip" href="#main">Skip to content</a>
       <Header session={s} project={project} route={route} scope={scope} theme={theme} setTheme={setTheme} onLogout={() => setState({ kind: 'out', expired: false })} />
       <main id="main" tabIndex={-1}>
-        {!scope ? <p role="status">Loading…</p> : <Page route={route} scope={scope} session={s} />}
+        {!('project' in route) || !s.projects.some((p) => p.id === route.project) ? (
+          <NotFound session={s} foreign={'project' in route && route.project !== ''} />
+        ) : !scope ? (
+          <p role="status">Loading…</p>
+        ) : (
+          <Page route={route} scope={scope} session={s} />
+        )}
       </main>
     </div>
   );
 }
 
 function Page({ route, scope, session }: { route: Route; scope: Scope; session: PortalSession }) {
-  const inSession = 'project' in route && session.projects.some((p) => p.id === route.project);
-  if (!inSession) return <NotFound />;
   switch (route.page) {
     case 'clusters':
       return <ClustersPage project={route.project} scope={scope} />;
@@ -101,22 +106,60 @@ function Page({ route, scope, session }: { route: Route; scope: Scope; session: 
     case 'quotas':
       return <QuotasPage project={route.project} scope={scope} />;
     case 'admin':
-      return scope.is_admin ? <AdminPage project={route.project} /> : <NotFound />;
+      return scope.is_admin ? <AdminPage project={route.project} /> : <NotFound session={session} project={route.project} />;
     default:
-      return <NotFound />;
+      return <NotFound session={session} />;
   }
 }
 
 /** The strongest role held (admin ⇒ member ⇒ reader are implied roles). */
 const roleOf = (s: Scope) => (s.is_admin ? 'admin' : s.roles.includes('member') ? 'member' : s.roles.includes('reader') ? 'reader' : 'no role');
 
-function NotFound() {
+/** An unknown address, or a project that is not one of the session's: never "Loading…" for ever, always a way back. */
+function NotFound({ session, project, foreign = false }: { session: PortalSession; project?: string; foreign?: boolean }) {
+  const home = project ?? session.default_project;
+  const name = session.projects.find((p) => p.id === home)?.name ?? home;
   return (
-    <section>
-      <h1>Not found</h1>
-      <p>This page does not exist, or is not one of your projects.</p>
+    <section aria-labelledby="notfound-title">
+      <h1 id="notfound-title">Not found</h1>
+      <p>{foreign ? 'This address names a project that is not one of yours (or does not exist).' : 'This page does not exist.'}</p>
+      <p>
+        <a href={href(home, 'clusters')}>Back to the clusters of {name}</a>
+      </p>
     </section>
   );
+}
+
+const APP_TITLE = 'Magnum clusters';
+
+/**
+ * Every page has its own title (its heading, followed as it loads and changes), and after a
+ * navigation the focus moves to the new page's heading, as a screen reader user expects.
+ */
+function usePageTitleAndFocus(path: string): void {
+  const first = useRef(true);
+  const pending = useRef(false);
+  const sync = () => {
+    const h1 = document.querySelector('h1') as HTMLElement | null;
+    const text = h1?.textContent?.trim();
+    const title = text ? `${text} · ${APP_TITLE}` : APP_TITLE;
+    if (document.title !== title) document.title = title;
+    if (pending.current && h1) {
+      pending.current = false;
+      if (!h1.hasAttribute('tabindex')) h1.setAttribute('tabindex', '-1');
+      h1.focus();
+    }
+  };
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else pending.current = true;
+    sync();
+  }, [path]);
+  useEffect(() => {
+    const o = new MutationObserver(sync);
+    o.observe(document.body, { childList: true, subtree: true, characterData: true });
+    return () => o.disconnect();
+  }, []);
 }
 
 function Header(props: { session: PortalSession; project: string; route: Route; scope: Scope | undefined; theme: Theme; setTheme: (t: Theme) => void; onLogout: () => void }) {
@@ -129,17 +172,18 @@ function Header(props: { session: PortalSession; project: string; route: Route; 
     ...(props.scope?.is_admin ? [['admin', 'Admin']] : []),
   ];
   const active = route.page === 'cluster' || route.page === 'create' ? 'clusters' : route.page === 'template' ? 'templates' : route.page;
+  const mine = session.projects.some((p) => p.id === project);
   const section = route.page === 'template' ? 'templates' : route.page === 'cluster' || route.page === 'create' ? 'clusters' : route.page;
   return (
     <header class="top">
-      <a class="brand" href={href(project || session.default_project, 'clusters')}>
+      <a class="brand" href={href(mine ? project : session.default_project, 'clusters')}>
         <span aria-hidden="true">⬡</span> Magnum clusters
       </a>
       <nav aria-label="Sections">
         <ul>
           {nav.map(([k, label]) => (
             <li key={k}>
-              <a href={href(project, k!)} aria-current={active === k ? 'page' : undefined}>
+              <a href={href(mine ? project : session.default_project, k!)} aria-current={active === k ? 'page' : undefined}>
                 {label}
               </a>
             </li>
@@ -152,9 +196,14 @@ function Header(props: { session: PortalSession; project: string; route: Route; 
         </label>
         <select
           id="project-switch"
-          value={project}
+          value={mine || project ? project : session.default_project}
           onChange={(e) => navigate(href((e.target as HTMLSelectElement).value, ['clusters', 'templates', 'quotas', 'admin'].includes(section) ? section : 'clusters'))}
         >
+          {!mine && project && (
+            <option value={project} disabled>
+              Not one of your projects
+            </option>
+          )}
           {session.projects.map((p) => (
             <option key={p.id} value={p.id}>
               {p.name}
@@ -163,7 +212,7 @@ function Header(props: { session: PortalSession; project: string; route: Route; 
         </select>
         <span class="who">
           {session.user.name}
-          {props.scope && <span class="roles"> ({roleOf(props.scope)})</span>}
+          {props.scope && mine && <span class="roles"> ({roleOf(props.scope)})</span>}
         </span>
         <span class={`expiry${left < 600 ? ' expiry-soon' : ''}`} role="timer" aria-live="off" title={`Keystone token expires ${new Date(session.expires_at).toLocaleString()}`}>
           Session: {left >= 3600 ? `${Math.floor(left / 3600)} h ${Math.floor((left % 3600) / 60)} min` : `${Math.floor(left / 60)} min ${left % 60} s`} left

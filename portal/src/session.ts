@@ -17,29 +17,63 @@ export async function loadSession(project?: string): Promise<PortalSession | und
   return s;
 }
 
-/** A form's state kept in sessionStorage under `key` until `clear()` (after a successful submit). */
-export function useDraft<T extends object>(key: string, initial: T): [T, (patch: Partial<T>) => void, () => void] {
+/** How long an unsent form is kept: an abandoned draft older than this starts afresh. */
+export const DRAFT_MAX_AGE_MS = 12 * 3600_000;
+
+/**
+ * A form's state kept in sessionStorage under `key` until `clear()` (after a successful submit),
+ * stamped with when it was last changed: one older than DRAFT_MAX_AGE_MS is dropped, and
+ * `resumed` says when a kept one was last changed (for the form to say so and offer to start over).
+ */
+export function useDraft<T extends object>(key: string, initial: T): [T, (patch: Partial<T>) => void, () => void, { resumed: number | undefined; restart: () => void }] {
   const storageKey = `draft:${key}`;
-  const [value, setValue] = useState<T>(() => {
+  const [loaded] = useState<{ value: T; at: number | undefined }>(() => {
     try {
       const saved = sessionStorage.getItem(storageKey);
-      return saved ? { ...initial, ...(JSON.parse(saved) as Partial<T>) } : initial;
+      const parsed = saved ? (JSON.parse(saved) as { value?: Partial<T>; at?: number }) : undefined;
+      if (!parsed?.value || typeof parsed.at !== 'number' || Date.now() - parsed.at > DRAFT_MAX_AGE_MS) {
+        if (saved) sessionStorage.removeItem(storageKey);
+        return { value: initial, at: undefined };
+      }
+      return { value: { ...initial, ...parsed.value }, at: parsed.at };
     } catch {
-      return initial;
+      return { value: initial, at: undefined };
     }
   });
+  const [value, setValue] = useState<T>(loaded.value);
+  const [resumed, setResumed] = useState(loaded.at);
   const update = (patch: Partial<T>) =>
     setValue((v) => {
       const next = { ...v, ...patch };
-      try {
-        sessionStorage.setItem(storageKey, JSON.stringify(next));
-      } catch {
-        // storage full or off: the form still works
-      }
+      writeDraft(key, next);
       return next;
     });
   const clear = () => sessionStorage.removeItem(storageKey);
-  return [value, update, clear];
+  const restart = () => {
+    clear();
+    setResumed(undefined);
+    setValue(initial);
+  };
+  return [value, update, clear, { resumed, restart }];
+}
+
+/** Writes a draft as useDraft keeps it (another page handing a form its value: the wizard's new template). */
+export function writeDraft(key: string, value: object): void {
+  try {
+    sessionStorage.setItem(`draft:${key}`, JSON.stringify({ value, at: Date.now() }));
+  } catch {
+    // storage full or off: the form still works
+  }
+}
+
+/** A kept draft's value, if any and not expired. */
+export function readDraft<T>(key: string): Partial<T> | undefined {
+  try {
+    const parsed = JSON.parse(sessionStorage.getItem(`draft:${key}`) ?? 'null') as { value?: Partial<T>; at?: number } | null;
+    return parsed?.value && typeof parsed.at === 'number' && Date.now() - parsed.at <= DRAFT_MAX_AGE_MS ? parsed.value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Seconds until `iso`, ticking every second. */

@@ -9,6 +9,7 @@ import { errors } from '../domain/errors.js';
 import { registerAuth } from './plugins/auth.js';
 import { createPortalSessions, registerPortal, type PortalOptions } from './portal/index.js';
 import { registerCoercion } from './plugins/coerce.js';
+import { registerCompression } from './plugins/compress.js';
 import { checkBody, registerInputGuard } from './plugins/input-guard.js';
 import { registerEnvelope } from './plugins/envelope.js';
 import { trackRoutes } from './plugins/route-matcher.js';
@@ -90,6 +91,7 @@ export async function buildApp(config: Config, opts: BuildOptions): Promise<Fast
   registerVersioning(app);
   registerInputGuard(app);
   registerCoercion(app);
+  registerCompression(app);
   app.addHook('onResponse', async (request, reply) => {
     services.metrics.httpDuration.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },

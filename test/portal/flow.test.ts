@@ -134,9 +134,8 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: /Step 3 of 4/ }).waitFor();
     await accessible(page, 'create: labels');
-    // A label value the server refuses: its 400 comes back on the label's field, in its step.
-    await tabToText(page, 'summary', 'kubernetes');
-    await page.keyboard.press('Enter');
+    // A label value the server refuses: the dry-run says so, Create stays disabled naming why, and
+    // the refusal lands on the label's field, in its step (the Kubernetes group is open, kube_tag first).
     await tabTo(page, '#cl-kube_tag');
     await page.keyboard.type('v1.99.0');
     await tabTo(page, 'button[type="submit"]');
@@ -144,10 +143,11 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
     await page.getByRole('heading', { name: /Step 4 of 4/ }).waitFor();
     await page.getByRole('heading', { name: 'What this create takes from the project’s quotas' }).waitFor();
     await billReady(page, 'bill');
-    // The dry-run already knows the label is refused: it says so (the submit still lands the error on its field).
     await page.getByText(/The create would be refused: Invalid input for label kube_tag/).waitFor();
+    assert.equal(await page.locator('form button[type="submit"]').last().isDisabled(), true, 'a refused create cannot be submitted');
+    assert.equal(await page.locator('form button[type="submit"]').last().getAttribute('aria-describedby'), 'bill-refused');
     await accessible(page, 'create: review');
-    await tabTo(page, 'button[type="submit"]');
+    await tabToText(page, 'button', 'Back');
     await page.keyboard.press('Enter');
     await page.locator('#cl-kube_tag-error').waitFor();
     assert.match((await page.locator('#cl-kube_tag-error').textContent())!, /kube_tag/);
@@ -269,7 +269,10 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
     await page.getByRole('heading', { name: 'While it rolls, the upgrade takes at most' }).waitFor();
     await page.locator('#upgrade:not([disabled])').waitFor();
     await page.locator('#upgrade').click();
-    await page.getByText('Upgrade to k8s-136 accepted.').waitFor();
+    // Upgrade asks first, as delete and CA rotation do.
+    await page.getByRole('dialog', { name: /^Upgrade web to k8s-136\?/ }).waitFor();
+    await page.getByRole('button', { name: 'Upgrade web' }).click();
+    await page.getByText('Upgrade of web to k8s-136 accepted.').waitFor();
     await waitStatus(page, 'UPDATE_COMPLETE');
     await page.locator('.facts dd', { hasText: 'v1.36.0' }).waitFor();
   });

@@ -2,13 +2,15 @@
 // targets only, the order of the roll, its bill at its peak: a shortage blocks it), CA rotation, and the delete with its preview and
 // type-the-name confirmation. Each shows its `openstack coe` twin.
 import { useEffect, useState } from 'preact/hooks';
-import { api, must, type ClusterLive, type Schemas } from '../api';
+import { api, must, named, type ClusterLive, type Schemas } from '../api';
 import { certificateExpiry, download, kubeconfig, makeCsr } from '../kubeconfig';
 import type { Scope } from '../session';
 import { BillPanel, blockedBy, useDryRun } from '../ui/bill';
 import { Cli, Dialog, Field, fmtTime, Notice, WriteButton } from '../ui/components';
+import { shq, shqOr } from '../ui/shell';
 
-const COMPLETE = /_COMPLETE$/;
+/** A kubeconfig is signed whenever the cluster has an API that answers: complete, or updating (a resize, an upgrade, a node group), not while it is made or deleted. */
+const SIGNABLE = /^(CREATE_COMPLETE|UPDATE_COMPLETE|UPDATE_IN_PROGRESS|UPDATE_FAILED|RESUME_COMPLETE|RESTORE_COMPLETE|SNAPSHOT_COMPLETE|CHECK_COMPLETE|ROLLBACK_COMPLETE|ADOPT_COMPLETE)$/;
 
 export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: string; scope: Scope }) {
   const [state, setState] = useState<{ kind: 'idle' | 'busy' } | { kind: 'done'; expires: Date | undefined; file: string } | { kind: 'error'; text: string }>({ kind: 'idle' });
@@ -25,7 +27,7 @@ export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: stri
       setState({ kind: 'error', text: (e as Error).message });
     }
   }
-  const ready = !!c.api_address && COMPLETE.test(c.status);
+  const ready = !!c.api_address && SIGNABLE.test(c.status);
   return (
     <div class="panel">
       <h3>Kubeconfig</h3>
@@ -33,14 +35,15 @@ export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: stri
       <WriteButton id="kubeconfig" canWrite={scope.can_write} reason={!scope.can_write ? 'Signing a certificate needs the member role.' : undefined} disabled={!ready || state.kind === 'busy'} onClick={go}>
         {state.kind === 'busy' ? 'Signing…' : 'Download kubeconfig'}
       </WriteButton>
-      {!ready && <span class="why">Available once the cluster is complete and has an API address.</span>}
+      {!ready && <span class="why">{c.api_address ? `Not while the cluster is ${c.status.toLowerCase().replace(/_/g, ' ')}.` : 'Available once the cluster has an API address.'}</span>}
+      {ready && c.status === 'UPDATE_IN_PROGRESS' && <span class="sub">The cluster is updating; its API keeps answering.</span>}
       {state.kind === 'done' && (
         <Notice kind="ok">
           Saved {state.file}. Its certificate expires {state.expires ? fmtTime(state.expires.toISOString()) : 'at an unknown date'}.
         </Notice>
       )}
       {state.kind === 'error' && <Notice kind="error">{state.text}</Notice>}
-      <Cli cmd={`openstack coe cluster config ${c.name}`} />
+      <Cli cmd={`openstack coe cluster config ${shq(c.name)}`} />
     </div>
   );
 }
@@ -51,6 +54,7 @@ export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope;
   const [plan, setPlan] = useState<Upgrades | undefined>();
   const [target, setTarget] = useState('');
   const [msg, setMsg] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
+  const [confirm, setConfirm] = useState(false);
   useEffect(() => {
     must(api.GET('/v1/clusters/{ident}/upgrades', { params: { path: { ident: c.uuid } } })).then(setPlan, () => undefined);
   }, [c.uuid, c.coe_version]);
@@ -60,14 +64,15 @@ export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope;
   const body = { cluster_template: target, max_batch_size: plan?.max_batch_size ?? 1 };
   const bill = useDryRun(chosen && scope.can_write && !busy ? () => must(api.POST('/v1/dry-run/clusters/{ident}/actions/upgrade', { params: { path: { ident: c.uuid } }, body })) : undefined, JSON.stringify(body));
   const blocked = chosen ? blockedBy(bill.answer) : undefined;
-  async function go(e: Event) {
-    e.preventDefault();
+  const names = new Map([[c.uuid, c.name], ...(plan?.targets ?? []).map((t) => [t.uuid, t.name] as [string, string])]);
+  async function go() {
+    setConfirm(false);
     setMsg(undefined);
     try {
       await must(api.POST('/v1/clusters/{ident}/actions/upgrade', { params: { path: { ident: c.uuid } }, body }));
-      setMsg({ kind: 'ok', text: `Upgrade to ${chosen?.name} accepted.` });
+      setMsg({ kind: 'ok', text: `Upgrade of ${c.name} to ${chosen?.name} accepted.` });
     } catch (err) {
-      setMsg({ kind: 'error', text: (err as Error).message });
+      setMsg({ kind: 'error', text: named((err as Error).message, names) });
     }
   }
   return (
@@ -79,7 +84,13 @@ export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope;
       {valid.length === 0 ? (
         <p class="empty">No template offers a valid upgrade.</p>
       ) : (
-        <form onSubmit={go} class="inline-form">
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (chosen) setConfirm(true);
+          }}
+          class="inline-form"
+        >
           <label for="upgrade-target">Target template</label>
           <select id="upgrade-target" value={target} disabled={!scope.can_write || busy} onChange={(e) => setTarget((e.target as HTMLSelectElement).value)}>
             <option value="">Choose a template</option>
@@ -123,7 +134,20 @@ export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope;
         </>
       )}
       {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
-      <Cli cmd={`openstack coe cluster upgrade ${c.name} ${chosen?.name ?? '<template>'}`} />
+      <Cli cmd={`openstack coe cluster upgrade ${shq(c.name)} ${shqOr(chosen?.name, 'template')}`} />
+      <Dialog title={`Upgrade ${c.name} to ${chosen?.name ?? ''}?`} open={confirm && !!chosen} onClose={() => setConfirm(false)}>
+        <p>
+          Kubernetes {plan?.current_version ?? c.coe_version ?? ''} → {chosen?.kube_tag}. Every node is replaced in turn ({plan?.plan.map((p) => `${p.nodegroup}: ${p.nodes}`).join(', then ')}); it cannot be undone: Kubernetes never goes down a version.
+        </p>
+        <div class="buttons">
+          <button type="button" class="secondary" onClick={() => setConfirm(false)}>
+            Cancel
+          </button>
+          <button type="button" class="danger" onClick={go}>
+            Upgrade {c.name}
+          </button>
+        </div>
+      </Dialog>
     </div>
   );
 }
@@ -136,9 +160,9 @@ export function RotateCaPanel({ c, scope, busy }: { c: ClusterLive; scope: Scope
     setConfirm(false);
     try {
       await must(api.PATCH('/v1/certificates/{ident}', { params: { path: { ident: c.uuid } } } as never));
-      setMsg({ kind: 'ok', text: 'CA rotation accepted.' });
+      setMsg({ kind: 'ok', text: `CA rotation of ${c.name} accepted.` });
     } catch (e) {
-      setMsg({ kind: 'error', text: (e as Error).message });
+      setMsg({ kind: 'error', text: named((e as Error).message, new Map([[c.uuid, c.name]])) });
     }
   }
   return (
@@ -149,7 +173,7 @@ export function RotateCaPanel({ c, scope, busy }: { c: ClusterLive; scope: Scope
         Rotate CA
       </WriteButton>
       {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
-      <Cli cmd={`openstack coe ca rotate ${c.name}`} />
+      <Cli cmd={`openstack coe ca rotate ${shq(c.name)}`} />
       <Dialog title={`Rotate the CA of ${c.name}?`} open={confirm} onClose={() => setConfirm(false)}>
         <p>Every node is replaced and existing kubeconfigs stop working.</p>
         <div class="buttons">
@@ -176,7 +200,7 @@ export function DeletePanel({ c, scope }: { c: ClusterLive; scope: Scope }) {
       <WriteButton id="delete-cluster" class="danger" canWrite={scope.can_write} disabled={c.status === 'DELETE_IN_PROGRESS'} onClick={() => setOpen(true)}>
         {c.status === 'DELETE_IN_PROGRESS' ? 'Deleting…' : 'Delete cluster…'}
       </WriteButton>
-      <Cli cmd={`openstack coe cluster delete ${c.name}`} />
+      <Cli cmd={`openstack coe cluster delete ${shq(c.name)}`} />
       <Dialog title={`Delete ${c.name}?`} open={open} onClose={() => setOpen(false)}>
         <DeletePreview c={c} onDone={() => setOpen(false)} />
       </Dialog>
@@ -199,7 +223,7 @@ function DeletePreview({ c, onDone }: { c: ClusterLive; onDone: () => void }) {
       await must(api.DELETE('/v1/clusters/{ident}', { params: { path: { ident: c.uuid } } }));
       onDone();
     } catch (err) {
-      setError((err as Error).message);
+      setError(named((err as Error).message, new Map([[c.uuid, c.name]])));
     }
   }
   const list = (items: Resources['resources'], label: string) => (

@@ -7,6 +7,7 @@ import { flavorLabel, flavorText, useChoices } from '../choices';
 import type { Scope } from '../session';
 import { BillPanel, blockedBy, useDryRun } from '../ui/bill';
 import { Badge, Cli, described, Dialog, Field, Notice, WriteButton } from '../ui/components';
+import { shq, shqOr } from '../ui/shell';
 
 type Group = ClusterLive['nodegroups'][number];
 
@@ -23,7 +24,7 @@ export function NodeGroups({ c, scope, busy }: { c: ClusterLive; scope: Scope; b
           Add node group
         </WriteButton>
       </div>
-      <Cli cmd={`openstack coe nodegroup list ${c.name}`} />
+      <Cli cmd={`openstack coe nodegroup list ${shq(c.name)}`} />
       <div class="table-wrap">
         <table>
           <thead>
@@ -111,7 +112,7 @@ function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; sco
               </WriteButton>
             </form>
             {grows && <BillPanel id={`${id}-bill`} title={`Adding ${Number(count) - g.node_count} node(s) takes`} what="resize" state={bill} />}
-            <Cli cmd={`openstack coe cluster resize ${c.name} --nodegroup ${g.name} ${count}`} />
+            <Cli cmd={`openstack coe cluster resize ${shq(c.name)} --nodegroup ${shq(g.name)} ${shqOr(count, 'node count')}`} />
             {servers.length > 0 && (
               <form
                 class="inline-form"
@@ -144,7 +145,7 @@ function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; sco
         {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
         <Dialog title={`Delete node group ${g.name}?`} open={confirmDelete} onClose={() => setConfirmDelete(false)}>
           <p>Its {g.node_count} node(s) are drained and deleted. The cluster keeps its other groups.</p>
-          <Cli cmd={`openstack coe nodegroup delete ${c.name} ${g.name}`} />
+          <Cli cmd={`openstack coe nodegroup delete ${shq(c.name)} ${shq(g.name)}`} />
           <div class="buttons">
             <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>
               Cancel
@@ -218,7 +219,7 @@ function AddGroup({ c, flavors, onDone }: { c: ClusterLive; flavors: { id: strin
       {input('max_node_count', 'Maximum nodes (optional)', 'number')}
       {ready && <BillPanel id="add-bill" title="This node group takes" what="node group create" state={bill} />}
       {general && <Notice kind="error">{general}</Notice>}
-      <Cli cmd={`openstack coe nodegroup create ${c.name} ${v.name || '<name>'} --node-count ${v.node_count}${v.flavor_id ? ` --flavor ${v.flavor_id}` : ''}`} />
+      <Cli cmd={`openstack coe nodegroup create ${shq(c.name)} ${shqOr(v.name, 'node group name')} --node-count ${shqOr(v.node_count, 'node count')} --min-nodes ${shqOr(v.min_node_count, 'min nodes')}${v.max_node_count ? ` --max-nodes ${shq(v.max_node_count)}` : ''}${v.flavor_id ? ` --flavor ${shq(v.flavor_id)}` : ''}`} />
       <div class="buttons">
         <button type="button" class="secondary" onClick={onDone}>
           Cancel

@@ -3,11 +3,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, must, type ClusterLive } from '../api';
 import { CONDITION_NAMES, CONDITION_ORDER, useCluster, type TimelineEvent } from '../live';
+import { DEFAULT_KUBE_VERSION } from '../kube-version';
 import { href } from '../router';
 import type { Scope } from '../session';
 import { ago, Badge, Cli, fmtTime, Notice } from '../ui/components';
 import { NodeGroups } from './cluster-nodegroups';
 import { DeletePanel, KubeconfigPanel, RotateCaPanel, UpgradePanel } from './cluster-actions';
+import { shq } from '../ui/shell';
 
 export function ClusterPage({ project, id, scope, user }: { project: string; id: string; scope: Scope; user: string }) {
   const live = useCluster(project, id);
@@ -42,13 +44,18 @@ export function ClusterPage({ project, id, scope, user }: { project: string; id:
   return (
     <article aria-labelledby="cluster-title">
       <div class="page-head">
-        <h1 id="cluster-title">{c.name}</h1>
+        <h1 id="cluster-title" class="name">
+          {c.name}
+        </h1>
         <Badge status={c.status} />
+        <span class="kube-chip" id="cluster-kube">
+          Kubernetes {c.coe_version ?? c.labels.kube_tag ?? DEFAULT_KUBE_VERSION}
+        </span>
         <span class={`live${live.live ? ' live-on' : ''}`} role="status">
           <span aria-hidden="true">{live.live ? '●' : '○'}</span> {live.live ? 'Live' : 'Reconnecting…'}
         </span>
       </div>
-      <Cli cmd={`openstack coe cluster show ${c.name}`} />
+      <Cli cmd={`openstack coe cluster show ${shq(c.name)}`} />
       {c.status_reason && <Notice kind={c.status.endsWith('FAILED') ? 'error' : 'info'}>{c.status_reason}</Notice>}
       <Overview c={c} template={template} />
       <section aria-labelledby="steps-title">
@@ -93,7 +100,31 @@ function Overview({ c, template }: { c: ClusterLive; template: string | undefine
       <dd class="mono">{workers.join(', ') || '—'}</dd>
       <dt>Created</dt>
       <dd>{fmtTime(c.created_at)}</dd>
+      <dt>Labels</dt>
+      <dd>
+        <Labels labels={c.labels} />
+      </dd>
     </dl>
+  );
+}
+
+/** The cluster's labels (its template's, merged with its own), one per line. */
+function Labels({ labels }: { labels: Record<string, string> }) {
+  const entries = Object.entries(labels).sort(([a], [b]) => a.localeCompare(b));
+  if (entries.length === 0) return <span>none</span>;
+  return (
+    <details class="cluster-labels">
+      <summary>
+        {entries.length} label{entries.length === 1 ? '' : 's'}
+      </summary>
+      <ul aria-label="Labels of the cluster">
+        {entries.map(([k, v]) => (
+          <li key={k} class="mono">
+            {k}={v}
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }
 

@@ -2,7 +2,7 @@
 // health and its check time, node counts, Kubernetes version, and each busy cluster's progress by
 // condition. Filters and paging run on the client: the stream holds the whole list.
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, must, type ClusterSummary } from '../api';
+import { allPages, type ClusterSummary } from '../api';
 import { href, navigate } from '../router';
 import type { Scope } from '../session';
 import { useClusterList, progressOf, CONDITION_NAMES } from '../live';
@@ -26,8 +26,8 @@ export function ClustersPage({ project, scope }: { project: string; scope: Scope
   const [page, setPage] = useState(0);
 
   useEffect(() => {
-    must(api.GET('/v1/clustertemplates', {})).then(
-      (r) => setTemplates(new Map(r.clustertemplates.map((t) => [t.uuid, t.name]))),
+    allPages<{ uuid: string; name: string }>('/v1/clustertemplates', 'clustertemplates').then(
+      (list) => setTemplates(new Map(list.map((t) => [t.uuid, t.name]))),
       () => undefined,
     );
   }, [project]);

@@ -3,14 +3,16 @@
 // quota of the project and its label warnings (the API's dry-run of the same body): a shortage blocks
 // the submit and names the quota. Server-side errors land on their field and step; the form survives
 // a login in the middle (sessionStorage, no secret in it).
-import { useEffect, useState } from 'preact/hooks';
-import { api, ApiFailure, errorField, must, type ClusterTemplate } from '../api';
-import { BillPanel, blockedBy, useDryRun } from '../ui/bill';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { allPages, api, ApiFailure, errorField, must, named, type ClusterTemplate } from '../api';
+import { BillPanel, blockedBy, refusalOf, useDryRun } from '../ui/bill';
 import { flavorText, useChoices, type Choices } from '../choices';
+import { kubeVersionOf, mismatchText, versionText } from '../kube-version';
 import { href, navigate } from '../router';
 import { useDraft, type Scope } from '../session';
-import { Cli, described, Field, Notice } from '../ui/components';
+import { ago, Cli, described, Field, Notice, Pager } from '../ui/components';
 import { LabelsForm } from '../ui/labels-form';
+import { shq, shqOr } from '../ui/shell';
 
 const STEPS = ['Template', 'Size', 'Access and labels', 'Review'] as const;
 const FIELD_STEP: Record<string, number> = { cluster_template_id: 0, name: 1, master_count: 1, node_count: 1, master_flavor_id: 1, flavor_id: 1, keypair: 2, labels: 2, docker_volume_size: 1 };
@@ -33,14 +35,14 @@ export const addonsOf = (t: Pick<ClusterTemplate, 'labels'>) =>
     .map(([k]) => k.replace(/_enabled$/, '').replace(/_/g, '-'));
 
 export function CreatePage({ project, scope }: { project: string; scope: Scope }) {
-  const [d, set, clear] = useDraft<Draft>(`create:${project}`, { step: 0, cluster_template_id: '', name: '', master_count: '1', node_count: '1', master_flavor_id: '', flavor_id: '', keypair: '', labels: {} });
+  const [d, set, clear, draft] = useDraft<Draft>(`create:${project}`, { step: 0, cluster_template_id: '', name: '', master_count: '1', node_count: '1', master_flavor_id: '', flavor_id: '', keypair: '', labels: {} });
   const [templates, setTemplates] = useState<ClusterTemplate[] | undefined>();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [general, setGeneral] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const choices = useChoices(project);
   useEffect(() => {
-    must(api.GET('/v1/clustertemplates/detail', {})).then((r) => setTemplates(r.clustertemplates as ClusterTemplate[]), (e: Error) => setGeneral(e.message));
+    allPages<ClusterTemplate>('/v1/clustertemplates/detail', 'clustertemplates').then(setTemplates, (e: Error) => setGeneral(e.message));
   }, [project]);
   const t = templates?.find((x) => x.uuid === d.cluster_template_id);
   const body = {
@@ -55,7 +57,14 @@ export function CreatePage({ project, scope }: { project: string; scope: Scope }
   };
   const reviewing = Math.min(d.step, STEPS.length - 1) === STEPS.length - 1 && !!t && scope.can_write;
   const bill = useDryRun(reviewing ? () => must(api.POST('/v1/dry-run/clusters', { body })) : undefined, JSON.stringify(body));
-  const blocked = blockedBy(bill.answer);
+  const refused = refusalOf(bill.answer);
+  const blocked = blockedBy(bill.answer) ?? refused;
+  const names = useMemo(() => new Map((templates ?? []).map((x) => [x.uuid, x.name])), [templates]);
+  // A refusal that names a field (a label's value) lands on it too, for when the user goes back.
+  useEffect(() => {
+    const f = refused ? errorField(refused) : undefined;
+    if (refused && f) setErrors((e) => ({ ...e, [f in FIELD_STEP ? f : `label:${f}`]: refused }));
+  }, [refused]);
 
   if (!scope.can_write) {
     return (
@@ -89,7 +98,7 @@ export function CreatePage({ project, scope }: { project: string; scope: Scope }
       clear();
       navigate(href(project, 'clusters', r.uuid));
     } catch (err) {
-      const m = (err as ApiFailure).message;
+      const m = named((err as ApiFailure).message, names);
       const f = errorField(m);
       if (f && (f in FIELD_STEP || f in d.labels || /label/.test(m))) {
         const key = f in FIELD_STEP ? f : `label:${f}`;
@@ -102,17 +111,25 @@ export function CreatePage({ project, scope }: { project: string; scope: Scope }
   }
   const labelErrors = Object.fromEntries(Object.entries(errors).filter(([k]) => k.startsWith('label:')).map(([k, v]) => [k.slice(6), v]));
   const cli = [
-    `openstack coe cluster create ${d.name || '<name>'} --cluster-template ${t?.name ?? '<template>'}`,
-    `--master-count ${d.master_count} --node-count ${d.node_count}`,
-    d.master_flavor_id ? `--master-flavor ${d.master_flavor_id}` : '',
-    d.flavor_id ? `--flavor ${d.flavor_id}` : '',
-    d.keypair ? `--keypair ${d.keypair}` : '',
-    Object.keys(d.labels).length ? `--labels ${Object.entries(d.labels).map(([k, v]) => `${k}=${v}`).join(',')} --merge-labels` : '',
+    `openstack coe cluster create ${shqOr(d.name, 'cluster name')} --cluster-template ${shqOr(t?.name, 'template')}`,
+    `--master-count ${shqOr(d.master_count, 'count')} --node-count ${shqOr(d.node_count, 'count')}`,
+    d.master_flavor_id ? `--master-flavor ${shq(d.master_flavor_id)}` : '',
+    d.flavor_id ? `--flavor ${shq(d.flavor_id)}` : '',
+    d.keypair ? `--keypair ${shq(d.keypair)}` : '',
+    Object.keys(d.labels).length ? `--labels ${shq(Object.entries(d.labels).map(([k, v]) => `${k}=${v}`).join(','))} --merge-labels` : '',
   ].filter(Boolean).join(' ');
 
   return (
     <section aria-labelledby="create-title">
       <h1 id="create-title">Create a cluster</h1>
+      {draft.resumed !== undefined && d.step > 0 && (
+        <Notice kind="info">
+          You left this cluster unfinished {ago(new Date(draft.resumed).toISOString())}, at step {Math.min(d.step, STEPS.length - 1) + 1}: it is as you left it.{' '}
+          <button type="button" class="link" onClick={() => draft.restart()}>
+            Start over
+          </button>
+        </Notice>
+      )}
       <ol class="wizard-steps" aria-label="Steps">
         {STEPS.map((s, i) => (
           <li key={s} aria-current={i === step ? 'step' : undefined} class={i < step ? 'done' : ''}>
@@ -124,7 +141,7 @@ export function CreatePage({ project, scope }: { project: string; scope: Scope }
         <h2 id="wizard-step" tabIndex={-1}>
           Step {step + 1} of {STEPS.length}: {STEPS[step]}
         </h2>
-        {step === 0 && <TemplateStep templates={templates} value={d.cluster_template_id} error={errors.cluster_template_id} onPick={(id) => set({ cluster_template_id: id, labels: {} })} project={project} />}
+        {step === 0 && <TemplateStep templates={templates} value={d.cluster_template_id} error={errors.cluster_template_id} onPick={(id) => set({ cluster_template_id: id, labels: {} })} project={project} images={choices?.images} />}
         {step === 1 && t && <SizeStep d={d} set={set} t={t} choices={choices} errors={errors} />}
         {step === 2 && t && (
           <>
@@ -148,7 +165,7 @@ export function CreatePage({ project, scope }: { project: string; scope: Scope }
             <dl class="facts">
               <dt>Template</dt>
               <dd>
-                {t.name} (Kubernetes {t.labels?.kube_tag ?? 'default'}, {t.network_driver ?? 'flannel'})
+                {t.name} (Kubernetes {versionText(kubeVersionOf({ ...t, labels: { ...(t.labels ?? {}), ...d.labels } }, choices?.images))}, {t.network_driver ?? 'flannel'})
               </dd>
               <dt>Name</dt>
               <dd>{d.name}</dd>
@@ -180,7 +197,7 @@ export function CreatePage({ project, scope }: { project: string; scope: Scope }
           <button
             type="submit"
             disabled={busy || (step > 0 && !t) || (step === STEPS.length - 1 && (!!blocked || bill.loading))}
-            aria-describedby={step === STEPS.length - 1 && blocked ? 'bill-short' : undefined}
+            aria-describedby={step === STEPS.length - 1 && blocked ? (refused ? 'bill-refused' : 'bill-short') : undefined}
           >
             {step === STEPS.length - 1 ? (busy ? 'Creating…' : 'Create cluster') : 'Next'}
           </button>
@@ -190,38 +207,74 @@ export function CreatePage({ project, scope }: { project: string; scope: Scope }
   );
 }
 
-function TemplateStep(props: { templates: ClusterTemplate[] | undefined; value: string; error: string | undefined; onPick: (id: string) => void; project: string }) {
+const PICK_PAGE = 10;
+
+/** The template picker: searchable and paged (a project may have thousands), each with the Kubernetes it runs. */
+function TemplateStep(props: { templates: ClusterTemplate[] | undefined; value: string; error: string | undefined; onPick: (id: string) => void; project: string; images: Choices['images'] | undefined }) {
+  const [q, setQ] = useState('');
+  const usable = useMemo(() => (props.templates ?? []).filter((t) => t.coe === 'kubernetes').sort((a, b) => a.name.localeCompare(b.name)), [props.templates]);
+  const found = useMemo(() => {
+    const needle = q.trim().toLowerCase();
+    return needle ? usable.filter((t) => t.name.toLowerCase().includes(needle) || kubeVersionOf(t, props.images).version.includes(needle) || (t.network_driver ?? '').includes(needle)) : usable;
+  }, [usable, q, props.images]);
+  // Open on the page of the chosen template.
+  const [page, setPage] = useState(-1);
+  const at = page >= 0 ? page : Math.max(0, Math.floor(found.findIndex((t) => t.uuid === props.value) / PICK_PAGE));
+  useEffect(() => setPage(q ? 0 : -1), [q]);
   if (!props.templates) return <p role="status">Loading templates…</p>;
-  const usable = props.templates.filter((t) => t.coe === 'kubernetes');
   if (usable.length === 0) {
     return (
       <p class="empty">
-        No template yet. <a href={href(props.project, 'templates', 'new')}>Create a template</a> first.
+        No template yet. <a href={`${href(props.project, 'templates', 'new')}?return=create`}>Create a template</a> first: you come back here with it chosen.
       </p>
     );
   }
+  const pages = Math.max(1, Math.ceil(found.length / PICK_PAGE));
+  const shown = found.slice(at * PICK_PAGE, at * PICK_PAGE + PICK_PAGE);
+  const chosen = usable.find((t) => t.uuid === props.value);
   return (
-    <fieldset class="template-pick" aria-describedby={props.error ? 'cluster_template_id-error' : undefined}>
-      <legend>Template</legend>
-      {usable.map((t) => (
-        <label key={t.uuid} class={`card${props.value === t.uuid ? ' card-on' : ''}`}>
-          <input type="radio" name="template" value={t.uuid} checked={props.value === t.uuid} onChange={() => props.onPick(t.uuid)} />
-          <strong>{t.name}</strong>
-          <span>Kubernetes {t.labels?.kube_tag ?? 'default'}</span>
-          <span>CNI: {t.network_driver ?? 'flannel'}</span>
-          <span>Add-ons: {addonsOf(t).join(', ') || 'defaults'}</span>
-          <span>
-            Flavors: {t.master_flavor_id ?? '—'} / {t.flavor_id ?? '—'}
-            {t.public ? ' · public' : ''}
-          </span>
-        </label>
-      ))}
-      {props.error && (
-        <p class="error" id="cluster_template_id-error" role="alert">
-          {props.error}
-        </p>
-      )}
-    </fieldset>
+    <>
+      <div class="filters" role="search">
+        <label for="pick-q">Find a template</label>
+        <input id="pick-q" type="search" value={q} placeholder="name, version or CNI" onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
+        <span class="count" role="status">
+          {found.length === usable.length ? `${usable.length} template${usable.length === 1 ? '' : 's'}` : `${found.length} of ${usable.length} templates`}
+          {chosen ? ` · chosen: ${chosen.name}` : ''}
+        </span>
+      </div>
+      <fieldset class="template-pick" aria-describedby={props.error ? 'cluster_template_id-error' : undefined}>
+        <legend>Template</legend>
+        {shown.length === 0 && <p class="empty">No template matches.</p>}
+        {shown.map((t) => {
+          const k = kubeVersionOf(t, props.images);
+          return (
+            <label key={t.uuid} class={`card${props.value === t.uuid ? ' card-on' : ''}`}>
+              <input type="radio" name="template" value={t.uuid} checked={props.value === t.uuid} onChange={() => props.onPick(t.uuid)} />
+              <strong class="name">{t.name}</strong>
+              <span>Kubernetes {versionText(k)}</span>
+              {k.imageVersion && (
+                <span class="reason">
+                  <span aria-hidden="true">! </span>
+                  {mismatchText(k, t.image_id)}
+                </span>
+              )}
+              <span>CNI: {t.network_driver ?? 'flannel'}</span>
+              <span>Add-ons: {addonsOf(t).join(', ') || 'defaults'}</span>
+              <span>
+                Flavors: {t.master_flavor_id ?? '—'} / {t.flavor_id ?? '—'}
+                {t.public ? ' · public' : ''}
+              </span>
+            </label>
+          );
+        })}
+        {props.error && (
+          <p class="error" id="cluster_template_id-error" role="alert">
+            {props.error}
+          </p>
+        )}
+      </fieldset>
+      <Pager page={at} pages={pages} setPage={setPage} label="Pages of templates" />
+    </>
   );
 }
 

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, must } from '../api';
 import type { Scope } from '../session';
 import { Cli, Notice } from '../ui/components';
+import { shq } from '../ui/shell';
 
 interface Usage {
   limit: number;
@@ -77,7 +78,7 @@ export function QuotasPage({ project }: { project: string; scope: Scope }) {
     <section aria-labelledby="quotas-title">
       <h1 id="quotas-title">Quotas</h1>
       <QuotaPanel project={project} />
-      <Cli cmd={`openstack coe quotas show --project-id ${project} --resource Cluster`} />
+      <Cli cmd={`openstack coe quotas show --project-id ${shq(project)} --resource Cluster`} />
       <Cli cmd="openstack coe stats list" />
     </section>
   );

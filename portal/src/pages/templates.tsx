@@ -1,13 +1,19 @@
-// Templates: the project's and the public ones, with their Kubernetes version, CNI and add-ons;
-// create, edit and delete (public and hidden for admins); the label warnings of the last save.
-import { useEffect, useState } from 'preact/hooks';
-import { api, must, type ClusterTemplate } from '../api';
+// Templates: the project's and the public ones, every page of them (the API's `next` links), with
+// the Kubernetes version each runs (and an image that disagrees), CNI, add-ons and how many clusters
+// use it; filter, sort and paging; create, edit, copy and delete (public and hidden for admins); the
+// label warnings of the last save. A template in use names its clusters and offers a copy.
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { allPages, api, must, named, type ClusterSummary, type ClusterTemplate } from '../api';
+import { useChoices } from '../choices';
+import { kubeVersionOf, mismatchText, versionText } from '../kube-version';
 import { href, navigate } from '../router';
 import type { Scope } from '../session';
-import { Cli, Dialog, Notice, WriteButton } from '../ui/components';
+import { Cli, Dialog, Notice, Pager, WriteButton } from '../ui/components';
+import { shq } from '../ui/shell';
 import { addonsOf } from './create';
 
 const FLASH = (project: string) => `flash:templates:${project}`;
+const PAGE = 50;
 
 /** Keeps the label warnings of a template just saved for the list it returns to (this tab only). */
 export function flashWarnings(project: string, name: string, warnings: string[]): void {
@@ -21,14 +27,47 @@ function takeFlash(project: string): { name: string; warnings: string[] } | unde
   return raw ? (JSON.parse(raw) as { name: string; warnings: string[] }) : undefined;
 }
 
+type Cl = Pick<ClusterSummary, 'uuid' | 'name' | 'cluster_template_id'>;
+
+/** The project's clusters by the template they use. */
+export function useClustersByTemplate(project: string): Map<string, Cl[]> | undefined {
+  const [m, setM] = useState<Map<string, Cl[]> | undefined>();
+  useEffect(() => {
+    allPages<Cl>('/v1/clusters', 'clusters').then((cs) => {
+      const by = new Map<string, Cl[]>();
+      for (const c of cs) by.set(c.cluster_template_id, [...(by.get(c.cluster_template_id) ?? []), c]);
+      setM(by);
+    }, () => setM(new Map()));
+  }, [project]);
+  return m;
+}
+
 export function TemplatesPage({ project, scope }: { project: string; scope: Scope }) {
   const [list, setList] = useState<ClusterTemplate[] | string | undefined>();
   const [flash] = useState(() => takeFlash(project));
   const [doomed, setDoomed] = useState<ClusterTemplate | undefined>();
   const [msg, setMsg] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
-  const load = () => must(api.GET('/v1/clustertemplates/detail', {})).then((r) => setList(r.clustertemplates as ClusterTemplate[]), (e: Error) => setList(e.message));
+  const [q, setQ] = useState('');
+  const [sort, setSort] = useState<'name' | 'version' | 'used'>('name');
+  const [page, setPage] = useState(0);
+  const choices = useChoices(project);
+  const usedBy = useClustersByTemplate(project);
+  const load = () => allPages<ClusterTemplate>('/v1/clustertemplates/detail', 'clustertemplates').then(setList, (e: Error) => setList(e.message));
   useEffect(() => void load(), [project]);
   const mine = (t: ClusterTemplate) => scope.is_admin || t.project_id === project;
+  const users = (t: ClusterTemplate) => usedBy?.get(t.uuid) ?? [];
+  const rows = useMemo(() => {
+    if (!Array.isArray(list)) return [];
+    const needle = q.trim().toLowerCase();
+    const version = (t: ClusterTemplate) => kubeVersionOf(t, choices?.images).version;
+    const out = list.filter((t) => !needle || t.name.toLowerCase().includes(needle) || version(t).includes(needle) || (t.image_id ?? '').toLowerCase().includes(needle) || (t.network_driver ?? '').includes(needle));
+    const vkey = (t: ClusterTemplate) => version(t).replace(/\d+/g, (d) => d.padStart(4, '0'));
+    out.sort((a, b) => (sort === 'version' ? vkey(b).localeCompare(vkey(a)) : sort === 'used' ? users(b).length - users(a).length : 0) || a.name.localeCompare(b.name));
+    return out;
+  }, [list, q, sort, choices, usedBy]);
+  useEffect(() => setPage(0), [q, sort]);
+  const pages = Math.max(1, Math.ceil(rows.length / PAGE));
+  const shown = rows.slice(page * PAGE, page * PAGE + PAGE);
   async function remove(t: ClusterTemplate) {
     setDoomed(undefined);
     try {
@@ -36,9 +75,10 @@ export function TemplatesPage({ project, scope }: { project: string; scope: Scop
       setMsg({ kind: 'ok', text: `Template ${t.name} deleted.` });
       void load();
     } catch (e) {
-      setMsg({ kind: 'error', text: (e as Error).message });
+      setMsg({ kind: 'error', text: named((e as Error).message, new Map([[t.uuid, t.name]])) });
     }
   }
+  const inUse = doomed ? users(doomed) : [];
   return (
     <section aria-labelledby="templates-title">
       <div class="page-head">
@@ -66,55 +106,116 @@ export function TemplatesPage({ project, scope }: { project: string; scope: Scop
       ) : list.length === 0 ? (
         <p class="empty">No templates yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Kubernetes</th>
-                <th scope="col">CNI</th>
-                <th scope="col">Add-ons</th>
-                <th scope="col">Image</th>
-                <th scope="col">Visibility</th>
-                <th scope="col">Change</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((t) => (
-                <tr key={t.uuid}>
-                  <th scope="row">{t.name}</th>
-                  <td>{t.labels?.kube_tag ?? 'default'}</td>
-                  <td>{t.network_driver ?? 'flannel'}</td>
-                  <td>{addonsOf(t).join(', ') || 'defaults'}</td>
-                  <td>{t.image_id}</td>
-                  <td>
-                    {t.public ? 'public' : 'project'}
-                    {t.hidden ? ', hidden' : ''}
-                  </td>
-                  <td class="change">
-                    <WriteButton id={`edit-${t.name}`} canWrite={scope.can_write && mine(t)} reason={scope.can_write && !mine(t) ? 'A public template of another project: only an admin changes it.' : undefined} class="secondary" onClick={() => navigate(href(project, 'templates', t.uuid, 'edit'))}>
-                      Edit
-                    </WriteButton>
-                    <WriteButton id={`delete-${t.name}`} canWrite={scope.can_write && mine(t)} reason={scope.can_write && !mine(t) ? 'A public template of another project: only an admin deletes it.' : undefined} class="danger" onClick={() => setDoomed(t)}>
-                      Delete
-                    </WriteButton>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <>
+          <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+            <label for="tf-q">Filter</label>
+            <input id="tf-q" type="search" value={q} placeholder="name, version, image or CNI" onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
+            <label for="tf-sort">Sort by</label>
+            <select id="tf-sort" value={sort} onChange={(e) => setSort((e.target as HTMLSelectElement).value as never)}>
+              <option value="name">Name</option>
+              <option value="version">Kubernetes version, newest first</option>
+              <option value="used">Clusters using it</option>
+            </select>
+          </form>
+          <p class="count" role="status">
+            {rows.length === list.length ? `${list.length} template${list.length === 1 ? '' : 's'}` : `${rows.length} of ${list.length} templates`}
+          </p>
+          {rows.length === 0 ? (
+            <p class="empty">No template matches this filter.</p>
+          ) : (
+            <div class="table-wrap">
+              <table class="templates">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Kubernetes</th>
+                    <th scope="col">CNI</th>
+                    <th scope="col">Add-ons</th>
+                    <th scope="col">Image</th>
+                    <th scope="col">Visibility</th>
+                    <th scope="col">Used by</th>
+                    <th scope="col">Change</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {shown.map((t) => {
+                    const k = kubeVersionOf(t, choices?.images);
+                    const n = users(t).length;
+                    return (
+                      <tr key={t.uuid}>
+                        <th scope="row" class="name">
+                          {t.name}
+                        </th>
+                        <td class="kube">
+                          {versionText(k)}
+                          {k.imageVersion && (
+                            <div class="reason">
+                              <span aria-hidden="true">! </span>
+                              {mismatchText(k, t.image_id)}
+                            </div>
+                          )}
+                        </td>
+                        <td>{t.network_driver ?? 'flannel'}</td>
+                        <td>{addonsOf(t).join(', ') || 'defaults'}</td>
+                        <td class="name">{t.image_id}</td>
+                        <td>
+                          {t.public ? 'public' : 'project'}
+                          {t.hidden ? ', hidden' : ''}
+                        </td>
+                        <td>{usedBy ? `${n} cluster${n === 1 ? '' : 's'}` : '…'}</td>
+                        <td class="change">
+                          <WriteButton id={`edit-${t.uuid}`} aria-label={`Edit ${t.name}`} canWrite={scope.can_write && mine(t)} reason={scope.can_write && !mine(t) ? 'A public template of another project: only an admin changes it.' : undefined} class="secondary" onClick={() => navigate(href(project, 'templates', t.uuid, 'edit'))}>
+                            Edit
+                          </WriteButton>
+                          <WriteButton id={`copy-${t.uuid}`} aria-label={`Copy ${t.name}`} canWrite={scope.can_write} class="secondary" onClick={() => navigate(`${href(project, 'templates', 'new')}?from=${encodeURIComponent(t.uuid)}`)}>
+                            Copy
+                          </WriteButton>
+                          <WriteButton id={`delete-${t.uuid}`} aria-label={`Delete ${t.name}`} canWrite={scope.can_write && mine(t)} reason={scope.can_write && !mine(t) ? 'A public template of another project: only an admin deletes it.' : undefined} class="danger" onClick={() => setDoomed(t)}>
+                            Delete
+                          </WriteButton>
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <Pager page={page} pages={pages} setPage={setPage} />
+        </>
       )}
       <Dialog title={`Delete template ${doomed?.name ?? ''}?`} open={!!doomed} onClose={() => setDoomed(undefined)}>
-        <p>A template that clusters still use cannot be deleted.</p>
-        {doomed && <Cli cmd={`openstack coe cluster template delete ${doomed.name}`} />}
+        {inUse.length > 0 ? (
+          <>
+            <p>
+              {doomed?.name} is in use by {inUse.length} cluster{inUse.length === 1 ? '' : 's'} of this project, so it cannot be deleted:
+            </p>
+            <ul class="in-use" aria-label={`Clusters using ${doomed?.name ?? ''}`}>
+              {inUse.map((c) => (
+                <li key={c.uuid}>
+                  <a href={href(project, 'clusters', c.uuid)}>{c.name}</a>
+                </li>
+              ))}
+            </ul>
+            <p>To change it for new clusters, make a copy and change the copy.</p>
+          </>
+        ) : (
+          <p>A template that clusters still use cannot be deleted.</p>
+        )}
+        {doomed && <Cli cmd={`openstack coe cluster template delete ${shq(doomed.name)}`} />}
         <div class="buttons">
           <button type="button" class="secondary" onClick={() => setDoomed(undefined)}>
             Cancel
           </button>
-          <button type="button" class="danger" onClick={() => doomed && remove(doomed)}>
-            Delete
-          </button>
+          {doomed && inUse.length > 0 ? (
+            <button type="button" onClick={() => navigate(`${href(project, 'templates', 'new')}?from=${encodeURIComponent(doomed.uuid)}`)}>
+              Copy {doomed.name}
+            </button>
+          ) : (
+            <button type="button" class="danger" onClick={() => doomed && remove(doomed)}>
+              Delete
+            </button>
+          )}
         </div>
       </Dialog>
     </section>

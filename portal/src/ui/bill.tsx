@@ -45,6 +45,12 @@ export function blockedBy(a: DryRun | undefined): string | undefined {
   return `Not enough quota: ${short.map((l) => `${quotaName(l.quota)} needs ${amount(l, l.needed)}, ${l.limit === null ? '' : `${amount(l, Math.max(0, l.limit - (l.in_use ?? 0)))} left`}`).join('; ')}.`;
 }
 
+/** What else the real call would refuse (not a quota short): its message, or undefined. */
+export function refusalOf(a: DryRun | undefined): string | undefined {
+  if (!a || a.accepted || shortOf(a).length > 0) return undefined;
+  return a.errors[0]?.detail ?? a.errors[0]?.title ?? 'The service refuses it.';
+}
+
 export interface DryRunState {
   answer?: DryRun;
   error?: string;
@@ -76,7 +82,7 @@ export function BillPanel(props: { id: string; title: string; what: string; stat
   const { answer, error, loading, refresh } = props.state;
   const lines = answer?.bill.filter((l) => l.needed > 0 || l.short || props.all) ?? [];
   const short = shortOf(answer);
-  const refusal = answer && !answer.accepted && short.length === 0 ? answer.errors[0]?.detail ?? answer.errors[0]?.title : undefined;
+  const refusal = refusalOf(answer);
   return (
     <section class="bill-panel" aria-labelledby={`${props.id}-title`} aria-busy={loading ? 'true' : 'false'}>
       <div class="page-head">
@@ -86,7 +92,8 @@ export function BillPanel(props: { id: string; title: string; what: string; stat
         </button>
       </div>
       {error && <Notice kind="warn">The quotas could not be checked: {error}</Notice>}
-      {answer && !answer.checked && <Notice kind="info">This service does not ask the cloud for its quotas: the {props.what} is checked when it runs.</Notice>}
+      {answer && !answer.checked && answer.accepted && <Notice kind="info">This service does not ask the cloud for its quotas: the {props.what} is checked when it runs.</Notice>}
+      {answer && !answer.checked && !answer.accepted && <p class="sub">The quotas were not weighed: the {props.what} is refused before that (below).</p>}
       {answer && lines.length > 0 && (
         <div class="table-wrap">
           <table>
@@ -136,7 +143,13 @@ export function BillPanel(props: { id: string; title: string; what: string; stat
           </span>
         </Notice>
       )}
-      {refusal && <Notice kind="warn">The {props.what} would be refused: {refusal}</Notice>}
+      {refusal && (
+        <Notice kind="error">
+          <span id={`${props.id}-refused`}>
+            The {props.what} would be refused: {refusal}
+          </span>
+        </Notice>
+      )}
       {answer && answer.warnings.length > 0 && (
         <ul class="warnings" aria-label="Label warnings">
           {answer.warnings.map((w) => (

@@ -25,7 +25,7 @@ export function Badge({ status, label }: { status: string | null | undefined; la
   );
 }
 
-/** The `openstack coe ...` a user could type instead. */
+/** The `openstack coe ...` a user could type instead: its values quoted by ui/shell.ts (shq), safe to paste. */
 export function Cli({ cmd }: { cmd: string }) {
   const [copied, setCopied] = useState(false);
   return (
@@ -78,8 +78,12 @@ export function Notice({ kind, children }: { kind: 'error' | 'info' | 'warn' | '
 }
 
 /** A modal <dialog>: focus stays inside, Escape closes. */
+let dialogs = 0;
+
 export function Dialog(props: { title: string; open: boolean; onClose: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Several dialogs live on one page (upgrade, CA rotation, delete): each its own title id.
+  const [titleId] = useState(() => `dialog-title-${++dialogs}`);
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -87,8 +91,8 @@ export function Dialog(props: { title: string; open: boolean; onClose: () => voi
     if (!props.open && d.open) d.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} aria-labelledby="dialog-title" onClose={props.onClose} onCancel={props.onClose}>
-      <h2 id="dialog-title">{props.title}</h2>
+    <dialog ref={ref} aria-labelledby={titleId} onClose={props.onClose} onCancel={props.onClose}>
+      <h2 id={titleId}>{props.title}</h2>
       {props.open && props.children}
     </dialog>
   );
@@ -125,3 +129,21 @@ export function ago(iso: string | null | undefined, now = Date.now()): string {
 }
 
 export const mib = (m: number) => (m >= 1024 ? `${(m / 1024).toFixed(m % 1024 ? 1 : 0)} GiB` : `${m} MiB`);
+
+/** Previous / next over pages of a long list (nothing when it fits on one). */
+export function Pager({ page, pages, setPage, label = 'Pages' }: { page: number; pages: number; setPage: (n: number) => void; label?: string }) {
+  if (pages <= 1) return null;
+  return (
+    <nav class="pager" aria-label={label}>
+      <button type="button" class="secondary" disabled={page === 0} onClick={() => setPage(page - 1)}>
+        Previous
+      </button>
+      <span>
+        Page {page + 1} of {pages}
+      </span>
+      <button type="button" class="secondary" disabled={page >= pages - 1} onClick={() => setPage(page + 1)}>
+        Next
+      </button>
+    </nav>
+  );
+}

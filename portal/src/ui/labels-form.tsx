@@ -1,7 +1,7 @@
 // The labels a template or a cluster sets, as typed fields grouped by feature module. Values the
 // template gives are shown as the defaults; unknown or unsupported labels are listed as warnings.
 import { useState } from 'preact/hooks';
-import { fieldKind, labelWarning, LABELS, MODULES } from '../labels';
+import { fieldKind, labelsOf, labelWarning, moduleName, MODULES } from '../labels';
 
 export function LabelsForm(props: { value: Record<string, string>; defaults?: Record<string, string>; onChange: (v: Record<string, string>) => void; errors?: Record<string, string>; idPrefix: string }) {
   const { value, defaults = {}, onChange, errors = {}, idPrefix } = props;
@@ -17,11 +17,11 @@ export function LabelsForm(props: { value: Record<string, string>; defaults?: Re
   return (
     <div class="labels-form">
       {MODULES.map((m) => (
-        <details key={m} open={LABELS.some((l) => l.module === m && (l.name in value || errors[l.name]))}>
+        <details key={m} open={m === 'kubernetes' || labelsOf(m).some((l) => l.name in value || errors[l.name])}>
           <summary>
-            {m} <span class="sub">({LABELS.filter((l) => l.module === m).length} labels)</span>
+            {moduleName(m)} <span class="sub">({labelsOf(m).length} label{labelsOf(m).length === 1 ? '' : 's'})</span>
           </summary>
-          {LABELS.filter((l) => l.module === m).map((l) => {
+          {labelsOf(m).map((l) => {
             const id = `${idPrefix}-${l.name}`;
             const k = fieldKind(l);
             const current = value[l.name];

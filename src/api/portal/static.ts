@@ -1,6 +1,7 @@
 // The built portal (portal/dist) under /ui/: hashed assets cached for a year and immutable,
 // index.html never cached, and every other /ui/ path (a deep link such as /ui/p/<project>/clusters/<uuid>)
-// answered with index.html so the app loads and routes itself. Security headers on all of it.
+// answered with index.html so the app loads and routes itself; each in brotli or gzip when the
+// client accepts it (precompressed by portal/build.ts). Security headers on all of it.
 import { existsSync, statSync } from 'node:fs';
 import { join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +44,8 @@ const HASHED = /-[A-Za-z0-9]{8,}\.(js|css|woff2|svg|png|map)$/;
 
 export async function portalStatic(app: FastifyInstance, opts: { distDir?: string }): Promise<void> {
   const dist = opts.distDir ?? DEFAULT_PORTAL_DIST;
-  await app.register(fastifyStatic, { root: dist, serve: false, index: false });
+  // The build writes a .br and a .gz beside each file: sent by Accept-Encoding, with Vary.
+  await app.register(fastifyStatic, { root: dist, serve: false, index: false, preCompressed: true });
 
   app.addHook('onSend', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';

@@ -20,7 +20,7 @@ export const kubernetesModule = defineModule({
       oneOf(['', 'containerd', 'host-docker']),
       "Only containerd 2.x (the node image's, else installed at boot at the version pinned per Kubernetes minor); '' means containerd.",
     ),
-    cgroup_driver: label(oneOf(['systemd', 'cgroupfs']), 'Only systemd (cgroup v2 is mandatory from 1.35).'),
+    cgroup_driver: label(oneOf(['systemd']), "systemd, the only driver: kubelet and containerd both use it on cgroup v2, mandatory from 1.35 (Magnum's cgroupfs is refused)."),
     kube_install_at_boot: label(
       bool,
       "Not a Magnum label. Default true: a node whose image does not carry kubeadm, kubelet and containerd 2.x of the cluster's version (image property kube_version) installs them at boot (pkgs.k8s.io on Ubuntu, release downloads on Fedora CoreOS, through the template's proxy). false: nodes never download software (air-gapped clouds); such a node fails its bootstrap, and the create fails at its deadline naming the cause.",
@@ -29,9 +29,6 @@ export const kubernetesModule = defineModule({
   resolve(l, ctx): KubernetesSpec {
     if (l.container_runtime === 'host-docker') {
       ctx.reject('container_runtime', 'Docker is no longer a Kubernetes runtime (dockershim was removed in 1.24); use containerd.');
-    }
-    if (l.cgroup_driver === 'cgroupfs') {
-      ctx.reject('cgroup_driver', 'Only the systemd cgroup driver is supported (kubelet and containerd both use systemd on cgroup v2).');
     }
     const v = l.kube_tag ?? resolveKubeTag(undefined);
     return {
