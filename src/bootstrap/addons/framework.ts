@@ -121,7 +121,9 @@ export function apiServerExtensions(modules: readonly AddonModule[], spec: Clust
       extraArgs.push(a);
     }
     for (const f of ext.files ?? []) {
-      if (!/^\/etc\/kubernetes\/[a-z0-9._/-]+$/.test(f.path) || f.path.startsWith('/etc/kubernetes/pki/') || f.path.startsWith('/etc/kubernetes/manifests/')) {
+      // No '.', '..' or empty segment: a path that climbs out of /etc/kubernetes (or into pki/ by a detour) is refused.
+      const climbs = f.path.split('/').slice(1).some((seg) => seg === '' || seg === '.' || seg === '..');
+      if (climbs || !/^\/etc\/kubernetes\/[a-z0-9._/-]+$/.test(f.path) || f.path.startsWith('/etc/kubernetes/pki/') || f.path.startsWith('/etc/kubernetes/manifests/')) {
         throw new Error(`add-on ${m.name}: file ${f.path} must live in its own directory under /etc/kubernetes`);
       }
       claim(`file ${f.path}`, m.name);

@@ -89,7 +89,7 @@ test('apiServerExtensions: nothing contributed, kubeadm\'s defaults; authorizers
     { name: 'addon-b', hostPath: '/etc/kubernetes/b', mountPath: '/etc/kubernetes/b', readOnly: true, pathType: 'DirectoryOrCreate' },
   ]);
   // Files only in a directory of their own under /etc/kubernetes (not kubeadm's, not beside it).
-  for (const path of ['/etc/kubernetes/manifests/x.yaml', '/etc/kubernetes/pki/x.key', '/etc/other/x.yaml', '/etc/kubernetes/hooks/X.yaml']) {
+  for (const path of ['/etc/kubernetes/manifests/x.yaml', '/etc/kubernetes/pki/x.key', '/etc/other/x.yaml', '/etc/kubernetes/hooks/X.yaml', '/etc/kubernetes/../shadow', '/etc/kubernetes/a/../pki/ca.key', '/etc/kubernetes/./x', '/etc/kubernetes//x']) {
     const bad = fake('bad', 40, true, undefined, () => ({ files: [{ path, content: '' }] }));
     assert.throws(() => apiServerExtensions([bad], spec), /must live in its own directory under \/etc\/kubernetes/, path);
   }
