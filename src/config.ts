@@ -1,6 +1,7 @@
 // Typed configuration, read once from the environment and validated at boot.
 // Behaviour never branches on NODE_ENV: every switch here is explicit.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import type { DbTimeouts } from './db/data-source.js';
 import { BODY_LIMIT_DEFAULT, MASTER_COUNT_CEILING, NODE_COUNT_CEILING } from './domain/limits.js';
 import { parseSecretKeys } from './security/secret-box.js';
@@ -14,7 +15,20 @@ export interface ServiceCredentials {
 }
 
 export interface Config {
-  api: { host: string; port: number };
+  api: {
+    host: string;
+    port: number;
+    /**
+     * Addresses and CIDRs of the reverse proxies in front of the API (TRUSTED_PROXIES): only a peer among them is
+     * believed about the client's address (X-Forwarded-For) and scheme (X-Forwarded-Proto). Empty: nobody is.
+     */
+    trustedProxies: string[];
+    /**
+     * The base of every link the API gives (API_PUBLIC_URL, e.g. https://magnum.example.com); undefined: the
+     * request's own scheme and Host header. X-Forwarded-Host is never used.
+     */
+    publicUrl: string | undefined;
+  };
   databaseUrl: string;
   redisUrl: string;
   keystone: {
@@ -124,7 +138,12 @@ function url(env: Env, name: string, fallback?: string): string {
 export function loadConfig(env: Env = process.env, readPem: (path: string) => string = defaultReadPem): Config {
   const keyFiles = (env.KEYSTONE_JWS_PUBLIC_KEYS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   return {
-    api: { host: str(env, 'API_HOST', '127.0.0.1'), port: int(env, 'API_PORT', 9511, 0, 65535) },
+    api: {
+      host: str(env, 'API_HOST', '127.0.0.1'),
+      port: int(env, 'API_PORT', 9511, 0, 65535),
+      trustedProxies: trustedProxies(env),
+      publicUrl: env.API_PUBLIC_URL ? publicUrl(env) : undefined,
+    },
     databaseUrl: url(env, 'DATABASE_URL'),
     redisUrl: url(env, 'REDIS_URL'),
     keystone: {
@@ -191,6 +210,31 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
 /** What `migrate` needs: the database, and an admin URL to create it with when it does not exist (local setups). */
 export function loadMigrateConfig(env: Env = process.env): { databaseUrl: string; databaseAdminUrl: string | undefined } {
   return { databaseUrl: url(env, 'DATABASE_URL'), databaseAdminUrl: env.DATABASE_ADMIN_URL ? url(env, 'DATABASE_ADMIN_URL') : undefined };
+}
+
+/** TRUSTED_PROXIES: comma-separated IPv4 or IPv6 addresses and CIDRs (empty by default: no proxy is trusted). */
+function trustedProxies(env: Env): string[] {
+  const items = (env.TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const item of items) {
+    const [addr, prefix, more] = item.split('/');
+    const family = isIP(addr ?? '');
+    const max = family === 6 ? 128 : 32;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= max);
+    if (family === 0 || !prefixOk || more !== undefined) {
+      throw new ConfigError(`TRUSTED_PROXIES must be comma-separated IP addresses or CIDRs (10.0.0.5, 10.0.0.0/24, fd00::/8), got "${item}"`);
+    }
+  }
+  return items;
+}
+
+/** API_PUBLIC_URL: an http(s) URL, maybe with a path, without query or fragment; no trailing slash. */
+function publicUrl(env: Env): string {
+  const v = url(env, 'API_PUBLIC_URL');
+  const u = new URL(v);
+  if (!['http:', 'https:'].includes(u.protocol) || u.search !== '' || u.hash !== '' || u.username !== '' || u.password !== '') {
+    throw new ConfigError(`API_PUBLIC_URL must be an http or https URL without credentials, query or fragment, got "${v}"`);
+  }
+  return v;
 }
 
 function secretKeys(env: Env): Buffer[] {

@@ -25,3 +25,20 @@ for (const [name, value] of [['WORKER_LOCK_MS', '999'], ['WORKER_LOCK_MS', 'soon
     assert.throws(() => loadConfig({ ...base, [name]: value }), (e) => e instanceof ConfigError && e.message.startsWith(`${name} must be an integer between`));
   });
 }
+
+test('TRUSTED_PROXIES: none by default; addresses and CIDRs of either family; anything else stops the start', () => {
+  assert.deepEqual(loadConfig(base).api.trustedProxies, []);
+  assert.deepEqual(loadConfig({ ...base, TRUSTED_PROXIES: ' 10.0.0.5, 10.1.0.0/16,fd00::/8 ,::1' }).api.trustedProxies, ['10.0.0.5', '10.1.0.0/16', 'fd00::/8', '::1']);
+  for (const bad of ['10.0.0.0/33', 'proxy.example', '10.0.0.1/8/8', 'fd00::/129', '*', '10.0.0.0/']) {
+    assert.throws(() => loadConfig({ ...base, TRUSTED_PROXIES: bad }), (e) => e instanceof ConfigError && e.message.startsWith('TRUSTED_PROXIES must be'), bad);
+  }
+});
+
+test('API_PUBLIC_URL: unset by default; an http(s) URL without query, fragment or credentials', () => {
+  assert.equal(loadConfig(base).api.publicUrl, undefined);
+  assert.equal(loadConfig({ ...base, API_PUBLIC_URL: 'https://magnum.example.com/' }).api.publicUrl, 'https://magnum.example.com');
+  assert.equal(loadConfig({ ...base, API_PUBLIC_URL: 'https://cloud.example.com/container-infra' }).api.publicUrl, 'https://cloud.example.com/container-infra');
+  for (const bad of ['magnum.example.com', 'ftp://x.example', 'https://x.example/?a=1', 'https://u:p@x.example']) {
+    assert.throws(() => loadConfig({ ...base, API_PUBLIC_URL: bad }), (e) => e instanceof ConfigError && e.message.startsWith('API_PUBLIC_URL must be'), bad);
+  }
+});

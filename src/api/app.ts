@@ -57,7 +57,9 @@ export async function buildApp(config: Config, opts: BuildOptions): Promise<Fast
         : { level: config.logLevel, redact: { paths: REDACT, censor: '[secret]' }, ...(opts.logStream ? { stream: opts.logStream } : {}) },
     genReqId: () => `req-${randomUUID()}`,
     requestIdHeader: false,
-    trustProxy: true,
+    // Forwarding headers (X-Forwarded-For, -Proto) only from the configured proxies; none by default. Links never
+    // follow X-Forwarded-Host (views.ts hostUrl).
+    trustProxy: config.api.trustedProxies.length > 0 ? config.api.trustedProxies : false,
     // Path parameters as long as any name may be (percent-encoded); longer ones reach the schema's maxLength (400).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     // Magnum's body size (oslo.middleware's max_request_body_size): a larger body is a 413 in the envelope.

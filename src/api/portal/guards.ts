@@ -5,6 +5,7 @@ import { createHmac, timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { errors } from '../../domain/errors.js';
+import { hostUrl } from '../views.js';
 
 export const SESSION_COOKIE = 'magnum_session';
 export const LOGIN_COOKIE = 'magnum_login';
@@ -32,13 +33,23 @@ export function cookieHeader(name: string, value: string, request: FastifyReques
   return parts.join('; ');
 }
 
-/** Throws unless the request comes from a page of this origin. */
+/** An URL's origin (scheme, host, port; a default port left out), or undefined when it is none ("null", garbage). */
+function originOf(url: string): string | undefined {
+  try {
+    const o = new URL(url).origin;
+    return o === 'null' ? undefined : o;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Throws unless the request comes from a page of this origin (the public URL's, or the direct request's). */
 export function requireSameOrigin(request: FastifyRequest): void {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin') throw errors.csrfRefused(`Sec-Fetch-Site is ${site}`);
   const origin = request.headers.origin;
-  const own = `${request.protocol}://${request.host}`;
-  if (origin !== undefined && origin !== own) throw errors.csrfRefused(`Origin ${origin} is not ${own}`);
+  const own = originOf(hostUrl(request));
+  if (origin !== undefined && (own === undefined || originOf(origin) !== own)) throw errors.csrfRefused(`Origin ${origin} is not ${own ?? 'this service'}`);
   if (!SAFE.has(request.method) && origin === undefined && site === undefined) throw errors.csrfRefused('neither Origin nor Sec-Fetch-Site is sent');
 }
 
