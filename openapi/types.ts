@@ -139,7 +139,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with Keystone (password or application credential); sets the HttpOnly session cookie
-         * @description Needs the login cookie and its token in X-CSRF-Token, from the same origin. Rate-limited per client and per user.
+         * @description Needs the login cookie and its token in X-CSRF-Token, from the same origin. Rate-limited per client (its real address); a client failing for a user waits a delay growing with that user's failures (429, Retry-After), while the right password from a client that has not been failing is never refused for the user's sake.
          */
         post: {
             parameters: {

@@ -79,7 +79,10 @@ export interface Config {
   maxClustersPerProject: number;
   /** Keys sealing secrets at rest (SECRET_KEYS): the first seals, all open. */
   secretKeys: Buffer[];
-  /** Portal login attempts allowed per client address and per user in a window (PORTAL_LOGIN_*). */
+  /**
+   * Portal logins (PORTAL_LOGIN_*): attempts per client address in the window, and a user's failures before the
+   * clients failing for it are slowed (src/api/portal/guards.ts); nothing locks a user out.
+   */
   portal: { perClient: number; perUser: number; windowSeconds: number };
   /** How long a closing API or worker waits for running work, Redis and PostgreSQL before it disconnects (SHUTDOWN_TIMEOUT_MS). */
   shutdownTimeoutMs: number;
