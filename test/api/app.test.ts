@@ -88,3 +88,43 @@ describe('a public URL configured', () => {
     }
   });
 });
+
+describe('headers of answers and the access log (issue 26 item 6)', () => {
+  let t: TestApp;
+  let lines: Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  before(async () => ({ t, lines } = await logged(() => undefined)));
+  after(() => t.close());
+
+  test('every authenticated /v1 answer, error or not, says Cache-Control: no-store', async () => {
+    for (const url of ['/v1/clustertemplates', '/v1/clusters', '/v1/stats', '/v1/clusters/nope', '/v1/certificates/nope']) {
+      const r = await t.as('demo', { method: 'GET', url });
+      assert.equal(r.headers['cache-control'], 'no-store', `${url}: ${r.statusCode}`);
+    }
+    const anonymous = await t.app.inject({ method: 'GET', url: '/v1' });
+    assert.equal(anonymous.headers['cache-control'], undefined, 'the version document may be cached');
+  });
+
+  test('/v1/docs: a Content-Security-Policy with its own scripts only, and never framed', async () => {
+    for (const url of ['/v1/docs', '/v1/docs/', '/v1/docs/json', '/v1/docs/static/swagger-initializer.js']) {
+      const r = await t.app.inject({ method: 'GET', url });
+      assert.ok(r.statusCode < 400, `${url}: ${r.statusCode}`);
+      const csp = String(r.headers['content-security-policy']);
+      assert.match(csp, /(^|; )script-src 'self'(;|$)/, url);
+      assert.match(csp, /frame-ancestors 'none'/, url);
+      assert.match(csp, /default-src 'none'/, url);
+      assert.equal(r.headers['x-frame-options'], 'DENY', url);
+      assert.equal(r.headers['x-content-type-options'], 'nosniff', url);
+    }
+  });
+
+  test('a CSRF token in the query (the portal’s stream URLs) never reaches the log', async () => {
+    const secret = 'Zs3cr3tCsrfT0ken-abcdefghijklmnopqrstuvwxyz0';
+    const r = await t.app.inject({ method: 'GET', url: `/v1/streams/clusters?project=p1&csrf=${secret}&x=1` });
+    assert.equal(r.statusCode, 401);
+    const logged = JSON.stringify(lines);
+    assert.ok(!logged.includes(secret), 'the token is not logged');
+    assert.ok(!logged.includes(encodeURIComponent(secret).slice(0, 20)));
+    const line = lines.find((l) => l.reqId === r.headers['x-openstack-request-id'] && l.req);
+    assert.equal(line?.req.url, '/v1/streams/clusters?project=p1&csrf=[secret]&x=1');
+  });
+});
