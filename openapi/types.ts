@@ -4936,6 +4936,7 @@ export interface components {
             next?: string;
         };
         NodeGroupCreate: {
+            /** @description The rule cluster names follow: a letter, then letters, digits, "_", "." and "-". */
             name?: string | null;
             docker_volume_size?: number | null;
             labels?: {

@@ -76,7 +76,7 @@ test('the template\'s proxy is exported only inside the install functions', () =
 });
 
 test('Node labels and taints: kubelet --node-labels, kubeadm taints; a control plane keeps its own taint', () => {
-  const labels = groupNodeLabels({ name: 'gpu pool', role: 'worker' }, { 'example.org/tier': 'gpu' });
+  const labels = groupNodeLabels({ name: 'gpu-pool', role: 'worker' }, { 'example.org/tier': 'gpu' });
   assert.deepEqual(labels, { 'magnum.openstack.org/nodegroup': 'gpu-pool', 'magnum.openstack.org/role': 'worker', 'example.org/tier': 'gpu' });
   const taints = [{ key: 'example.org/gpu', value: 'true', effect: 'NoSchedule' as const }];
   const join = joinConfig(worker({ nodeLabels: labels, nodeTaints: taints }));
