@@ -4,6 +4,7 @@ import { errors } from '../../domain/errors.js';
 import { nthAddress, overlaps, parseCidr, size, type Cidr } from '../cidr.js';
 import { cidr, int, label, oneOf } from '../labels/types.js';
 import { defineModule, type ModuleContext } from '../module.js';
+import { checkProxies } from '../proxy.js';
 import type { FlannelBackend, NetworkDriver, NetworkSpec } from '../types.js';
 
 const DRIVERS: readonly NetworkDriver[] = ['calico', 'flannel'];
@@ -93,9 +94,7 @@ function subnetOf(labelCidr: Cidr | undefined, fixedSubnet: string, ctx: ModuleC
 
 function proxyOf(ctx: ModuleContext): NetworkSpec['proxy'] {
   const { http_proxy: http, https_proxy: https, no_proxy: no } = ctx.template;
+  checkProxies(ctx.template);
   if (!http && !https) return null;
-  for (const [field, v] of [['http_proxy', http], ['https_proxy', https], ['no_proxy', no]] as const) {
-    if (v && /[\s"'\\]/.test(v)) throw errors.invalidInput(field, v, 'Whitespace and quotes are not allowed.');
-  }
   return { http: http ?? '', https: https ?? '', noProxy: (no ?? '').split(',').map((s) => s.trim()).filter(Boolean) };
 }
