@@ -166,3 +166,28 @@ test('a node group create and a CA rotation are billed too: a shortage is the 40
   const ok = await t.as('demo', { method: 'POST', url: `/v1/clusters/${cluster.uuid}/nodegroups`, payload: { name: 'more', node_count: 2 } });
   assert.equal(ok.statusCode, 202, ok.body);
 });
+
+test('fixed_subnet_cidr may not touch loopback, link-local (the metadata service), multicast or 0.0.0.0/8: a 400 naming the label, nothing written', async () => {
+  const before = [await clusters(), appCreds()];
+  const reserved = [
+    ['127.0.0.0/24', /loopback/], ['169.254.0.0/24', /link-local, where the metadata service answers/], ['169.254.169.0/28', /link-local/],
+    ['224.0.0.0/24', /multicast/], ['239.255.0.0/16', /multicast/], ['0.0.0.0/24', /"this network"/], ['0.0.0.0/0', /"this network"/],
+    ['128.0.0.0/1', /link-local/], ['255.255.255.240/28', /broadcast/],
+  ] as const;
+  for (const [cidr, why] of reserved) {
+    const r = await create({ labels: { fixed_subnet_cidr: cidr } });
+    assert.equal(r.statusCode, 400, `${cidr}: ${r.body}`);
+    const e = r.json().errors[0];
+    assert.equal(e.status, 400);
+    assert.match(e.detail, new RegExp(`^Invalid input for label fixed_subnet_cidr\\. Value: '${cidr.replace(/\./g, '\\.')}'\\. A cluster subnet may not overlap `), cidr);
+    assert.match(e.detail, why, cidr);
+  }
+  // IPv6 ones (loopback, link-local, multicast, unspecified) are not IPv4 CIDRs: refused as the label is.
+  for (const cidr of ['::1/128', 'fe80::/64', 'ff02::/16', '::/0', 'fd00:ec2::254/128']) {
+    const r = await create({ labels: { fixed_subnet_cidr: cidr } });
+    assert.equal(r.statusCode, 400, `${cidr}: ${r.body}`);
+    assert.match(r.json().errors[0].detail, /^Invalid input for label fixed_subnet_cidr\. /);
+  }
+  assert.deepEqual([await clusters(), appCreds()], before);
+  assert.equal((await create({ labels: { fixed_subnet_cidr: '192.168.40.0/24' } })).statusCode, 202);
+});
