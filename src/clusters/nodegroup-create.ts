@@ -63,7 +63,7 @@ export interface Written {
   cluster: ClusterRow;
 }
 
-type NewGroup = Pick<NodeGroupRow, 'name' | 'role' | 'node_count' | 'flavor_id' | 'docker_volume_size'>;
+type NewGroup = Pick<NodeGroupRow, 'name' | 'role' | 'node_count' | 'flavor_id' | 'image_id' | 'docker_volume_size'>;
 
 /** What a new node group adds: its nodes, their ports, floating IPs and volumes, and its server group. */
 async function newGroupBill(deps: PlanNodegroupCreateDeps, who: Caller, c: ClusterRow, group: NewGroup): Promise<Assessment> {
@@ -117,7 +117,7 @@ export async function planNodegroupCreate(deps: PlanNodegroupCreateDeps, who: No
   const zones = zonesNamed(groupLabels(cluster, body));
   await deps.preflight.checkZones(who, zones);
   await createChecks(deps, undefined, cluster, name, counts, role);
-  const bill = await newGroupBill(deps, who, cluster, { name, role, node_count: counts.node_count, flavor_id: body.flavor_id ?? cluster.flavor_id, docker_volume_size: body.docker_volume_size ?? null });
+  const bill = await newGroupBill(deps, who, cluster, { name, role, node_count: counts.node_count, flavor_id: body.flavor_id ?? cluster.flavor_id, image_id: body.image_id ?? null, docker_volume_size: body.docker_volume_size ?? null });
   return { cluster, name, counts, role, nodeLabels, nodeTaints, bill };
 }
 

@@ -115,6 +115,10 @@ export const errors = {
   imageNotFound: (id: string) => new ApiError('image_not_found', 400, `Image ${id} could not be found.`),
   imageNoDistro: (id: string) => new ApiError('image_no_distro', 400, `Image ${id} doesn't contain os_distro field.`),
   flavorNotFound: (id: string) => new ApiError('flavor_not_found', 400, `Unable to find flavor ${id}.`),
+  flavorDiskTooSmall: (flavor: string, diskGb: number, image: string, neededGb: number) =>
+    new ApiError('flavor_disk_too_small', 400, `Flavor ${flavor}'s disk (${diskGb} GB) is smaller than image ${image} needs (${neededGb} GB, its min_disk or its size). Choose a flavor with a larger disk, or boot the nodes from volumes (label boot_volume_size).`),
+  bootVolumeTooSmall: (sizeGb: number, image: string, neededGb: number) =>
+    new ApiError('boot_volume_too_small', 400, `The boot volume (label boot_volume_size=${sizeGb}) is smaller than image ${image} needs (${neededGb} GB, its min_disk or its size).`),
   externalNetworkNotFound: (id: string) =>
     new ApiError('external_network_not_found', 400, `Unable to find external network ${id}.`),
   invalidLabel: (name: string, value: string, reason: string) => new InvalidLabelError(name, value, reason),

@@ -191,3 +191,51 @@ test('fixed_subnet_cidr may not touch loopback, link-local (the metadata service
   assert.deepEqual([await clusters(), appCreds()], before);
   assert.equal((await create({ labels: { fixed_subnet_cidr: '192.168.40.0/24' } })).statusCode, 202);
 });
+
+test('a flavor whose disk is smaller than the image needs is refused at create, resize and node group create, naming both; boot volumes are weighed instead', async () => {
+  // ubuntu-24.04: min_disk 10 GB; m1.tiny's disk is 1 GB.
+  const tinyDetail = "Flavor m1.tiny's disk (1 GB) is smaller than image ubuntu-24.04 needs (10 GB, its min_disk or its size). Choose a flavor with a larger disk, or boot the nodes from volumes (label boot_volume_size).";
+  const before = [await clusters(), appCreds()];
+  for (const body of [{ flavor_id: 'm1.tiny' }, { master_flavor_id: 'm1.tiny' }]) {
+    const r = await create(body);
+    assert.equal(r.statusCode, 400, r.body);
+    assert.equal(r.json().errors[0].detail, tinyDetail);
+  }
+  // The image's size counts when larger than its min_disk: 1.5 GiB on a 1 GB disk.
+  const big = t.cloud!.glance.addImage({ name: 'ubuntu-big', min_disk: 0, size: 1.5 * 1024 ** 3, properties: { os_distro: 'ubuntu' } });
+  const bigTemplate = await t.as('demo', { method: 'POST', url: '/v1/clustertemplates', payload: { name: 'big-image', coe: 'kubernetes', image_id: 'ubuntu-big', external_network_id: 'public', flavor_id: 'm1.tiny', master_flavor_id: 'm1.medium' } });
+  assert.equal(bigTemplate.statusCode, 201, bigTemplate.body);
+  const bigCreate = await t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: bigTemplate.json().uuid } });
+  assert.equal(bigCreate.statusCode, 400, bigCreate.body);
+  assert.match(bigCreate.json().errors[0].detail, /^Flavor m1\.tiny's disk \(1 GB\) is smaller than image ubuntu-big needs \(2 GB, /);
+  // Booting from volumes: the volume must hold the image, the flavor's disk is not used.
+  const small = await create({ flavor_id: 'm1.tiny', labels: { kube_tag: 'v1.35.1', boot_volume_size: '5' } });
+  assert.equal(small.statusCode, 400, small.body);
+  assert.equal(small.json().errors[0].detail, 'The boot volume (label boot_volume_size=5) is smaller than image ubuntu-24.04 needs (10 GB, its min_disk or its size).');
+  assert.deepEqual([await clusters(), appCreds()], before, 'nothing written');
+  // A flavor without a disk (0: the root disk is sized by the image or a volume) has nothing to weigh.
+  t.cloud!.nova.addFlavor({ id: 'z1', name: 'z1.diskless', vcpus: 1, ram: 2048, disk: 0 });
+  assert.equal((await create({ flavor_id: 'z1.diskless' })).statusCode, 202);
+  assert.equal((await create({ flavor_id: 'm1.tiny', labels: { kube_tag: 'v1.35.1', boot_volume_size: '10' } })).statusCode, 202);
+
+  // An existing cluster whose workers' flavor became too small for its image (a template's later flavor).
+  const user = t.keystone.state.findUserByName('demo', 'default')!.id;
+  const { cluster } = await insertCluster(t.app, { user, project: demoProject, name: 'tiny-workers', nodegroups: true, template: { flavor_id: 'm1.tiny' } });
+  const db = t.app.services.db;
+  const written = async () => [await db.getRepository(NodeGroupEntity).count(), await db.getRepository(OperationEntity).count()];
+  const beforeOps = await written();
+  const resize = await t.as('demo', { method: 'POST', url: `/v1/clusters/${cluster.uuid}/actions/resize`, payload: { node_count: 3 } });
+  assert.equal(resize.statusCode, 400, resize.body);
+  assert.equal(resize.json().errors[0].detail, tinyDetail);
+  const ng = await t.as('demo', { method: 'POST', url: `/v1/clusters/${cluster.uuid}/nodegroups`, payload: { name: 'tiny', node_count: 1 } });
+  assert.equal(ng.statusCode, 400, ng.body);
+  assert.equal(ng.json().errors[0].detail, tinyDetail);
+  const own = await t.as('demo', { method: 'POST', url: `/v1/clusters/${cluster.uuid}/nodegroups`, payload: { name: 'big', node_count: 1, flavor_id: 'm1.small', image_id: 'ubuntu-big' } });
+  assert.equal(own.statusCode, 202, own.body);
+  const ownTiny = await t.as('demo', { method: 'POST', url: `/v1/clusters/${cluster.uuid}/nodegroups`, payload: { name: 'big-tiny', node_count: 1, flavor_id: 'm1.tiny', image_id: 'ubuntu-big' } });
+  assert.equal(ownTiny.statusCode, 400, ownTiny.body);
+  assert.match(ownTiny.json().errors[0].detail, /^Flavor m1\.tiny's disk \(1 GB\) is smaller than image ubuntu-big needs \(2 GB, /);
+  assert.equal((await written())[0], beforeOps[0]! + 1, 'only the group that fits was written');
+  t.cloud!.glance.images.delete(big.id);
+  t.cloud!.nova.removeFlavor('z1');
+});
