@@ -50,8 +50,11 @@ export interface Config {
   limits: { maxNodeCount: number; maxMasterCount: number; bodyLimit: number };
   /** Check images, flavors and networks named by templates against Glance, Nova and Neutron. */
   cloudResourceChecks: boolean;
-  /** How the OpenStack clients pick endpoints from the caller's catalog, and their call timeout. */
-  openstack: { interface: 'public' | 'internal' | 'admin'; region: string | undefined; timeoutMs: number };
+  /**
+   * How the OpenStack clients pick endpoints from the caller's catalog, their call timeout, and how many times
+   * the API's pre-checks try a read that failed for a moment (5xx, a connection reset) before answering 503.
+   */
+  openstack: { interface: 'public' | 'internal' | 'admin'; region: string | undefined; timeoutMs: number; apiAttempts: number };
   /** Per-process read cache of templates (invalidated through PostgreSQL NOTIFY). */
   templateCache: { enabled: boolean; maxRows: number; maxListBytes: number };
   /** Operations one worker process runs at once. */
@@ -174,6 +177,7 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
       interface: oneOf(env, 'OPENSTACK_INTERFACE', ['public', 'internal', 'admin'] as const, 'public'),
       region: env.OPENSTACK_REGION || undefined,
       timeoutMs: int(env, 'OPENSTACK_TIMEOUT_MS', 10000, 1),
+      apiAttempts: int(env, 'OPENSTACK_API_ATTEMPTS', 3, 1, 10),
     },
     templateCache: {
       enabled: bool(env, 'TEMPLATE_CACHE', true),

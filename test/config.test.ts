@@ -42,3 +42,11 @@ test('API_PUBLIC_URL: unset by default; an http(s) URL without query, fragment o
     assert.throws(() => loadConfig({ ...base, API_PUBLIC_URL: bad }), (e) => e instanceof ConfigError && e.message.startsWith('API_PUBLIC_URL must be'), bad);
   }
 });
+
+test('OPENSTACK_API_ATTEMPTS: the pre-checks try a failing read 3 times by default, 1 to 10 as set', () => {
+  assert.equal(loadConfig(base).openstack.apiAttempts, 3);
+  assert.equal(loadConfig({ ...base, OPENSTACK_API_ATTEMPTS: '1' }).openstack.apiAttempts, 1);
+  for (const bad of ['0', '11', 'many']) {
+    assert.throws(() => loadConfig({ ...base, OPENSTACK_API_ATTEMPTS: bad }), (e) => e instanceof ConfigError && e.message.startsWith('OPENSTACK_API_ATTEMPTS must be'), bad);
+  }
+});

@@ -239,3 +239,28 @@ test('a flavor whose disk is smaller than the image needs is refused at create, 
   t.cloud!.glance.images.delete(big.id);
   t.cloud!.nova.removeFlavor('z1');
 });
+
+test('the pre-checks try a cloud read again when it failed for a moment (5xx, a dropped connection); only one that keeps failing is the 503', async () => {
+  const nova = t.cloud!.nova;
+  for (const rule of [{ status: 503, times: 2 }, { status: 500, times: 1 }, { action: 'drop' as const, times: 2 }]) {
+    const clear = nova.faults.inject({ ...rule, method: 'GET' });
+    try {
+      const r = await create();
+      assert.equal(r.statusCode, 202, `${JSON.stringify(rule)}: ${r.body}`);
+      assert.equal(nova.faults.list()[0]?.hits ?? rule.times, rule.times, 'every fault was met, and passed');
+    } finally {
+      clear();
+    }
+  }
+  const before = [await clusters(), appCreds()];
+  const clear = nova.faults.inject({ status: 503, method: 'GET' });
+  try {
+    const r = await create();
+    assert.equal(r.statusCode, 503, r.body);
+    assert.equal(r.json().errors[0].detail, 'The compute service is temporarily unavailable.');
+    assert.equal(nova.faults.list()[0]!.hits, 3, 'three attempts (OPENSTACK_API_ATTEMPTS), then the answer');
+  } finally {
+    clear();
+  }
+  assert.deepEqual([await clusters(), appCreds()], before);
+});
