@@ -5101,6 +5101,8 @@ export interface components {
                 in_use: number | null;
                 /** @description −1 unlimited; null unknown. */
                 limit: number | null;
+                /** @description What operations accepted before hold of it until what they make exists; it counts as in use. */
+                held: number;
                 short: boolean;
                 /** @description A limit per object (server group, zone), not a project total. */
                 per?: string;

@@ -18,6 +18,7 @@ import { atLeast, NODE_LABELS_VERSION, type ApiVersion } from '../domain/microve
 import { enforce } from '../domain/policy.js';
 import { beginOperation, started, type OperationDeps } from '../operations/begin.js';
 import { shortage, type Assessment } from '../preflight/assess.js';
+import { holdBill } from '../preflight/holds.js';
 import { groupPlan, groupPlans, type Preflight } from '../preflight/preflight.js';
 import { findCluster, ownScope, templateOf, type Caller } from './lookup.js';
 import { checkCounts, checkNodeLabels, checkNodeTaints, type Counts } from './nodegroup-rules.js';
@@ -157,6 +158,7 @@ export async function startNodegroupCreate(deps: NodegroupCreateDeps, plan: Node
       return inserted;
     },
     params: (ng) => ({ nodegroup: ng.uuid }),
+    hold: (em, op, cluster) => holdBill(em, { projectId: cluster.project_id, clusterId: cluster.uuid, operationId: op.id, bill, createTimeoutMinutes: cluster.create_timeout }),
     event: (ng) => ({ reason: 'NodeGroupCreateAccepted', message: `Create of node group ${ng.name} with ${ng.node_count} node(s) accepted.` }),
   });
   const { value: ng, cluster } = started(begun, () => errors.notFound('Cluster', found.uuid));

@@ -189,11 +189,11 @@ export const errors = {
    * Magnum's ResourceLimitExceeded (403, "Resource limit exceeded: ...") for the cloud's quotas: every short quota
    * with what the request needs, what the project uses and the limit.
    */
-  quotaShortage: (short: { quota: string; needed: number; inUse: number; limit: number }[]) =>
+  quotaShortage: (short: { quota: string; needed: number; inUse: number; held?: number; limit: number }[]) =>
     new ApiError(
       'quota_shortage',
       403,
-      `Resource limit exceeded: the project's quotas leave too little for this request; ${short.map((q) => `${q.quota}: needed ${q.needed}, in use ${q.inUse}, limit ${q.limit}`).join('; ')}. Ask for a larger quota or a smaller request.`,
+      `Resource limit exceeded: the project's quotas leave too little for this request; ${short.map((q) => `${q.quota}: needed ${q.needed}, in use ${q.inUse}, ${q.held ? `held by accepted operations ${q.held}, ` : ''}limit ${q.limit}`).join('; ')}. Ask for a larger quota or a smaller request.`,
     ),
   cloudForbidden: (service: string) => new ApiError('cloud_forbidden', 403, `Not authorized by the ${service} service.`),
   /** Another project's quota or stats asked for by a non-admin. */

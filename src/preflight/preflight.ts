@@ -13,9 +13,10 @@ import type { CallerClouds, CloudCaller } from '../openstack/caller.js';
 import { isNotFound, OpenStackError } from '../openstack/http.js';
 import type { NeutronClient } from '../openstack/neutron.js';
 import type { NovaResourcesClient } from '../openstack/nova-resources.js';
-import { assess, type Assessment, type Headrooms } from './assess.js';
+import { assess, withHeld, type Assessment, type Headrooms } from './assess.js';
 import { checkNodeImage, isUuidLike, neededGb, type CloudChecks, type ImageDisk } from './cloud-checks.js';
 import { changeBill, createBill, rollBill, rollPhases } from './footprint.js';
+import { heldNow } from './holds.js';
 import { projectHeadroom } from './headroom.js';
 import { zero, type Billed, type FlavorSize, type GroupShape, type Usage } from './quotas.js';
 
@@ -56,7 +57,7 @@ export interface PreflightDeps {
   /** max_clusters_per_project: the cluster quota of a project without its own. */
   maxClustersPerProject: number;
   clouds: CallerClouds;
-  quotas: Pick<QuotaRepo, 'clusterUsage'>;
+  quotas: Pick<QuotaRepo, 'clusterUsage' | 'holds'>;
   /** The checks of what a template or cluster names (undefined when the cloud is not asked). */
   checks: CloudChecks | undefined;
   /** The create graph's steps: their bills sum to a cluster's footprint (given by the composition root). */
@@ -132,8 +133,8 @@ export class Preflight {
       }
       if (input.bill.kind !== 'roll') await this.checkRootDisks(who, input, disks);
       const needs = this.needsOf(input, (ref) => (ref === null ? { vcpus: 0, ram: 0 } : sizes.get(ref)!));
-      const headroom = await projectHeadroom(who, cloud, needs, input.spec.apiServer.dnsRecord?.zone ?? null);
-      return assess(needs, withClusters(headroom));
+      const [headroom, held] = await Promise.all([projectHeadroom(who, cloud, needs, input.spec.apiServer.dnsRecord?.zone ?? null), d.quotas.holds(c.project_id)]);
+      return withHeld(assess(needs, withClusters(headroom)), heldNow(held));
     } catch (e) {
       throw cloudError(e, d.authUrl);
     }
