@@ -9,6 +9,7 @@ import { createServices } from '../../src/api/services.js';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { heldNow, holdLifetimeMs, stillHeld } from '../../src/preflight/holds.js';
 import { createOperation } from '../../workers/cluster/create.js';
+import { startWorker } from '../../workers/main.js';
 import { testApp, type TestApp } from '../support/app.js';
 
 describe('what a hold still takes', () => {
@@ -143,5 +144,91 @@ describe('through the API (no worker: what is accepted stays accepted)', () => {
     } finally {
       t.cloud!.nova.quotas.delete(projects.demo!);
     }
+  });
+});
+
+describe('with a worker: what is accepted is made, none fails for a quota', () => {
+  let t: TestApp;
+  let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+  let template: string;
+  let project: string;
+  before(async () => {
+    t = await testApp({ cloud: true, config: (c) => void (c.maxClustersPerProject = 100) });
+    project = t.keystone.state.findProjectByName('demo', 'default')!.id;
+    const r = await t.as('demo', {
+      method: 'POST',
+      url: '/v1/clustertemplates',
+      payload: { name: 'k8s', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.small', labels: { kube_tag: 'v1.35.1' } },
+    });
+    assert.equal(r.statusCode, 201, r.body);
+    template = r.json().uuid;
+    worker = await startWorker({
+      redisUrl: process.env.REDIS_URL!,
+      concurrency: 3,
+      heartbeatMs: 1000,
+      prefix: t.config.queuePrefix,
+      db: t.app.services.db,
+      config: t.config,
+      lockDurationMs: 1000,
+      stalledIntervalMs: 300,
+      healthIntervalMs: 0,
+      runner: { lockRetryMs: 100, pollMs: 20, backoff: { baseMs: 50, maxMs: 500, maxRetries: 8 } },
+    });
+  });
+  after(async () => {
+    await worker?.close();
+    await t.close();
+  });
+
+  test('six creates one after the other where three fit: three made, three refused, none CREATE_FAILED; made, they count as in use and hold nothing', async () => {
+    t.cloud!.nova.setQuota(project, { instances: 6, cores: 100, ram: 1_000_000 });
+    const accepted: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: template, name: `made-${i}`, master_count: 1, node_count: 1 } });
+      if (r.statusCode === 202) accepted.push(r.json().uuid);
+      else {
+        assert.equal(r.statusCode, 403, r.body);
+        assert.match(r.json().errors[0].detail, /instances: needed 2, in use \d+, (held by accepted operations \d+, )?limit 6/);
+      }
+    }
+    assert.equal(accepted.length, 3);
+    const statuses = async () => (await t.app.services.db.getRepository(ClusterEntity).find({ where: { project_id: project } })).map((c) => c.status);
+    const end = Date.now() + 120_000;
+    while ((await statuses()).some((s) => s.endsWith('_IN_PROGRESS')) && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(await statuses(), ['CREATE_COMPLETE', 'CREATE_COMPLETE', 'CREATE_COMPLETE']);
+    const again = await t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: template, name: 'one-more', master_count: 1, node_count: 1 } });
+    assert.equal(again.statusCode, 403, again.body);
+    assert.match(again.json().errors[0].detail, /instances: needed 2, in use 6, limit 6\./, 'what exists is in use, no longer held');
+  });
+
+  test('50 creates at once from two tenants: exactly what fits accepted, all of them made, none CREATE_FAILED', async () => {
+    const other = t.keystone.state.findProjectByName('other', 'default')!.id;
+    const tpl = await t.as('other', {
+      method: 'POST',
+      url: '/v1/clustertemplates',
+      payload: { name: 'k8s', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', flavor_id: 'm1.small', master_flavor_id: 'm1.small', labels: { kube_tag: 'v1.35.1' } },
+    });
+    assert.equal(tpl.statusCode, 201, tpl.body);
+    // demo has three clusters (six instances): room for three more; other for four. Instances bind first.
+    t.cloud!.nova.setQuota(project, { instances: 12, cores: 100, ram: 1_000_000, server_groups: 100 });
+    t.cloud!.nova.setQuota(other, { instances: 8, cores: 100, ram: 1_000_000 });
+    t.cloud!.neutron.quotas.set(project, { security_group: 100, security_group_rule: 1000 });
+    const send = (i: number) => {
+      const user = i % 2 === 0 ? 'demo' : 'other';
+      return t.as(user, { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: user === 'demo' ? template : tpl.json().uuid, name: `burst-${i}`, master_count: 1, node_count: 1 } }).then((r) => ({ user, r }));
+    };
+    const all = await Promise.all(Array.from({ length: 50 }, (_, i) => send(i)));
+    for (const [user, fits] of [['demo', 3], ['other', 4]] as const) {
+      const mine = all.filter((x) => x.user === user);
+      assert.equal(mine.filter((x) => x.r.statusCode === 202).length, fits, `${user}: ${[...new Set(mine.map((x) => x.r.statusCode === 202 ? 202 : x.r.json().errors[0].detail))].join("\n")}`);
+      for (const x of mine.filter((y) => y.r.statusCode !== 202)) {
+        assert.equal(x.r.statusCode, 403, x.r.body);
+        assert.match(x.r.json().errors[0].detail, /^Resource limit exceeded: .*instances: needed 2, /);
+      }
+    }
+    const burst = async () => (await t.app.services.db.getRepository(ClusterEntity).find()).filter((c) => c.name.startsWith('burst-')).map((c) => c.status);
+    const end = Date.now() + 180_000;
+    while ((await burst()).some((s) => s.endsWith('_IN_PROGRESS')) && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(await burst(), Array(7).fill('CREATE_COMPLETE'));
   });
 });
