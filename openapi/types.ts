@@ -3127,10 +3127,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign a certificate signing request with the cluster's CA */
+        /**
+         * Sign a certificate signing request with the cluster's CA
+         * @description The certificate lives CLIENT_CERT_TTL_DAYS (30 days by default), or `ttl_hours` when shorter (an extension), and never past its CA. When it expires is answered in the header `X-Certificate-Expires` (RFC 3339), so that the body stays Magnum's. Refused (409) while the cluster rotates its CAs.
+         */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description How long the certificate lives, in hours: at most CLIENT_CERT_TTL_DAYS × 24 (the default). */
+                    ttl_hours?: number;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;

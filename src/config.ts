@@ -50,6 +50,8 @@ export interface Config {
   limits: { maxNodeCount: number; maxMasterCount: number; bodyLimit: number };
   /** Check images, flavors and networks named by templates against Glance, Nova and Neutron. */
   cloudResourceChecks: boolean;
+  /** The longest a certificate the service signs (POST /v1/certificates: kubeconfigs) lives, in days; a request may ask for less. */
+  clientCertTtlDays: number;
   /**
    * How the OpenStack clients pick endpoints from the caller's catalog, their call timeout, and how many times
    * the API's pre-checks try a read that failed for a moment (5xx, a connection reset) before answering 503.
@@ -173,6 +175,7 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
       bodyLimit: int(env, 'MAX_REQUEST_BODY_BYTES', BODY_LIMIT_DEFAULT, 1024, 16 * 1024 * 1024),
     },
     cloudResourceChecks: bool(env, 'CLOUD_RESOURCE_CHECKS', false),
+    clientCertTtlDays: int(env, 'CLIENT_CERT_TTL_DAYS', 30, 1, 1825),
     openstack: {
       interface: oneOf(env, 'OPENSTACK_INTERFACE', ['public', 'internal', 'admin'] as const, 'public'),
       region: env.OPENSTACK_REGION || undefined,

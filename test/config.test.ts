@@ -50,3 +50,11 @@ test('OPENSTACK_API_ATTEMPTS: the pre-checks try a failing read 3 times by defau
     assert.throws(() => loadConfig({ ...base, OPENSTACK_API_ATTEMPTS: bad }), (e) => e instanceof ConfigError && e.message.startsWith('OPENSTACK_API_ATTEMPTS must be'), bad);
   }
 });
+
+test('CLIENT_CERT_TTL_DAYS: signed certificates live 30 days at most by default, 1 to 1825 as set', () => {
+  assert.equal(loadConfig(base).clientCertTtlDays, 30);
+  assert.equal(loadConfig({ ...base, CLIENT_CERT_TTL_DAYS: '1' }).clientCertTtlDays, 1);
+  for (const bad of ['0', '1826', 'month']) {
+    assert.throws(() => loadConfig({ ...base, CLIENT_CERT_TTL_DAYS: bad }), (e) => e instanceof ConfigError && e.message.startsWith('CLIENT_CERT_TTL_DAYS must be'), bad);
+  }
+});

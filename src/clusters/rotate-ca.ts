@@ -48,7 +48,7 @@ export async function startRotateCa(deps: { outbox: OperationDeps }, plan: Rotat
     change: (em, locked) => pkiGeneration(em, locked.uuid),
     params: (generation) => ({ from_generation: generation }),
     hold: (em, op, locked) => holdBill(em, { projectId: locked.project_id, clusterId: locked.uuid, operationId: op.id, bill: plan.bill, createTimeoutMinutes: locked.create_timeout }),
-    event: { reason: 'RotateCaAccepted', message: 'Rotation of the cluster’s certificate authorities accepted.' },
+    event: { reason: 'RotateCaAccepted', message: 'Rotation of the cluster’s certificate authorities accepted: the certificates they signed (kubeconfigs) stop working as it ends.' },
   });
   started(begun, () => errors.notFound('Cluster', plan.cluster.uuid));
   return plan.cluster.uuid;

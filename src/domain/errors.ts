@@ -226,6 +226,10 @@ export const errors = {
   clusterStateConflict: (cluster: string, status: string, action: string) =>
     new ApiError('cluster_state_conflict', 409, `Cluster ${cluster} is ${status}: ${action} is not possible in that state.`),
   upgradeTemplateInvalid: (reason: string) => new ApiError('upgrade_template', 409, `Cluster Template is not valid for upgrade: ${reason}`),
+  certificateTtlTooLong: (hours: number, max: number) =>
+    new ApiError('certificate_ttl', 400, `Invalid input for field/attribute ttl_hours. Value: '${hours}'. A certificate lives at most ${max} hours here (CLIENT_CERT_TTL_DAYS).`),
+  caRotationInProgress: (cluster: string) =>
+    new ApiError('ca_rotation_in_progress', 409, `Cluster ${cluster} is rotating its certificate authorities: a certificate signed now would stop working when it ends. Ask again when the rotation has finished.`),
   operationInProgress: (cluster: string, kind: string) =>
     new ApiError('operation_in_progress', 409, `Cluster ${cluster} has an operation in progress (${kind}). Try again when it has finished.`),
   multipleImages: (name: string) =>
