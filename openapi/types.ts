@@ -3825,6 +3825,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/clusters/{ident}/kubeconfig": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A kubeconfig that signs in with the caller's Keystone identity (an extension)
+         * @description The user is client-go's exec plugin client-keystone-auth (kubernetes/cloud-provider-openstack), presenting the caller's Keystone token to the cluster's k8s-keystone-auth; what it may do is the keystone-auth policy's (label keystone_auth_policy). No secret in it; readers may have it. A cluster without k8s-keystone-auth (keystone_auth_enabled=false) is a 409.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description UUID or name */
+                    ident: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdentityKubeconfig"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/streams/clusters": {
         parameters: {
             query?: never;
@@ -5051,6 +5129,19 @@ export interface components {
             surge: number;
             /** @description Nodes replaced at a time. */
             max_batch_size: number;
+        };
+        IdentityKubeconfig: {
+            /** Format: uuid */
+            cluster_uuid: string;
+            /**
+             * @description identity: the user is the Keystone identity (client-keystone-auth), no certificate.
+             * @enum {string}
+             */
+            kind: "identity";
+            /** @description null: the kubeconfig does not expire; each Keystone token it fetches does, and it stops working when the user loses the project's roles. */
+            expires_at: string | null;
+            /** @description The kubeconfig, YAML. */
+            kubeconfig: string;
         };
         CloudChoices: {
             flavors: {

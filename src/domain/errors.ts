@@ -242,6 +242,8 @@ export const errors = {
   /** Node counts that contradict each other (min > max, node_count outside [min, max]). */
   nodegroupCounts: (attr: string, nodegroup: string, why: string) =>
     new ApiError('nodegroup_counts', 409, `${attr} for ${nodegroup} is invalid (${why}).`),
+  noKeystoneAuth: (cluster: string) =>
+    new ApiError('no_keystone_auth', 409, `Cluster ${cluster} does not run k8s-keystone-auth (label keystone_auth_enabled=false): Keystone identities cannot sign in to it; use a certificate (openstack coe cluster config).`),
   clusterApiAddressUnavailable: () => new ApiError('cluster_api_address', 409, 'Cluster API address is not available yet'),
   /** Node groups change only on a settled cluster (Magnum drops such requests silently). */
   clusterNotReadyForNodegroups: (cluster: string, status: string) =>
