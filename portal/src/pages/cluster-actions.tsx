@@ -10,8 +10,22 @@ import { Cli, Dialog, Field, fmtTime, Notice, WriteButton } from '../ui/componen
 
 const COMPLETE = /_COMPLETE$/;
 
+type KubeconfigState = { kind: 'idle' | 'busy' } | { kind: 'done'; made: 'identity' | 'certificate'; expires: Date | undefined; file: string } | { kind: 'error'; text: string };
+
 export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: string; scope: Scope }) {
-  const [state, setState] = useState<{ kind: 'idle' | 'busy' } | { kind: 'done'; expires: Date | undefined; file: string } | { kind: 'error'; text: string }>({ kind: 'idle' });
+  const [state, setState] = useState<KubeconfigState>({ kind: 'idle' });
+  /** The identity kubeconfig: no credential in it, the user's Keystone identity through client-keystone-auth; readers too. */
+  async function identity() {
+    setState({ kind: 'busy' });
+    try {
+      const got = await must(api.GET('/v1/clusters/{ident}/kubeconfig', { params: { path: { ident: c.uuid } } }));
+      const file = `${c.name}.kubeconfig`;
+      download(file, got.kubeconfig);
+      setState({ kind: 'done', made: 'identity', expires: undefined, file });
+    } catch (e) {
+      setState({ kind: 'error', text: (e as Error).message });
+    }
+  }
   async function go() {
     setState({ kind: 'busy' });
     try {
@@ -20,7 +34,7 @@ export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: stri
       const signed = await must(api.POST('/v1/certificates', { body: { cluster_uuid: c.uuid, csr } }));
       const file = `${c.name}.kubeconfig`;
       download(file, kubeconfig({ cluster: c.name, server: c.api_address!, caPem: ca.pem, certPem: signed.pem, keyPem, user }));
-      setState({ kind: 'done', expires: certificateExpiry(signed.pem), file });
+      setState({ kind: 'done', made: 'certificate', expires: certificateExpiry(signed.pem), file });
     } catch (e) {
       setState({ kind: 'error', text: (e as Error).message });
     }
@@ -29,14 +43,26 @@ export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: stri
   return (
     <div class="panel">
       <h3>Kubeconfig</h3>
-      <p>A key pair is made in this browser; only its certificate request goes to the service. The private key never leaves this page.</p>
+      <p>
+        The identity kubeconfig signs in as you: <code>client-keystone-auth</code> asks Keystone for your token, and what you may do in
+        the cluster follows your roles in this project. It holds no secret and does not expire.
+      </p>
+      <button id="kubeconfig-identity" type="button" disabled={!ready || state.kind === 'busy'} onClick={identity}>
+        Download identity kubeconfig
+      </button>
+      <p>
+        The certificate kubeconfig is cluster-admin (<code>system:masters</code>) until its certificate expires. A key pair is made in
+        this browser; only its certificate request goes to the service. The private key never leaves this page.
+      </p>
       <WriteButton id="kubeconfig" canWrite={scope.can_write} reason={!scope.can_write ? 'Signing a certificate needs the member role.' : undefined} disabled={!ready || state.kind === 'busy'} onClick={go}>
-        {state.kind === 'busy' ? 'Signing…' : 'Download kubeconfig'}
+        {state.kind === 'busy' ? 'Working…' : 'Download certificate kubeconfig'}
       </WriteButton>
       {!ready && <span class="why">Available once the cluster is complete and has an API address.</span>}
       {state.kind === 'done' && (
         <Notice kind="ok">
-          Saved {state.file}. Its certificate expires {state.expires ? fmtTime(state.expires.toISOString()) : 'at an unknown date'}.
+          {state.made === 'identity'
+            ? `Saved ${state.file}: an identity kubeconfig (client-keystone-auth), which does not expire.`
+            : `Saved ${state.file}: a certificate kubeconfig. Its certificate expires ${state.expires ? fmtTime(state.expires.toISOString()) : 'at an unknown date'}.`}
         </Notice>
       )}
       {state.kind === 'error' && <Notice kind="error">{state.text}</Notice>}
