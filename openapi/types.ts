@@ -219,7 +219,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with Keystone (password or application credential); sets the HttpOnly session cookie
-         * @description Needs the login cookie and its token in X-CSRF-Token, from the same origin. Rate-limited per client and per user.
+         * @description Needs the login cookie and its token in X-CSRF-Token, from the same origin. Rate-limited per client (its real address); a client failing for a user waits a delay growing with that user's failures (429, Retry-After), while the right password from a client that has not been failing is never refused for the user's sake.
          */
         post: {
             parameters: {
@@ -3207,10 +3207,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign a certificate signing request with the cluster's CA */
+        /**
+         * Sign a certificate signing request with the cluster's CA
+         * @description The certificate lives CLIENT_CERT_TTL_DAYS (30 days by default), or `ttl_hours` when shorter (an extension), and never past its CA. When it expires is answered in the header `X-Certificate-Expires` (RFC 3339), so that the body stays Magnum's. Refused (409) while the cluster rotates its CAs.
+         */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description How long the certificate lives, in hours: at most CLIENT_CERT_TTL_DAYS × 24 (the default). */
+                    ttl_hours?: number;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -3851,6 +3857,84 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["ClusterUpgrades"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/clusters/{ident}/kubeconfig": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A kubeconfig that signs in with the caller's Keystone identity (an extension)
+         * @description The user is client-go's exec plugin client-keystone-auth (kubernetes/cloud-provider-openstack), presenting the caller's Keystone token to the cluster's k8s-keystone-auth; what it may do is the keystone-auth policy's (label keystone_auth_policy). No secret in it; readers may have it. A cluster without k8s-keystone-auth (keystone_auth_enabled=false) is a 409.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description UUID or name */
+                    ident: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdentityKubeconfig"];
                     };
                 };
                 /** @description Default Response */
@@ -5016,6 +5100,7 @@ export interface components {
             next?: string;
         };
         NodeGroupCreate: {
+            /** @description The rule cluster names follow: a letter, then letters, digits, "_", "." and "-". */
             name?: string | null;
             docker_volume_size?: number | null;
             labels?: {
@@ -5125,6 +5210,19 @@ export interface components {
             /** @description Nodes replaced at a time. */
             max_batch_size: number;
         };
+        IdentityKubeconfig: {
+            /** Format: uuid */
+            cluster_uuid: string;
+            /**
+             * @description identity: the user is the Keystone identity (client-keystone-auth), no certificate.
+             * @enum {string}
+             */
+            kind: "identity";
+            /** @description null: the kubeconfig does not expire; each Keystone token it fetches does, and it stops working when the user loses the project's roles. */
+            expires_at: string | null;
+            /** @description The kubeconfig, YAML. */
+            kubeconfig: string;
+        };
         CloudChoices: {
             flavors: {
                 id: string;
@@ -5182,6 +5280,8 @@ export interface components {
                 in_use: number | null;
                 /** @description −1 unlimited; null unknown. */
                 limit: number | null;
+                /** @description What operations accepted before hold of it until what they make exists; it counts as in use. */
+                held: number;
                 short: boolean;
                 /** @description A limit per object (server group, zone), not a project total. */
                 per?: string;

@@ -1,6 +1,7 @@
 // Typed configuration, read once from the environment and validated at boot.
 // Behaviour never branches on NODE_ENV: every switch here is explicit.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import type { DbTimeouts } from './db/data-source.js';
 import { BODY_LIMIT_DEFAULT, MASTER_COUNT_CEILING, NODE_COUNT_CEILING } from './domain/limits.js';
 import { parseSecretKeys } from './security/secret-box.js';
@@ -14,7 +15,20 @@ export interface ServiceCredentials {
 }
 
 export interface Config {
-  api: { host: string; port: number };
+  api: {
+    host: string;
+    port: number;
+    /**
+     * Addresses and CIDRs of the reverse proxies in front of the API (TRUSTED_PROXIES): only a peer among them is
+     * believed about the client's address (X-Forwarded-For) and scheme (X-Forwarded-Proto). Empty: nobody is.
+     */
+    trustedProxies: string[];
+    /**
+     * The base of every link the API gives (API_PUBLIC_URL, e.g. https://magnum.example.com); undefined: the
+     * request's own scheme and Host header. X-Forwarded-Host is never used.
+     */
+    publicUrl: string | undefined;
+  };
   databaseUrl: string;
   redisUrl: string;
   keystone: {
@@ -36,8 +50,13 @@ export interface Config {
   limits: { maxNodeCount: number; maxMasterCount: number; bodyLimit: number };
   /** Check images, flavors and networks named by templates against Glance, Nova and Neutron. */
   cloudResourceChecks: boolean;
-  /** How the OpenStack clients pick endpoints from the caller's catalog, and their call timeout. */
-  openstack: { interface: 'public' | 'internal' | 'admin'; region: string | undefined; timeoutMs: number };
+  /** The longest a certificate the service signs (POST /v1/certificates: kubeconfigs) lives, in days; a request may ask for less. */
+  clientCertTtlDays: number;
+  /**
+   * How the OpenStack clients pick endpoints from the caller's catalog, their call timeout, and how many times
+   * the API's pre-checks try a read that failed for a moment (5xx, a connection reset) before answering 503.
+   */
+  openstack: { interface: 'public' | 'internal' | 'admin'; region: string | undefined; timeoutMs: number; apiAttempts: number };
   /** Per-process read cache of templates (invalidated through PostgreSQL NOTIFY). */
   templateCache: { enabled: boolean; maxRows: number; maxListBytes: number };
   /** Operations one worker process runs at once. */
@@ -65,7 +84,10 @@ export interface Config {
   maxClustersPerProject: number;
   /** Keys sealing secrets at rest (SECRET_KEYS): the first seals, all open. */
   secretKeys: Buffer[];
-  /** Portal login attempts allowed per client address and per user in a window (PORTAL_LOGIN_*). */
+  /**
+   * Portal logins (PORTAL_LOGIN_*): attempts per client address in the window, and a user's failures before the
+   * clients failing for it are slowed (src/api/portal/guards.ts); nothing locks a user out.
+   */
   portal: { perClient: number; perUser: number; windowSeconds: number };
   /** How long a closing API or worker waits for running work, Redis and PostgreSQL before it disconnects (SHUTDOWN_TIMEOUT_MS). */
   shutdownTimeoutMs: number;
@@ -140,7 +162,11 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
   const api = { host: str(env, 'API_HOST', '127.0.0.1'), port: int(env, 'API_PORT', 9511, 0, 65535) };
   const apiHost = api.host === '0.0.0.0' || api.host === '::' ? '127.0.0.1' : api.host;
   return {
-    api,
+    api: {
+      ...api,
+      trustedProxies: trustedProxies(env),
+      publicUrl: env.API_PUBLIC_URL ? publicUrl(env) : undefined,
+    },
     databaseUrl: url(env, 'DATABASE_URL'),
     redisUrl: url(env, 'REDIS_URL'),
     keystone: {
@@ -164,10 +190,12 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
       bodyLimit: int(env, 'MAX_REQUEST_BODY_BYTES', BODY_LIMIT_DEFAULT, 1024, 16 * 1024 * 1024),
     },
     cloudResourceChecks: bool(env, 'CLOUD_RESOURCE_CHECKS', false),
+    clientCertTtlDays: int(env, 'CLIENT_CERT_TTL_DAYS', 30, 1, 1825),
     openstack: {
       interface: oneOf(env, 'OPENSTACK_INTERFACE', ['public', 'internal', 'admin'] as const, 'public'),
       region: env.OPENSTACK_REGION || undefined,
       timeoutMs: int(env, 'OPENSTACK_TIMEOUT_MS', 10000, 1),
+      apiAttempts: int(env, 'OPENSTACK_API_ATTEMPTS', 3, 1, 10),
     },
     templateCache: {
       enabled: bool(env, 'TEMPLATE_CACHE', true),
@@ -219,6 +247,31 @@ function nodeMaterialUrl(v: string): string {
 /** What `migrate` needs: the database, and an admin URL to create it with when it does not exist (local setups). */
 export function loadMigrateConfig(env: Env = process.env): { databaseUrl: string; databaseAdminUrl: string | undefined } {
   return { databaseUrl: url(env, 'DATABASE_URL'), databaseAdminUrl: env.DATABASE_ADMIN_URL ? url(env, 'DATABASE_ADMIN_URL') : undefined };
+}
+
+/** TRUSTED_PROXIES: comma-separated IPv4 or IPv6 addresses and CIDRs (empty by default: no proxy is trusted). */
+function trustedProxies(env: Env): string[] {
+  const items = (env.TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const item of items) {
+    const [addr, prefix, more] = item.split('/');
+    const family = isIP(addr ?? '');
+    const max = family === 6 ? 128 : 32;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= max);
+    if (family === 0 || !prefixOk || more !== undefined) {
+      throw new ConfigError(`TRUSTED_PROXIES must be comma-separated IP addresses or CIDRs (10.0.0.5, 10.0.0.0/24, fd00::/8), got "${item}"`);
+    }
+  }
+  return items;
+}
+
+/** API_PUBLIC_URL: an http(s) URL, maybe with a path, without query or fragment; no trailing slash. */
+function publicUrl(env: Env): string {
+  const v = url(env, 'API_PUBLIC_URL');
+  const u = new URL(v);
+  if (!['http:', 'https:'].includes(u.protocol) || u.search !== '' || u.hash !== '' || u.username !== '' || u.password !== '') {
+    throw new ConfigError(`API_PUBLIC_URL must be an http or https URL without credentials, query or fragment, got "${v}"`);
+  }
+  return v;
 }
 
 function secretKeys(env: Env): Buffer[] {

@@ -1,7 +1,7 @@
 // Builds the API as a Fastify instance; only src/main.ts listens. Layers: HTTP plumbing
 // (parsers, envelope, request ids) → Keystone auth → microversions → input coercion → routes.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from '../config.js';
@@ -21,6 +21,29 @@ import { rewriteToV1, versionRoutes } from './routes/versions.js';
 import { createServices, type Services } from './services.js';
 import type { Billed } from '../preflight/quotas.js';
 import { bootstrapRoutes } from './routes/bootstrap.js';
+
+/** The API reference (Swagger UI): its own scripts and styles (it sets styles inline), its own document, never framed. */
+export const DOCS_HEADERS: Record<string, string> = {
+  'content-security-policy': [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+    "object-src 'none'",
+  ].join('; '),
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+/** Query arguments that carry a secret (the portal's CSRF token on stream URLs): never logged. */
+const SECRET_QUERY = /([?&](?:csrf)=)[^&#]*/gi;
+export const redactUrl = (url: string): string => url.replace(SECRET_QUERY, '$1[secret]');
 
 const REDACT = ['req.headers.cookie', 'req.headers["x-csrf-token"]', 'req.headers["x-auth-token"]', 'req.headers["x-subject-token"]', 'req.headers.authorization'];
 
@@ -56,10 +79,20 @@ export async function buildApp(config: Config, opts: BuildOptions): Promise<Fast
     logger:
       opts.logger === false
         ? false
-        : { level: config.logLevel, redact: { paths: REDACT, censor: '[secret]' }, ...(opts.logStream ? { stream: opts.logStream } : {}) },
+        : {
+            level: config.logLevel,
+            redact: { paths: REDACT, censor: '[secret]' },
+            serializers: {
+              // Fastify's own request line, with the secrets of the query left out.
+              req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }),
+            },
+            ...(opts.logStream ? { stream: opts.logStream } : {}),
+          },
     genReqId: () => `req-${randomUUID()}`,
     requestIdHeader: false,
-    trustProxy: true,
+    // Forwarding headers (X-Forwarded-For, -Proto) only from the configured proxies; none by default. Links never
+    // follow X-Forwarded-Host (views.ts hostUrl).
+    trustProxy: config.api.trustedProxies.length > 0 ? config.api.trustedProxies : false,
     // Path parameters as long as any name may be (percent-encoded); longer ones reach the schema's maxLength (400).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     // Magnum's body size (oslo.middleware's max_request_body_size): a larger body is a 413 in the envelope.
@@ -106,6 +139,10 @@ export async function buildApp(config: Config, opts: BuildOptions): Promise<Fast
   await app.register(bootstrapRoutes);
   await registerPortal(app, portal, opts.portal);
   await app.register(v1Routes, { prefix: '/v1' });
+  app.addHook('onSend', async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (path === '/v1/docs' || path.startsWith('/v1/docs/')) reply.headers(DOCS_HEADERS);
+  });
   await app.register(swaggerUi, { routePrefix: '/v1/docs' });
   return app;
 }

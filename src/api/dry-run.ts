@@ -22,6 +22,7 @@ const BillLine = Type.Object({
   needed: Type.Integer({ description: 'What the request takes (an upgrade’s or a rotation’s peak while it rolls).' }),
   in_use: Nullable(Type.Integer({ description: 'What the project holds now; null when the service does not report it (not checked).' })),
   limit: Nullable(Type.Integer({ description: '−1 unlimited; null unknown.' })),
+  held: Type.Integer({ description: 'What operations accepted before hold of it until what they make exists; it counts as in use.' }),
   short: Type.Boolean(),
   per: Type.Optional(Type.String({ description: 'A limit per object (server group, zone), not a project total.' })),
 });

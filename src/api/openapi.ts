@@ -32,6 +32,7 @@ import { CloudChoices } from './routes/v1/cloud-choices.js';
 import { DryRun } from './dry-run.js';
 import { ClusterResources } from './routes/v1/clusters/resources.js';
 import { ClusterUpgrades } from './routes/v1/clusters/upgrades.js';
+import { IdentityKubeconfig } from './routes/v1/clusters/kubeconfig.js';
 import { ClusterLive, ClusterSummary } from './routes/v1/streams/summary.js';
 import { LoginBody, PortalSession } from './portal/routes.js';
 import { NodeGroup, NodeGroupCreate, NodeGroupCreated, NodeGroupList, NodeGroupListItem } from './routes/v1/nodegroups/schema.js';
@@ -42,7 +43,7 @@ export const sharedSchemas = [ErrorEnvelope, Unauthorized, ClusterTemplate, Clus
   Bay, BayListItem, BayList, BayDetailList, BayCreate,
   NodeGroup, NodeGroupCreated, NodeGroupListItem, NodeGroupList, NodeGroupCreate,
   Certificate, CertificateCreate, SignedCertificate,
-  ClusterResources, ClusterUpgrades, CloudChoices, DryRun, ClusterSummary, ClusterLive, LoginBody, PortalSession];
+  ClusterResources, ClusterUpgrades, IdentityKubeconfig, CloudChoices, DryRun, ClusterSummary, ClusterLive, LoginBody, PortalSession];
 
 export const openapiInfo: FastifyDynamicSwaggerOptions = {
   openapi: {

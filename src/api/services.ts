@@ -22,6 +22,7 @@ import type { OperationDeps } from '../operations/begin.js';
 import { OperationRelay } from '../operations/outbox.js';
 import { OPERATIONS_QUEUE } from '../operations/queue.js';
 import { deadline } from '../operations/bounded-close.js';
+import { answeringPolicy } from '../openstack/retry.js';
 import { SecretBox } from '../security/secret-box.js';
 import { Metrics } from './metrics.js';
 import { TemplateCache } from '../db/template-cache.js';
@@ -67,6 +68,7 @@ export function callerClouds(config: Config): CallerClouds {
     interface: config.openstack.interface,
     ...(config.openstack.region ? { region: config.openstack.region } : {}),
     timeoutMs: config.openstack.timeoutMs,
+    retry: answeringPolicy(config.openstack.apiAttempts),
     keystone: { authUrl: config.keystone.authUrl, timeoutMs: config.keystone.timeoutMs },
   });
 }

@@ -53,3 +53,20 @@ export function nthAddress(c: Cidr, n: number): string {
 export function size(c: Cidr): number {
   return 2 ** (32 - c.prefix);
 }
+
+/**
+ * The ranges no cluster subnet may touch: nodes there could not be reached, would take the metadata service's
+ * address (169.254.169.254) or the host's own, or could not hold unicast addresses at all.
+ */
+export const RESERVED_RANGES: readonly { name: string; cidr: Cidr }[] = [
+  { name: '"this network" (0.0.0.0/8)', cidr: parseCidr('0.0.0.0/8') },
+  { name: 'loopback (127.0.0.0/8)', cidr: parseCidr('127.0.0.0/8') },
+  { name: 'link-local, where the metadata service answers (169.254.0.0/16)', cidr: parseCidr('169.254.0.0/16') },
+  { name: 'multicast (224.0.0.0/4)', cidr: parseCidr('224.0.0.0/4') },
+  { name: 'reserved and broadcast (240.0.0.0/4)', cidr: parseCidr('240.0.0.0/4') },
+];
+
+/** The reserved range a CIDR overlaps (contains, lies in or equals), or undefined. */
+export function reservedRange(c: Cidr): string | undefined {
+  return RESERVED_RANGES.find((r) => overlaps(c, r.cidr))?.name;
+}

@@ -4,6 +4,8 @@
 // kubernetes.io / k8s.io namespaces outside the few it may set on its own Node, so those are refused
 // here, before any server boots, rather than left to fail on the node.
 
+import { createHash } from 'node:crypto';
+
 export interface NodeTaint {
   key: string;
   value?: string;
@@ -56,9 +58,19 @@ export function nodeTaintProblem(key: string): string | undefined {
   return owner ? `is in the ${owner} namespace, which Kubernetes' controllers manage` : undefined;
 }
 
-/** A name as a label value: at most 63 alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric. */
+const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+
+/**
+ * A name as a label value (at most 63 alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric),
+ * one to one: a name that is one already stays as it is; any other (too long, ending in '-', or an older group's
+ * name with characters the name rule now refuses) gets a digest of the whole name after what is left of it, so
+ * `a b`, `a;b` and `a-b`, or two long names that begin alike, never label their nodes the same.
+ */
 export function labelValue(name: string): string {
-  return name.replace(/[^A-Za-z0-9_.-]+/g, '-').slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
+  if (LABEL_VALUE.test(name)) return name;
+  const digest = createHash('sha256').update(name).digest('hex').slice(0, 10);
+  const kept = name.replace(/[^A-Za-z0-9_.-]+/g, '-').slice(0, 52).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
+  return kept ? `${kept}-${digest}` : digest;
 }
 
 /** A group's Node labels: its identity (names made label values), then its node_labels. */

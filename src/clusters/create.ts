@@ -23,6 +23,7 @@ import { beginOperation, started, type OperationDeps } from '../operations/begin
 import { generateClusterPki, storeClusterPki } from '../pki/index.js';
 import { shortage, type Assessment } from '../preflight/assess.js';
 import { checkClusterQuota } from '../preflight/cluster-quota.js';
+import { holdBill } from '../preflight/holds.js';
 import { groupPlans, type Preflight } from '../preflight/preflight.js';
 import type { SecretBox } from '../security/secret-box.js';
 import { createClusterCredential, deleteClusterCredential, type ClusterCredential } from './credential.js';
@@ -235,6 +236,7 @@ export async function startCreate(s: CreateDeps, who: Caller, plan: CreatePlan):
         await s.nodegroups.insertMany(em, groups);
       },
       change: (em) => storeClusterPki(em, s.secretBox, row.uuid, pki),
+      hold: (em, op) => holdBill(em, { projectId: row.project_id, clusterId: row.uuid, operationId: op.id, bill: plan.bill, createTimeoutMinutes: row.create_timeout }),
       event: { reason: 'CreateAccepted', message: `Create of ${masterCount} control-plane and ${nodeCount} worker node(s) accepted.` },
       notes: plan.warnings.map(labelWarningEvent),
       now: row.created_at,

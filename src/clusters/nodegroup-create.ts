@@ -18,6 +18,7 @@ import { atLeast, NODE_LABELS_VERSION, type ApiVersion } from '../domain/microve
 import { enforce } from '../domain/policy.js';
 import { beginOperation, started, type OperationDeps } from '../operations/begin.js';
 import { shortage, type Assessment } from '../preflight/assess.js';
+import { holdBill } from '../preflight/holds.js';
 import { groupPlan, groupPlans, type Preflight } from '../preflight/preflight.js';
 import { findCluster, ownScope, templateOf, type Caller } from './lookup.js';
 import { checkCounts, checkNodeLabels, checkNodeTaints, type Counts } from './nodegroup-rules.js';
@@ -63,7 +64,7 @@ export interface Written {
   cluster: ClusterRow;
 }
 
-type NewGroup = Pick<NodeGroupRow, 'name' | 'role' | 'node_count' | 'flavor_id' | 'docker_volume_size'>;
+type NewGroup = Pick<NodeGroupRow, 'name' | 'role' | 'node_count' | 'flavor_id' | 'image_id' | 'docker_volume_size'>;
 
 /** What a new node group adds: its nodes, their ports, floating IPs and volumes, and its server group. */
 async function newGroupBill(deps: PlanNodegroupCreateDeps, who: Caller, c: ClusterRow, group: NewGroup): Promise<Assessment> {
@@ -117,7 +118,7 @@ export async function planNodegroupCreate(deps: PlanNodegroupCreateDeps, who: No
   const zones = zonesNamed(groupLabels(cluster, body));
   await deps.preflight.checkZones(who, zones);
   await createChecks(deps, undefined, cluster, name, counts, role);
-  const bill = await newGroupBill(deps, who, cluster, { name, role, node_count: counts.node_count, flavor_id: body.flavor_id ?? cluster.flavor_id, docker_volume_size: body.docker_volume_size ?? null });
+  const bill = await newGroupBill(deps, who, cluster, { name, role, node_count: counts.node_count, flavor_id: body.flavor_id ?? cluster.flavor_id, image_id: body.image_id ?? null, docker_volume_size: body.docker_volume_size ?? null });
   return { cluster, name, counts, role, nodeLabels, nodeTaints, bill };
 }
 
@@ -157,6 +158,7 @@ export async function startNodegroupCreate(deps: NodegroupCreateDeps, plan: Node
       return inserted;
     },
     params: (ng) => ({ nodegroup: ng.uuid }),
+    hold: (em, op, cluster) => holdBill(em, { projectId: cluster.project_id, clusterId: cluster.uuid, operationId: op.id, bill, createTimeoutMinutes: cluster.create_timeout }),
     event: (ng) => ({ reason: 'NodeGroupCreateAccepted', message: `Create of node group ${ng.name} with ${ng.node_count} node(s) accepted.` }),
   });
   const { value: ng, cluster } = started(begun, () => errors.notFound('Cluster', found.uuid));

@@ -14,6 +14,7 @@ import { atLeast, type ApiVersion } from '../domain/microversion.js';
 import { enforce } from '../domain/policy.js';
 import { beginOperation, started, type OperationDeps } from '../operations/begin.js';
 import { assess, shortage, type Assessment } from '../preflight/assess.js';
+import { holdBill } from '../preflight/holds.js';
 import { groupPlans, type Preflight } from '../preflight/preflight.js';
 import { zero } from '../preflight/quotas.js';
 import { defaultWorker, findGroup, templateOf, type Caller, type TemplateFinder } from './lookup.js';
@@ -84,6 +85,7 @@ export async function startResize(s: ResizeDeps, c: ClusterRow, plan: ResizePlan
     kind,
     params: { ...resizeParams(ng, count, nodesToRemove), ...extra },
     change: resizeChange(s.nodegroups, ng, count),
+    hold: (em, op, locked) => holdBill(em, { projectId: locked.project_id, clusterId: locked.uuid, operationId: op.id, bill: plan.bill, createTimeoutMinutes: locked.create_timeout }),
     event: { reason: kind === 'resize' ? 'ResizeAccepted' : 'UpdateAccepted', message: `Node group ${ng.name}: ${ng.node_count} → ${count} node(s).` },
   });
   return started(begun, () => errors.notFound('Cluster', c.uuid)).cluster;

@@ -11,6 +11,7 @@ import { enforce } from '../domain/policy.js';
 import { beginOperation, started, type OperationDeps } from '../operations/begin.js';
 import { pkiGeneration } from '../pki/index.js';
 import { shortage, type Assessment } from '../preflight/assess.js';
+import { holdBill } from '../preflight/holds.js';
 import { groupPlans, type Preflight } from '../preflight/preflight.js';
 import { templateOf, type Caller } from './lookup.js';
 import { ownCluster } from './sign-certificate.js';
@@ -49,7 +50,8 @@ export async function startRotateCa(deps: { outbox: OperationDeps }, plan: Rotat
     kind: 'rotate_ca',
     change: (em, locked) => pkiGeneration(em, locked.uuid),
     params: (generation) => ({ from_generation: generation }),
-    event: { reason: 'RotateCaAccepted', message: 'Rotation of the cluster’s certificate authorities accepted.' },
+    hold: (em, op, locked) => holdBill(em, { projectId: locked.project_id, clusterId: locked.uuid, operationId: op.id, bill: plan.bill, createTimeoutMinutes: locked.create_timeout }),
+    event: { reason: 'RotateCaAccepted', message: 'Rotation of the cluster’s certificate authorities accepted: the certificates they signed (kubeconfigs) stop working as it ends.' },
   });
   started(begun, () => errors.notFound('Cluster', plan.cluster.uuid));
   return plan.cluster.uuid;

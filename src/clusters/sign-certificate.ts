@@ -6,7 +6,9 @@ import type { ClusterRepo } from '../db/repos/clusters.js';
 import { errors, type ApiError } from '../domain/errors.js';
 import { enforce } from '../domain/policy.js';
 import type { AuthContext } from '../keystone/context.js';
+import { OperationRepo } from '../db/repos/operations.js';
 import { loadCa, loadCaCert, signCsr, type CaKind } from '../pki/index.js';
+import { x509 } from '../pki/keys.js';
 import type { SecretBox } from '../security/secret-box.js';
 import { ownScope } from './lookup.js';
 
@@ -21,8 +23,8 @@ export interface CertificateDeps {
   db: DataSource;
   clusters: Pick<ClusterRepo, 'find'>;
   secretBox: SecretBox;
-  /** Validity of signed certificates in days (Magnum's `[x509] term_of_validity`); 1825 when unset. */
-  termDays?: number;
+  /** The longest a signed certificate lives, in days (CLIENT_CERT_TTL_DAYS; Magnum's `[x509] term_of_validity` was 1825). */
+  termDays: number;
 }
 
 export interface SignRequest {
@@ -30,6 +32,8 @@ export interface SignRequest {
   bay_uuid?: string;
   csr: string;
   ca_cert_type?: CaCertType;
+  /** Shorter than the deployment's longest, in hours (an extension: query `ttl_hours`). */
+  ttl_hours?: number;
 }
 
 /** The caller's cluster `ident` (their own project's only), or `notFound`. */
@@ -56,8 +60,13 @@ export async function signCertificate(deps: CertificateDeps, ctx: AuthContext, b
   if (ident === undefined) throw errors.invalidInput('cluster_uuid', 'None', 'Mandatory field missing.');
   const cluster = await ownCluster(deps.clusters, ctx, ident, (id) => errors.certificateClusterNotFound(id));
   enforce(ctx, 'certificate:create', cluster);
+  const maxHours = deps.termDays * 24;
+  if (body.ttl_hours !== undefined && body.ttl_hours > maxHours) throw errors.certificateTtlTooLong(body.ttl_hours, maxHours);
+  // The CAs a rotation replaces: what they sign now would be claimed to work for days and stop within minutes.
+  const active = await new OperationRepo(deps.db).active(deps.db.manager, cluster.uuid);
+  if (active.some((o) => o.kind === 'rotate_ca')) throw errors.caRotationInProgress(cluster.name);
   const ca = await loadCa(deps.db, deps.secretBox, cluster.uuid, caKind(body.ca_cert_type));
   if (!ca) throw errors.caNotFound(cluster.uuid);
-  const pem = await signCsr(ca, body.csr, { termDays: deps.termDays });
-  return { cluster, pem };
+  const pem = await signCsr(ca, body.csr, { ttlMs: (body.ttl_hours ?? maxHours) * 3_600_000 });
+  return { cluster, pem, notAfter: new x509.X509Certificate(pem).notAfter };
 }

@@ -17,6 +17,7 @@ import { beginOperation, started, type OperationDeps } from '../operations/begin
 import { atLeast, type ApiVersion } from '../domain/microversion.js';
 import { enforce } from '../domain/policy.js';
 import { shortage, type Assessment } from '../preflight/assess.js';
+import { holdBill } from '../preflight/holds.js';
 import { groupPlans, type Preflight } from '../preflight/preflight.js';
 import { defaultWorker, findGroup, templateFor, type Caller, type TemplateFinder } from './lookup.js';
 
@@ -96,6 +97,8 @@ export async function startUpgrade(s: UpgradeDeps, c: ClusterRow, plan: UpgradeP
     kind: 'upgrade',
     params: { cluster_template: target.uuid, nodegroup: ng.uuid, max_batch_size: batch, from, to },
     change: (em) => s.nodegroups.updateByUuid(em, ng.uuid, { status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() }),
+    // The roll's peak: held until the upgrade ends (the surge nodes are gone again by then).
+    hold: (em, op, locked) => holdBill(em, { projectId: locked.project_id, clusterId: locked.uuid, operationId: op.id, bill, createTimeoutMinutes: locked.create_timeout }),
     event: { reason: 'UpgradeAccepted', message: `Upgrade of ${ng.name} from ${from} to ${to} accepted.` },
   });
   return started(begun, () => errors.notFound('Cluster', c.uuid)).cluster;

@@ -115,6 +115,10 @@ export const errors = {
   imageNotFound: (id: string) => new ApiError('image_not_found', 400, `Image ${id} could not be found.`),
   imageNoDistro: (id: string) => new ApiError('image_no_distro', 400, `Image ${id} doesn't contain os_distro field.`),
   flavorNotFound: (id: string) => new ApiError('flavor_not_found', 400, `Unable to find flavor ${id}.`),
+  flavorDiskTooSmall: (flavor: string, diskGb: number, image: string, neededGb: number) =>
+    new ApiError('flavor_disk_too_small', 400, `Flavor ${flavor}'s disk (${diskGb} GB) is smaller than image ${image} needs (${neededGb} GB, its min_disk or its size). Choose a flavor with a larger disk, or boot the nodes from volumes (label boot_volume_size).`),
+  bootVolumeTooSmall: (sizeGb: number, image: string, neededGb: number) =>
+    new ApiError('boot_volume_too_small', 400, `The boot volume (label boot_volume_size=${sizeGb}) is smaller than image ${image} needs (${neededGb} GB, its min_disk or its size).`),
   externalNetworkNotFound: (id: string) =>
     new ApiError('external_network_not_found', 400, `Unable to find external network ${id}.`),
   invalidLabel: (name: string, value: string, reason: string) => new InvalidLabelError(name, value, reason),
@@ -185,11 +189,11 @@ export const errors = {
    * Magnum's ResourceLimitExceeded (403, "Resource limit exceeded: ...") for the cloud's quotas: every short quota
    * with what the request needs, what the project uses and the limit.
    */
-  quotaShortage: (short: { quota: string; needed: number; inUse: number; limit: number }[]) =>
+  quotaShortage: (short: { quota: string; needed: number; inUse: number; held?: number; limit: number }[]) =>
     new ApiError(
       'quota_shortage',
       403,
-      `Resource limit exceeded: the project's quotas leave too little for this request; ${short.map((q) => `${q.quota}: needed ${q.needed}, in use ${q.inUse}, limit ${q.limit}`).join('; ')}. Ask for a larger quota or a smaller request.`,
+      `Resource limit exceeded: the project's quotas leave too little for this request; ${short.map((q) => `${q.quota}: needed ${q.needed}, in use ${q.inUse}, ${q.held ? `held by accepted operations ${q.held}, ` : ''}limit ${q.limit}`).join('; ')}. Ask for a larger quota or a smaller request.`,
     ),
   cloudForbidden: (service: string) => new ApiError('cloud_forbidden', 403, `Not authorized by the ${service} service.`),
   /** Another project's quota or stats asked for by a non-admin. */
@@ -224,6 +228,10 @@ export const errors = {
   controlPlaneFixed: (operation: 'upgraded' | 'rotated', reason: string) =>
     new ApiError('control_plane_fixed', 400, `The control plane of this cluster cannot be ${operation === 'upgraded' ? 'upgraded' : 'replaced for a CA rotation'}: ${reason}. Create a cluster with master_lb_enabled or a floating IP to replace its control plane.`),
   upgradeTemplateInvalid: (reason: string) => new ApiError('upgrade_template', 409, `Cluster Template is not valid for upgrade: ${reason}`),
+  certificateTtlTooLong: (hours: number, max: number) =>
+    new ApiError('certificate_ttl', 400, `Invalid input for field/attribute ttl_hours. Value: '${hours}'. A certificate lives at most ${max} hours here (CLIENT_CERT_TTL_DAYS).`),
+  caRotationInProgress: (cluster: string) =>
+    new ApiError('ca_rotation_in_progress', 409, `Cluster ${cluster} is rotating its certificate authorities: a certificate signed now would stop working when it ends. Ask again when the rotation has finished.`),
   operationInProgress: (cluster: string, kind: string) =>
     new ApiError('operation_in_progress', 409, `Cluster ${cluster} has an operation in progress (${kind}). Try again when it has finished.`),
   multipleImages: (name: string) =>
@@ -236,6 +244,8 @@ export const errors = {
   /** Node counts that contradict each other (min > max, node_count outside [min, max]). */
   nodegroupCounts: (attr: string, nodegroup: string, why: string) =>
     new ApiError('nodegroup_counts', 409, `${attr} for ${nodegroup} is invalid (${why}).`),
+  noKeystoneAuth: (cluster: string) =>
+    new ApiError('no_keystone_auth', 409, `Cluster ${cluster} does not run k8s-keystone-auth (label keystone_auth_enabled=false): Keystone identities cannot sign in to it; use a certificate (openstack coe cluster config).`),
   clusterApiAddressUnavailable: () => new ApiError('cluster_api_address', 409, 'Cluster API address is not available yet'),
   /** Node groups change only on a settled cluster (Magnum drops such requests silently). */
   clusterNotReadyForNodegroups: (cluster: string, status: string) =>

@@ -9,6 +9,12 @@ import { errors } from './errors.js';
 export const STRING_MAX = 255;
 /** Magnum's cluster name (a Heat stack name with room for its suffixes). */
 export const CLUSTER_NAME_MAX = 242;
+/**
+ * Magnum's rule for cluster names, which node group names follow too: a letter, then letters, digits, `_`, `.` and
+ * `-` (no spaces, `;`, `/`, control, zero-width or bidirectional characters). Such a name is a server name, a Node
+ * label value once bounded (src/cluster-spec/node-labels.ts) and safe in any shell word.
+ */
+export const NAME_PATTERN = '^[a-zA-Z][a-zA-Z0-9_.-]*$';
 
 /** Labels (and health_status_reason): entries, key and value length; the reserved keys a JavaScript object would misread. */
 export const LABELS = { count: 100, keyLength: 255, valueLength: 4096 } as const;

@@ -17,6 +17,8 @@ export interface AuthContext {
   userId: string;
   userName: string;
   userDomainId: string | null;
+  /** The user's domain by name, when the token says it (an identity kubeconfig names it). */
+  userDomainName?: string | null;
   projectId: string | null;
   projectName: string | null;
   projectDomainId: string | null;
@@ -41,7 +43,7 @@ export interface AuthContext {
 
 interface TokenBody {
   token: {
-    user: { id: string; name: string; domain?: { id: string } };
+    user: { id: string; name: string; domain?: { id: string; name?: string } };
     project?: { id: string; name: string; domain?: { id: string } };
     domain?: { id: string };
     system?: { all?: boolean };
@@ -60,6 +62,7 @@ export function contextFromToken(body: unknown): AuthContext {
     userId: t.user.id,
     userName: t.user.name,
     userDomainId: t.user.domain?.id ?? null,
+    userDomainName: t.user.domain?.name ?? null,
     projectId: t.project?.id ?? null,
     projectName: t.project?.name ?? null,
     projectDomainId: t.project?.domain?.id ?? null,

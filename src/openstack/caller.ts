@@ -8,6 +8,7 @@ import { DesignateClient } from './designate.js';
 import { GlanceClient } from './glance.js';
 import { sessionFor, type Session } from './http.js';
 import { KeystoneClient } from './keystone.js';
+import type { RetryPolicy } from './retry.js';
 import { ManilaClient } from './manila.js';
 import { NeutronClient } from './neutron.js';
 import { NovaClient } from './nova.js';
@@ -23,6 +24,8 @@ export interface CloudCaller {
 export interface CallerCloudOptions extends EndpointFilter {
   /** Per call to a service of the catalog, in milliseconds. */
   timeoutMs: number;
+  /** Retries of a call that failed for a moment (reads; a write only when the service refused it before acting). */
+  retry?: RetryPolicy;
   /** Keystone, as the API is configured to reach it (application credentials are made there). */
   keystone: { authUrl: string; timeoutMs: number };
 }

@@ -32,6 +32,14 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
 /** One attempt only: what a session without a policy does (the API answering a user). */
 export const NO_RETRY: Readonly<RetryPolicy> = Object.freeze({ ...DEFAULT_RETRY_POLICY, maxAttempts: 1 });
 
+/**
+ * The API's own calls, answering a user who waits: `attempts` in all, after waits of ~0.1, 0.2, 0.4 s; no retry
+ * starts after 2 s (a call that timed out is not repeated: the user has waited long enough).
+ */
+export function answeringPolicy(attempts: number): RetryPolicy {
+  return { maxAttempts: attempts, baseDelayMs: 100, multiplier: 2, maxDelayMs: 1000, jitter: 0.5, budgetMs: 2000 };
+}
+
 /** Methods that may be repeated after an ambiguous failure (a timeout, a 5xx). */
 export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 

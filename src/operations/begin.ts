@@ -46,6 +46,11 @@ export interface BeginSpec<C = undefined, T = undefined> {
   /** The operation's own writes once the table allows it (node groups, counts); its result is returned. */
   change?: (em: EntityManager, cluster: ClusterRow, checked: C) => Promise<T>;
   params?: OperationParams | ((value: T) => OperationParams);
+  /**
+   * Once the operation's row is written: what it holds of the project's quotas until what it makes exists
+   * (src/preflight/holds.ts), in the same transaction; it throws the shortage when the bill no longer fits.
+   */
+  hold?: (em: EntityManager, op: OperationRow, cluster: ClusterRow) => Promise<void>;
   event: AcceptedEvent | ((value: T) => AcceptedEvent);
   /** More events recorded with it (a create's label warnings). */
   notes?: readonly AcceptedEvent[];
@@ -84,6 +89,7 @@ export async function beginOperation<C = undefined, T = undefined>(deps: Operati
     const op = await operations.insert(em, newOperation(clusterId, spec.kind, params));
     // Every starter locks the cluster row first, so only a row written around this function gets here.
     if (op === 'busy') throw errors.operationInProgress(locked.name, (await operations.active(em, clusterId))[0]?.kind ?? 'unknown');
+    await spec.hold?.(em, op, locked);
     const { status, status_reason } = deriveStatus(op, locked.conditions);
     // A create's row was written just now: it has not been updated.
     const changes = spec.insert ? { status, status_reason } : { status, status_reason, updated_at: now };

@@ -12,6 +12,8 @@ const DAY_MS = 86_400_000;
 export interface SignOptions {
   /** Validity after `now`, in days (default 1825). */
   termDays?: number;
+  /** Validity after `now`, in milliseconds (before termDays). */
+  ttlMs?: number;
   now?: Date;
 }
 
@@ -104,7 +106,8 @@ export function filterExtensions(requested: readonly x509.Extension[]): x509.Ext
 
 /**
  * A certificate for the CSR's key and subject, issued by `ca` (issuer = the CA's subject), valid
- * from a day ago for `termDays`, SHA-256, random serial. The PEM has no trailing newline.
+ * from a day ago for `ttlMs` (or `termDays`) and never past the CA's own end, SHA-256, random serial. The
+ * PEM has no trailing newline.
  */
 export async function signCsr(ca: KeyPair, csrPem: string, opts: SignOptions = {}): Promise<string> {
   const csr = await parseCsr(csrPem);
@@ -126,7 +129,7 @@ export async function signCsr(ca: KeyPair, csrPem: string, opts: SignOptions = {
     signingKey: signingKey,
     signingAlgorithm: { name: signingKey.algorithm.name, hash: 'SHA-256' } as X509SigningAlgorithm,
     notBefore: new Date(now.getTime() - DAY_MS),
-    notAfter: new Date(now.getTime() + (opts.termDays ?? DEFAULT_TERM_DAYS) * DAY_MS),
+    notAfter: new Date(Math.min(now.getTime() + (opts.ttlMs ?? (opts.termDays ?? DEFAULT_TERM_DAYS) * DAY_MS), caCert.notAfter.getTime())),
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       ...extensions,

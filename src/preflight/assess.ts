@@ -21,6 +21,8 @@ export interface BillLine {
   in_use: number | null;
   /** −1 unlimited; null unknown. */
   limit: number | null;
+  /** What operations accepted before hold of it until what they make exists (quota_hold). */
+  held: number;
   short: boolean;
   /** A limit per object (a server group, a DNS zone) rather than a project total. */
   per?: 'server group' | 'zone';
@@ -41,9 +43,33 @@ export function assess(needs: Usage, headroom: Headrooms, checked = true): Asses
     const needed = needs[quota];
     const short = h !== undefined && h.limit >= 0 && needed > 0 && h.used + needed > h.limit;
     const per = PER[quota];
-    return { quota, service: QUOTAS[quota], needed, in_use: h?.used ?? null, limit: h?.limit ?? null, short, ...(per ? { per } : {}) };
+    return { quota, service: QUOTAS[quota], needed, in_use: h?.used ?? null, limit: h?.limit ?? null, held: 0, short, ...(per ? { per } : {}) };
   });
   return { checked, lines };
+}
+
+/**
+ * The quotas an accepted operation holds until what it makes exists: the project totals of the cloud. Not
+ * Magnum's clusters (the row counts from the moment it is written), nor a limit per object (a server group's
+ * members, a zone's records), which one operation's bill does not add to another's.
+ */
+export const holdable = (q: QuotaName): boolean => q !== 'clusters' && !PER_OBJECT.has(q);
+
+/** The assessment with what accepted operations hold counted on top of what is in use. */
+export function withHeld(a: Assessment, held: Partial<Record<string, number>>): Assessment {
+  if (!a.checked) return a;
+  const lines = a.lines.map((l): BillLine => {
+    const h = holdable(l.quota) ? (held[l.quota] ?? 0) : 0;
+    const short = l.in_use !== null && l.limit !== null && l.limit >= 0 && l.needed > 0 && l.in_use + h + l.needed > l.limit;
+    return { ...l, held: h, short };
+  });
+  return { ...a, lines };
+}
+
+/** What the request, once accepted, holds: its need of every holdable quota that is checked. */
+export function holdOf(a: Assessment): Record<string, number> {
+  if (!a.checked) return {};
+  return Object.fromEntries(a.lines.filter((l) => holdable(l.quota) && l.needed > 0 && l.limit !== null).map((l) => [l.quota, l.needed]));
 }
 
 export const shortLines = (a: Assessment): BillLine[] => a.lines.filter((l) => l.short);
@@ -57,5 +83,5 @@ export function shortage(a: Assessment): ApiError | undefined {
   if (short.length === 0) return undefined;
   const clusters = short.find((l) => l.quota === 'clusters');
   if (clusters && short.length === 1) return errors.clusterQuotaExceeded(clusters.limit ?? 0);
-  return errors.quotaShortage(short.map((l) => ({ quota: PER_OBJECT.has(l.quota) ? `${l.quota} (per ${l.per})` : l.quota, needed: l.needed, inUse: l.in_use ?? 0, limit: l.limit ?? 0 })));
+  return errors.quotaShortage(short.map((l) => ({ quota: PER_OBJECT.has(l.quota) ? `${l.quota} (per ${l.per})` : l.quota, needed: l.needed, inUse: l.in_use ?? 0, held: l.held, limit: l.limit ?? 0 })));
 }

@@ -13,6 +13,8 @@ export interface CloudChecks {
   imageDistro(who: CloudCaller, image: string): Promise<string>;
   /** The image's properties (os_distro among them), with imageDistro's errors. */
   imageProperties(who: CloudCaller, image: string): Promise<ImageProperties>;
+  /** What the image needs of a root disk (its min_disk and its size); undefined when Glance shows no such image. */
+  imageDisk(who: CloudCaller, image: string): Promise<ImageDisk | undefined>;
   /** 400 "Unable to find flavor X." when Nova knows no such flavor (by id or name). */
   checkFlavor(who: CloudCaller, flavor: string): Promise<void>;
   /** 400 when no external network matches (id or name), 409 when several do. */
@@ -27,6 +29,17 @@ export interface CloudChecksOptions {
   /** Told of every failed call before it becomes an API error (service, status, request id; no token). */
   onFailure?: (e: OpenStackError) => void;
 }
+
+/** An image's root disk needs as Nova weighs them against a flavor's disk. */
+export interface ImageDisk {
+  minDiskGb: number;
+  sizeBytes: number;
+}
+
+const GIB = 1024 ** 3;
+
+/** The whole GB a root disk needs for the image: its min_disk, or its size when larger (Nova's rule). */
+export const neededGb = (d: ImageDisk): number => Math.max(d.minDiskGb, Math.ceil(d.sizeBytes / GIB));
 
 const SERVICE_NAMES: Record<string, string> = { image: 'Glance', compute: 'Nova', network: 'Neutron' };
 
@@ -62,25 +75,28 @@ export function cloudChecks(clouds: CallerClouds, opts: CloudChecksOptions): Clo
     }
   }
 
+  /** The image by id or name as Glance shows it to the caller (400s when it is not one image). */
+  async function findImage(who: CloudCaller, image: string): Promise<GlanceImage> {
+    const glance = clouds.for(who).glance();
+    if (isUuidLike(image)) {
+      try {
+        return await glance.getImage(image);
+      } catch (e) {
+        if (isNotFound(e)) throw errors.imageNotFound(image);
+        throw e;
+      }
+    }
+    const matches = await glance.listImages({ name: image });
+    if (matches.length === 0) throw errors.imageNotFound(image);
+    if (matches.length > 1) throw errors.multipleImages(image);
+    return matches[0]!;
+  }
+
   const imageProperties = (who: CloudCaller, image: string): Promise<ImageProperties> =>
     guarded(
       'image',
       async () => {
-        const glance = clouds.for(who).glance();
-        let found: GlanceImage;
-        if (isUuidLike(image)) {
-          try {
-            found = await glance.getImage(image);
-          } catch (e) {
-            if (isNotFound(e)) throw errors.imageNotFound(image);
-            throw e;
-          }
-        } else {
-          const matches = await glance.listImages({ name: image });
-          if (matches.length === 0) throw errors.imageNotFound(image);
-          if (matches.length > 1) throw errors.multipleImages(image);
-          found = matches[0]!;
-        }
+        const found = await findImage(who, image);
         const distro = found.os_distro;
         if (typeof distro !== 'string' || distro === '') throw errors.imageNoDistro(image);
         return found as ImageProperties;
@@ -90,6 +106,22 @@ export function cloudChecks(clouds: CallerClouds, opts: CloudChecksOptions): Clo
 
   return {
     imageProperties,
+    imageDisk: (who, image) =>
+      guarded(
+        'image',
+        async () => {
+          let found: GlanceImage;
+          try {
+            found = await findImage(who, image);
+          } catch (e) {
+            // An image gone or ambiguous is the other checks' (or the worker's) to report.
+            if (e instanceof OpenStackError) throw e;
+            return undefined;
+          }
+          return { minDiskGb: found.min_disk ?? 0, sizeBytes: found.size ?? 0 };
+        },
+        () => errors.notAuthorizedImage(image),
+      ),
     imageDistro: async (who, image) => (await imageProperties(who, image))[IMAGE_PROPERTIES.distro] as string,
 
     checkFlavor: (who, flavor) =>

@@ -13,9 +13,10 @@ import type { CallerClouds, CloudCaller } from '../openstack/caller.js';
 import { isNotFound, OpenStackError } from '../openstack/http.js';
 import type { NeutronClient } from '../openstack/neutron.js';
 import type { NovaResourcesClient } from '../openstack/nova-resources.js';
-import { assess, type Assessment, type Headrooms } from './assess.js';
-import { checkNodeImage, isUuidLike, type CloudChecks } from './cloud-checks.js';
+import { assess, withHeld, type Assessment, type Headrooms } from './assess.js';
+import { checkNodeImage, isUuidLike, neededGb, type CloudChecks, type ImageDisk } from './cloud-checks.js';
 import { changeBill, createBill, rollBill, rollPhases } from './footprint.js';
+import { heldNow } from './holds.js';
 import { projectHeadroom } from './headroom.js';
 import { zero, type Billed, type FlavorSize, type GroupShape, type Usage } from './quotas.js';
 
@@ -27,6 +28,8 @@ export interface GroupPlan {
   role: 'master' | 'worker';
   count: number;
   flavor: string | null;
+  /** The image its nodes boot (the group's own, else the template's). */
+  image: string | null;
   runtimeVolumeGb: number | null;
 }
 
@@ -54,7 +57,7 @@ export interface PreflightDeps {
   /** max_clusters_per_project: the cluster quota of a project without its own. */
   maxClustersPerProject: number;
   clouds: CallerClouds;
-  quotas: Pick<QuotaRepo, 'clusterUsage'>;
+  quotas: Pick<QuotaRepo, 'clusterUsage' | 'holds'>;
   /** The checks of what a template or cluster names (undefined when the cloud is not asked). */
   checks: CloudChecks | undefined;
   /** The create graph's steps: their bills sum to a cluster's footprint (given by the composition root). */
@@ -66,13 +69,14 @@ export function groupPlans(c: ClusterRow, t: ClusterTemplateRow, groups: readonl
   return groups.map((g) => groupPlan(c, t, g));
 }
 
-export function groupPlan(c: ClusterRow, t: ClusterTemplateRow, g: Pick<NodeGroupRow, 'name' | 'role' | 'node_count' | 'flavor_id' | 'docker_volume_size'>): GroupPlan {
+export function groupPlan(c: ClusterRow, t: ClusterTemplateRow, g: Pick<NodeGroupRow, 'name' | 'role' | 'node_count' | 'flavor_id' | 'image_id' | 'docker_volume_size'>): GroupPlan {
   const master = g.role === 'master';
   return {
     name: g.name,
     role: master ? 'master' : 'worker',
     count: g.node_count,
     flavor: g.flavor_id ?? (master ? c.master_flavor_id ?? t.master_flavor_id : c.flavor_id ?? t.flavor_id),
+    image: g.image_id ?? t.image_id,
     runtimeVolumeGb: g.docker_volume_size ?? null,
   };
 }
@@ -120,16 +124,48 @@ export class Preflight {
       const refs = flavorRefs(input.bill);
       const flavors = refs.size > 0 ? await cloud.nova().listFlavors() : [];
       const sizes = new Map<string, FlavorSize>();
+      const disks = new Map<string, number>();
       for (const ref of refs) {
         const found = flavors.find((f) => f.id === ref) ?? flavors.find((f) => f.name === ref);
         if (!found) throw errors.flavorNotFound(ref);
         sizes.set(ref, { vcpus: found.vcpus, ram: found.ram });
+        disks.set(ref, found.disk);
       }
+      if (input.bill.kind !== 'roll') await this.checkRootDisks(who, input, disks);
       const needs = this.needsOf(input, (ref) => (ref === null ? { vcpus: 0, ram: 0 } : sizes.get(ref)!));
-      const headroom = await projectHeadroom(who, cloud, needs, input.spec.apiServer.dnsRecord?.zone ?? null);
-      return assess(needs, withClusters(headroom));
+      const [headroom, held] = await Promise.all([projectHeadroom(who, cloud, needs, input.spec.apiServer.dnsRecord?.zone ?? null), d.quotas.holds(c.project_id)]);
+      return withHeld(assess(needs, withClusters(headroom)), heldNow(held));
     } catch (e) {
       throw cloudError(e, d.authUrl);
+    }
+  }
+
+  /**
+   * Each new node's root disk holds its image (Nova's rule, refused by the worker's server create otherwise):
+   * the boot volume (label boot_volume_size) when the nodes boot from volumes, else the flavor's disk. A flavor
+   * with disk 0 sizes the root disk by the image (Nova's volume-backed or image-sized root): nothing to weigh.
+   */
+  private async checkRootDisks(who: Caller, input: PreflightInput, disks: ReadonlyMap<string, number>): Promise<void> {
+    const checks = this.deps.checks;
+    if (!checks) return;
+    const boot = input.spec.nodes.bootVolume?.sizeGb ?? null;
+    const pairs = new Map<string, { flavor: string; image: string }>();
+    for (const g of weighed(input.bill)) {
+      if (g.count === 0 || g.flavor === null || g.image === null) continue;
+      if (boot === null && (disks.get(g.flavor) ?? 0) === 0) continue;
+      pairs.set(boot === null ? `${g.flavor}\n${g.image}` : g.image, { flavor: g.flavor, image: g.image });
+    }
+    const images = new Map<string, ImageDisk | undefined>();
+    for (const { flavor, image } of pairs.values()) {
+      if (!images.has(image)) images.set(image, await checks.imageDisk(who, image));
+      const need = images.get(image);
+      if (!need) continue;
+      const gb = neededGb(need);
+      if (boot !== null) {
+        if (boot < gb) throw errors.bootVolumeTooSmall(boot, image, gb);
+      } else if (disks.get(flavor)! < gb) {
+        throw errors.flavorDiskTooSmall(flavor, disks.get(flavor)!, image, gb);
+      }
     }
   }
 

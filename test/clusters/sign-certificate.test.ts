@@ -20,7 +20,7 @@ before(async () => {
 });
 after(() => t.close());
 
-const deps = () => ({ db: t.app.services.db, clusters: t.app.services.clusters, secretBox: t.app.services.secretBox });
+const deps = () => ({ db: t.app.services.db, clusters: t.app.services.clusters, secretBox: t.app.services.secretBox, termDays: 30 });
 const is = (status: number, message: string | RegExp) => (e: unknown) => e instanceof ApiError && e.status === status && (typeof message === 'string' ? e.message === message : message.test(e.message));
 
 test('caKind: kubernetes unless etcd or front-proxy (either spelling)', () => {

@@ -162,6 +162,7 @@ const REQUESTS: Record<string, () => Promise<Req> | Req> = {
   'GET /v1/mservices': () => ({ method: 'GET', url: '/v1/mservices' }),
   'GET /v1/clusters/{ident}/events': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/events` }),
   'GET /v1/clusters/{ident}/resources': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/resources` }),
+  'GET /v1/clusters/{ident}/kubeconfig': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/kubeconfig` }),
   'GET /v1/clusters/{ident}/upgrades': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/upgrades` }),
   'GET /v1/streams/clusters': () => ({ method: 'GET', url: '/v1/streams/clusters', stream: true }),
   'GET /v1/streams/clusters/{ident}': () => ({ method: 'GET', url: `/v1/streams/clusters/${shared.cluster.uuid}`, stream: true }),

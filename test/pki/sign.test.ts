@@ -126,3 +126,12 @@ describe('invalid CSRs', () => {
     await refused(opensslCsr().key, /^Received invalid csr: not a PEM certificate request\.$/);
   });
 });
+
+test('a certificate never outlives the CA that signs it (issue 26 item 2)', async () => {
+  const { createCa } = await import('../../src/pki/ca.js');
+  const ca = await createCa('short-lived', { days: 2 });
+  const pem = await signCsr(ca, opensslCsr().csr, { termDays: 30 });
+  assert.equal(new X509Certificate(pem).validTo, new X509Certificate(ca.cert).validTo);
+  const hour = await signCsr(ca, opensslCsr().csr, { ttlMs: 3_600_000 });
+  assert.ok(Math.abs(Date.parse(new X509Certificate(hour).validTo) - (Date.now() + 3_600_000)) < 60_000);
+});

@@ -222,6 +222,15 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
     await waitStatus(p, 'CREATE_COMPLETE');
     for (const id of ['#delete-cluster', '#rotate-ca', '#kubeconfig', '#ng-add']) assert.equal(await p.locator(id).isDisabled(), true, id);
     assert.equal(await p.locator('#ng-default-worker-count').isDisabled(), true);
+    // A reader may have the identity kubeconfig (issue 26 item 2): no credential in it, their own Keystone identity.
+    const identity = p.waitForEvent('download');
+    await p.locator('#kubeconfig-identity').click();
+    const idFile = join(await mkdtemp(join(tmpdir(), 'portal-idk-')), 'config');
+    await (await identity).saveAs(idFile);
+    await p.getByText(/an identity kubeconfig \(client-keystone-auth\), which does not expire/).waitFor();
+    const idConfig = parse(await readFile(idFile, 'utf8'));
+    assert.equal(idConfig.users[0].user.exec.command, 'client-keystone-auth');
+    assert.ok(idConfig.users[0].user.exec.args.includes('--user-name=demo-reader'));
     await accessible(p, 'cluster detail as reader');
     const forced = await p.evaluate(async ([id]) => {
       const sess = (await (await fetch("/portal/session")).json()) as { csrf_token: string };

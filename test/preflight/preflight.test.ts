@@ -1,7 +1,7 @@
 // The pre-flight (src/preflight/preflight.ts) of a cluster create, a node group create and a CA rotation
 // against the simulated cloud: what the cluster names must exist, and its bill must fit the project's
 // quotas; else nothing is written.
-import { after, before, describe, test } from 'node:test';
+import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
@@ -29,6 +29,9 @@ before(async () => {
   template = res.json().uuid;
 });
 after(() => t.close());
+// The creates of one test are accepted and never run (no worker): their operations end before the next test,
+// so that what they hold of the quotas (src/preflight/holds.ts) does not weigh on it.
+beforeEach(() => t.app.services.db.query("UPDATE operation SET state = 'succeeded', finished_at = now() WHERE state IN ('pending', 'queued', 'running')"));
 
 const create = (body: Record<string, unknown> = {}) => t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: template, ...body } });
 const clusters = () => t.app.services.db.getRepository(ClusterEntity).count();
@@ -93,7 +96,7 @@ test('Cinder and Octavia quotas count too; load balancers are counted in the cal
     sims.octavia.state.setQuota(adminProject, { load_balancer: 0 });
     const full = await asAdmin({ name: 'lb-over' });
     assert.equal(full.statusCode, 403, full.body);
-    assert.match(full.json().errors[0].detail, /load_balancer: needed 1, in use \d+, limit 0/);
+    assert.match(full.json().errors[0].detail, /load_balancer: needed 1, in use \d+, (held by accepted operations 1, )?limit 0/);
   } finally {
     sims.octavia.state.quotas.delete(adminProject);
   }
@@ -176,7 +179,7 @@ describe('the pre-flight as functions', () => {
       authUrl: t.config.keystone.authUrl,
       maxClustersPerProject: 3,
       clouds: { for: () => (asked++, undefined) } as never,
-      quotas: { clusterUsage: async () => ({ limit: 3, used: 3 }) },
+      quotas: { clusterUsage: async () => ({ limit: 3, used: 3 }), holds: async () => [] },
       checks: undefined,
       steps: [{ name: 'masters', bill: ({ groups }) => ({ instances: groups.reduce((n, g) => n + g.count, 0) }) }],
     });
@@ -202,4 +205,102 @@ describe('the pre-flight as functions', () => {
     await assert.rejects(t.app.services.preflight.fixedSubnetCidr(who, 'no-such-subnet'), /Unable to find subnet no-such-subnet\./);
     assert.equal(await t.app.services.preflight.fixedSubnetCidr(who, null), undefined);
   });
+});
+
+test('fixed_subnet_cidr may not touch loopback, link-local (the metadata service), multicast or 0.0.0.0/8: a 400 naming the label, nothing written', async () => {
+  const before = [await clusters(), appCreds()];
+  const reserved = [
+    ['127.0.0.0/24', /loopback/], ['169.254.0.0/24', /link-local, where the metadata service answers/], ['169.254.169.0/28', /link-local/],
+    ['224.0.0.0/24', /multicast/], ['239.255.0.0/16', /multicast/], ['0.0.0.0/24', /"this network"/], ['0.0.0.0/0', /"this network"/],
+    ['128.0.0.0/1', /link-local/], ['255.255.255.240/28', /broadcast/],
+  ] as const;
+  for (const [cidr, why] of reserved) {
+    const r = await create({ labels: { fixed_subnet_cidr: cidr } });
+    assert.equal(r.statusCode, 400, `${cidr}: ${r.body}`);
+    const e = r.json().errors[0];
+    assert.equal(e.status, 400);
+    assert.match(e.detail, new RegExp(`^Invalid input for label fixed_subnet_cidr\\. Value: '${cidr.replace(/\./g, '\\.')}'\\. A cluster subnet may not overlap `), cidr);
+    assert.match(e.detail, why, cidr);
+  }
+  // IPv6 ones (loopback, link-local, multicast, unspecified) are not IPv4 CIDRs: refused as the label is.
+  for (const cidr of ['::1/128', 'fe80::/64', 'ff02::/16', '::/0', 'fd00:ec2::254/128']) {
+    const r = await create({ labels: { fixed_subnet_cidr: cidr } });
+    assert.equal(r.statusCode, 400, `${cidr}: ${r.body}`);
+    assert.match(r.json().errors[0].detail, /^Invalid input for label fixed_subnet_cidr\. /);
+  }
+  assert.deepEqual([await clusters(), appCreds()], before);
+  assert.equal((await create({ labels: { fixed_subnet_cidr: '192.168.40.0/24' } })).statusCode, 202);
+});
+
+test('a flavor whose disk is smaller than the image needs is refused at create, resize and node group create, naming both; boot volumes are weighed instead', async () => {
+  // ubuntu-24.04: min_disk 10 GB; m1.tiny's disk is 1 GB.
+  const tinyDetail = "Flavor m1.tiny's disk (1 GB) is smaller than image ubuntu-24.04 needs (10 GB, its min_disk or its size). Choose a flavor with a larger disk, or boot the nodes from volumes (label boot_volume_size).";
+  const before = [await clusters(), appCreds()];
+  for (const body of [{ flavor_id: 'm1.tiny' }, { master_flavor_id: 'm1.tiny' }]) {
+    const r = await create(body);
+    assert.equal(r.statusCode, 400, r.body);
+    assert.equal(r.json().errors[0].detail, tinyDetail);
+  }
+  // The image's size counts when larger than its min_disk: 1.5 GiB on a 1 GB disk.
+  const big = t.cloud!.glance.addImage({ name: 'ubuntu-big', min_disk: 0, size: 1.5 * 1024 ** 3, properties: { os_distro: 'ubuntu' } });
+  const bigTemplate = await t.as('demo', { method: 'POST', url: '/v1/clustertemplates', payload: { name: 'big-image', coe: 'kubernetes', image_id: 'ubuntu-big', external_network_id: 'public', flavor_id: 'm1.tiny', master_flavor_id: 'm1.medium' } });
+  assert.equal(bigTemplate.statusCode, 201, bigTemplate.body);
+  const bigCreate = await t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: bigTemplate.json().uuid } });
+  assert.equal(bigCreate.statusCode, 400, bigCreate.body);
+  assert.match(bigCreate.json().errors[0].detail, /^Flavor m1\.tiny's disk \(1 GB\) is smaller than image ubuntu-big needs \(2 GB, /);
+  // Booting from volumes: the volume must hold the image, the flavor's disk is not used.
+  const small = await create({ flavor_id: 'm1.tiny', labels: { kube_tag: 'v1.35.1', boot_volume_size: '5' } });
+  assert.equal(small.statusCode, 400, small.body);
+  assert.equal(small.json().errors[0].detail, 'The boot volume (label boot_volume_size=5) is smaller than image ubuntu-24.04 needs (10 GB, its min_disk or its size).');
+  assert.deepEqual([await clusters(), appCreds()], before, 'nothing written');
+  // A flavor without a disk (0: the root disk is sized by the image or a volume) has nothing to weigh.
+  t.cloud!.nova.addFlavor({ id: 'z1', name: 'z1.diskless', vcpus: 1, ram: 2048, disk: 0 });
+  assert.equal((await create({ flavor_id: 'z1.diskless' })).statusCode, 202);
+  assert.equal((await create({ flavor_id: 'm1.tiny', labels: { kube_tag: 'v1.35.1', boot_volume_size: '10' } })).statusCode, 202);
+
+  // An existing cluster whose workers' flavor became too small for its image (a template's later flavor).
+  const user = t.keystone.state.findUserByName('demo', 'default')!.id;
+  const { cluster } = await insertCluster(t.app, { user, project: demoProject, name: 'tiny-workers', nodegroups: true, template: { flavor_id: 'm1.tiny' } });
+  const db = t.app.services.db;
+  const written = async () => [await db.getRepository(NodeGroupEntity).count(), await db.getRepository(OperationEntity).count()];
+  const beforeOps = await written();
+  const resize = await t.as('demo', { method: 'POST', url: `/v1/clusters/${cluster.uuid}/actions/resize`, payload: { node_count: 3 } });
+  assert.equal(resize.statusCode, 400, resize.body);
+  assert.equal(resize.json().errors[0].detail, tinyDetail);
+  const ng = await t.as('demo', { method: 'POST', url: `/v1/clusters/${cluster.uuid}/nodegroups`, payload: { name: 'tiny', node_count: 1 } });
+  assert.equal(ng.statusCode, 400, ng.body);
+  assert.equal(ng.json().errors[0].detail, tinyDetail);
+  const own = await t.as('demo', { method: 'POST', url: `/v1/clusters/${cluster.uuid}/nodegroups`, payload: { name: 'big', node_count: 1, flavor_id: 'm1.small', image_id: 'ubuntu-big' } });
+  assert.equal(own.statusCode, 202, own.body);
+  const ownTiny = await t.as('demo', { method: 'POST', url: `/v1/clusters/${cluster.uuid}/nodegroups`, payload: { name: 'big-tiny', node_count: 1, flavor_id: 'm1.tiny', image_id: 'ubuntu-big' } });
+  assert.equal(ownTiny.statusCode, 400, ownTiny.body);
+  assert.match(ownTiny.json().errors[0].detail, /^Flavor m1\.tiny's disk \(1 GB\) is smaller than image ubuntu-big needs \(2 GB, /);
+  assert.equal((await written())[0], beforeOps[0]! + 1, 'only the group that fits was written');
+  t.cloud!.glance.images.delete(big.id);
+  t.cloud!.nova.removeFlavor('z1');
+});
+
+test('the pre-checks try a cloud read again when it failed for a moment (5xx, a dropped connection); only one that keeps failing is the 503', async () => {
+  const nova = t.cloud!.nova;
+  for (const rule of [{ status: 503, times: 2 }, { status: 500, times: 1 }, { action: 'drop' as const, times: 2 }]) {
+    const clear = nova.faults.inject({ ...rule, method: 'GET' });
+    try {
+      const r = await create();
+      assert.equal(r.statusCode, 202, `${JSON.stringify(rule)}: ${r.body}`);
+      assert.equal(nova.faults.list()[0]?.hits ?? rule.times, rule.times, 'every fault was met, and passed');
+    } finally {
+      clear();
+    }
+  }
+  const before = [await clusters(), appCreds()];
+  const clear = nova.faults.inject({ status: 503, method: 'GET' });
+  try {
+    const r = await create();
+    assert.equal(r.statusCode, 503, r.body);
+    assert.equal(r.json().errors[0].detail, 'The compute service is temporarily unavailable.');
+    assert.equal(nova.faults.list()[0]!.hits, 3, 'three attempts (OPENSTACK_API_ATTEMPTS), then the answer');
+  } finally {
+    clear();
+  }
+  assert.deepEqual([await clusters(), appCreds()], before);
 });

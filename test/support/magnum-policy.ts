@@ -118,6 +118,8 @@ export const MAGNUM_POLICY: Record<string, TableEntry> = {
   'GET /v1/clusters/{ident}/events': P('cluster:get (events)', 'admin_or_reader', 'resource', 200, wide),
   'GET /v1/clusters/{ident}/resources': P('cluster:get', 'admin_or_reader', 'resource', 200, wide),
   'GET /v1/clusters/{ident}/upgrades': P('cluster:get', 'admin_or_reader', 'resource', 200, wide),
+  // The caller's own project only: the Keystone token it presents is scoped there.
+  'GET /v1/clusters/{ident}/kubeconfig': P('cluster:get', 'admin_or_reader', 'resource', 200),
   'GET /v1/streams/clusters': P('cluster:get_all', 'admin_or_reader', 'none', 200),
   'GET /v1/streams/clusters/{ident}': P('cluster:get', 'admin_or_reader', 'resource', 200, wide),
   'GET /v1/cloud-choices': P('clustertemplate:get_all', 'admin_or_reader', 'none', 200),

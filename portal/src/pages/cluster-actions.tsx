@@ -12,8 +12,22 @@ import { shq, shqOr } from '../ui/shell';
 /** A kubeconfig is signed whenever the cluster has an API that answers: complete, or updating (a resize, an upgrade, a node group), not while it is made or deleted. */
 const SIGNABLE = /^(CREATE_COMPLETE|UPDATE_COMPLETE|UPDATE_IN_PROGRESS|UPDATE_FAILED|RESUME_COMPLETE|RESTORE_COMPLETE|SNAPSHOT_COMPLETE|CHECK_COMPLETE|ROLLBACK_COMPLETE|ADOPT_COMPLETE)$/;
 
+type KubeconfigState = { kind: 'idle' | 'busy' } | { kind: 'done'; made: 'identity' | 'certificate'; expires: Date | undefined; file: string } | { kind: 'error'; text: string };
+
 export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: string; scope: Scope }) {
-  const [state, setState] = useState<{ kind: 'idle' | 'busy' } | { kind: 'done'; expires: Date | undefined; file: string } | { kind: 'error'; text: string }>({ kind: 'idle' });
+  const [state, setState] = useState<KubeconfigState>({ kind: 'idle' });
+  /** The identity kubeconfig: no credential in it, the user's Keystone identity through client-keystone-auth; readers too. */
+  async function identity() {
+    setState({ kind: 'busy' });
+    try {
+      const got = await must(api.GET('/v1/clusters/{ident}/kubeconfig', { params: { path: { ident: c.uuid } } }));
+      const file = `${c.name}.kubeconfig`;
+      download(file, got.kubeconfig);
+      setState({ kind: 'done', made: 'identity', expires: undefined, file });
+    } catch (e) {
+      setState({ kind: 'error', text: (e as Error).message });
+    }
+  }
   async function go() {
     setState({ kind: 'busy' });
     try {
@@ -22,7 +36,7 @@ export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: stri
       const signed = await must(api.POST('/v1/certificates', { body: { cluster_uuid: c.uuid, csr } }));
       const file = `${c.name}.kubeconfig`;
       download(file, kubeconfig({ cluster: c.name, server: c.api_address!, caPem: ca.pem, certPem: signed.pem, keyPem, user }));
-      setState({ kind: 'done', expires: certificateExpiry(signed.pem), file });
+      setState({ kind: 'done', made: 'certificate', expires: certificateExpiry(signed.pem), file });
     } catch (e) {
       setState({ kind: 'error', text: (e as Error).message });
     }
@@ -31,15 +45,27 @@ export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: stri
   return (
     <div class="panel">
       <h3>Kubeconfig</h3>
-      <p>A key pair is made in this browser; only its certificate request goes to the service. The private key never leaves this page.</p>
+      <p>
+        The identity kubeconfig signs in as you: <code>client-keystone-auth</code> asks Keystone for your token, and what you may do in
+        the cluster follows your roles in this project. It holds no secret and does not expire.
+      </p>
+      <button id="kubeconfig-identity" type="button" disabled={!ready || state.kind === 'busy'} onClick={identity}>
+        Download identity kubeconfig
+      </button>
+      <p>
+        The certificate kubeconfig is cluster-admin (<code>system:masters</code>) until its certificate expires. A key pair is made in
+        this browser; only its certificate request goes to the service. The private key never leaves this page.
+      </p>
       <WriteButton id="kubeconfig" canWrite={scope.can_write} reason={!scope.can_write ? 'Signing a certificate needs the member role.' : undefined} disabled={!ready || state.kind === 'busy'} onClick={go}>
-        {state.kind === 'busy' ? 'Signing…' : 'Download kubeconfig'}
+        {state.kind === 'busy' ? 'Working…' : 'Download certificate kubeconfig'}
       </WriteButton>
       {!ready && <span class="why">{c.api_address ? `Not while the cluster is ${c.status.toLowerCase().replace(/_/g, ' ')}.` : 'Available once the cluster has an API address.'}</span>}
       {ready && c.status === 'UPDATE_IN_PROGRESS' && <span class="sub">The cluster is updating; its API keeps answering.</span>}
       {state.kind === 'done' && (
         <Notice kind="ok">
-          Saved {state.file}. Its certificate expires {state.expires ? fmtTime(state.expires.toISOString()) : 'at an unknown date'}.
+          {state.made === 'identity'
+            ? `Saved ${state.file}: an identity kubeconfig (client-keystone-auth), which does not expire.`
+            : `Saved ${state.file}: a certificate kubeconfig. Its certificate expires ${state.expires ? fmtTime(state.expires.toISOString()) : 'at an unknown date'}.`}
         </Notice>
       )}
       {state.kind === 'error' && <Notice kind="error">{state.text}</Notice>}

@@ -58,6 +58,8 @@ export function registerAuth(app: FastifyInstance, validator: TokenValidator, au
       throw errors.accessRuleDenied(request.method, paths[0] ?? '');
     }
     request.authToken = token;
+    // What an authenticated caller is answered (its clusters, CAs, certificates, kubeconfigs) is kept by no cache.
+    reply.header('cache-control', 'no-store');
     const log = request.log.child({ project: request.auth.projectId, user: request.auth.userId });
     request.log = log;
     reply.log = log;

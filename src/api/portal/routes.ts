@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { errors } from '../../domain/errors.js';
 import { errorResponses } from '../schemas/common.js';
-import { checkLoginAllowed, cookieHeader, cookies, countLoginFailure, CSRF_HEADER, LOGIN_COOKIE, loginToken, requireSameOrigin, sameSecret, SESSION_COOKIE } from './guards.js';
+import { checkLoginAllowed, clearClientFailures, cookieHeader, cookies, countLoginFailure, CSRF_HEADER, LOGIN_COOKIE, loginToken, requireSameOrigin, sameSecret, SESSION_COOKIE } from './guards.js';
 import type { LoginRequest } from '../../keystone/portal-login.js';
 import { clientKey, type PortalSessions } from './sessions.js';
 
@@ -81,7 +81,7 @@ export async function portalSessionRoutes(app: FastifyInstance, opts: { sessions
       schema: {
         tags: TAGS,
         summary: 'Log in with Keystone (password or application credential); sets the HttpOnly session cookie',
-        description: 'Needs the login cookie and its token in X-CSRF-Token, from the same origin. Rate-limited per client and per user.',
+        description: 'Needs the login cookie and its token in X-CSRF-Token, from the same origin. Rate-limited per client (its real address); a client failing for a user waits a delay growing with that user\'s failures (429, Retry-After), while the right password from a client that has not been failing is never refused for the user\'s sake.',
         body: Type.Ref(LoginBody),
         response: { 200: Type.Ref(PortalSession), ...errorResponses(400, 401, 403, 429) },
       },
@@ -95,15 +95,17 @@ export async function portalSessionRoutes(app: FastifyInstance, opts: { sessions
       }
       const b = request.body;
       const user = b.method === 'password' ? `${b.user_domain ?? 'Default'}/${b.username}` : `appcred/${b.application_credential_id}`;
-      await checkLoginAllowed(deps.redis, deps.prefix, deps.limits, clientKey(request), user);
+      const client = clientKey(request);
+      await checkLoginAllowed(deps.redis, deps.prefix, deps.limits, client, user);
       const req: LoginRequest =
         b.method === 'password'
           ? { method: 'password', username: b.username, password: b.password, userDomain: b.user_domain ?? 'Default', project: b.project, projectDomain: b.project_domain }
           : { method: 'application_credential', id: b.application_credential_id, secret: b.application_credential_secret };
       const { sid, session } = await sessions.login(req).catch(async (e: unknown) => {
-        if ((e as { id?: string }).id === 'login_refused') await countLoginFailure(deps.redis, deps.prefix, deps.limits, user);
+        if ((e as { id?: string }).id === 'login_refused') await countLoginFailure(deps.redis, deps.prefix, deps.limits, client, user);
         throw e;
       });
+      await clearClientFailures(deps.redis, deps.prefix, client, user);
       const maxAge = Math.max(1, Math.floor((session.core.expiresAt - Date.now()) / 1000));
       reply.header('set-cookie', [cookieHeader(SESSION_COOKIE, sid, request, { maxAge }), cookieHeader(LOGIN_COOKIE, '', request, { path: '/portal', maxAge: 0 })]);
       reply.header('cache-control', 'no-store');

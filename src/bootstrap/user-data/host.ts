@@ -50,14 +50,18 @@ export function nodeProxy(spec: ClusterSpec, endpointAddress: string): { http: s
   return { http: p.http, https: p.https, noProxy };
 }
 
+/** A value inside a double-quoted systemd setting: `%` is a specifier (`%%`), `\\` and `"` escaped. */
+export const systemdQuoted = (v: string): string => v.replace(/[\\"]/g, '\\$&').replace(/%/g, '%%');
+
 /** systemd drop-in for containerd when the template sets a proxy; cluster-internal ranges bypass it. */
 export function containerdProxy(spec: ClusterSpec, endpointAddress: string): string | null {
   const p = nodeProxy(spec, endpointAddress);
   if (!p) return null;
   const lines = ['[Service]'];
-  if (p.http) lines.push(`Environment="HTTP_PROXY=${p.http}"`);
-  if (p.https) lines.push(`Environment="HTTPS_PROXY=${p.https}"`);
-  lines.push(`Environment="NO_PROXY=${p.noProxy}"`, '');
+  const env = (name: string, value: string) => `Environment="${systemdQuoted(`${name}=${value}`)}"`;
+  if (p.http) lines.push(env('HTTP_PROXY', p.http));
+  if (p.https) lines.push(env('HTTPS_PROXY', p.https));
+  lines.push(env('NO_PROXY', p.noProxy), '');
   return lines.join('\n');
 }
 

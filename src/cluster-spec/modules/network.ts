@@ -1,9 +1,10 @@
 // Core module: CNI choice, pod/service/subnet CIDRs and their overlap rules, encapsulation.
 
 import { errors } from '../../domain/errors.js';
-import { nthAddress, overlaps, parseCidr, size, type Cidr } from '../cidr.js';
+import { nthAddress, overlaps, parseCidr, reservedRange, size, type Cidr } from '../cidr.js';
 import { cidr, int, label, oneOf } from '../labels/types.js';
 import { defineModule, type ModuleContext } from '../module.js';
+import { checkProxies } from '../proxy.js';
 import type { FlannelBackend, NetworkDriver, NetworkSpec } from '../types.js';
 
 const DRIVERS: readonly NetworkDriver[] = ['calico', 'flannel'];
@@ -27,7 +28,7 @@ export const networkModule = defineModule({
     ),
     flannel_network_subnetlen: label(int(16, 28), 'Per-node pod subnet prefix length (kube-controller-manager node-cidr-mask-size), default 24.', { ignored: 'unless network_driver=flannel' }),
     service_cluster_ip_range: label(cidr, `Service CIDR (default ${DEFAULT_SERVICE}).`),
-    fixed_subnet_cidr: label(cidr, `CIDR of the subnet created when the cluster names no fixed_subnet (default ${DEFAULT_SUBNET}).`, { ignored: 'when the cluster uses an existing subnet (fixed_subnet)' }),
+    fixed_subnet_cidr: label(cidr, `CIDR of the subnet created when the cluster names no fixed_subnet (default ${DEFAULT_SUBNET}); never touching loopback, link-local (the metadata service), multicast, 0.0.0.0/8 or 240.0.0.0/4.`, { ignored: 'when the cluster uses an existing subnet (fixed_subnet)' }),
   },
   resolve(l, ctx): NetworkSpec {
     const driver = networkDriver(ctx);
@@ -85,7 +86,11 @@ function networkDriver(ctx: ModuleContext): NetworkDriver {
 }
 
 function subnetOf(labelCidr: Cidr | undefined, fixedSubnet: string, ctx: ModuleContext): { subnet: Cidr; subnetLabel?: string } {
-  if (fixedSubnet === '') return { subnet: labelCidr ?? parseCidr(DEFAULT_SUBNET), subnetLabel: 'fixed_subnet_cidr' };
+  if (fixedSubnet === '') {
+    const reserved = labelCidr && reservedRange(labelCidr);
+    if (reserved) ctx.reject('fixed_subnet_cidr', `A cluster subnet may not overlap ${reserved}.`, labelCidr.text);
+    return { subnet: labelCidr ?? parseCidr(DEFAULT_SUBNET), subnetLabel: 'fixed_subnet_cidr' };
+  }
   if (labelCidr) ctx.ignore('fixed_subnet_cidr', `when the cluster uses an existing subnet (fixed_subnet ${fixedSubnet})`);
   if (!ctx.subnetCidr) throw errors.invalidInput('fixed_subnet', fixedSubnet, 'The CIDR of the fixed subnet is unknown.');
   return { subnet: parseCidr(ctx.subnetCidr) };
@@ -93,9 +98,7 @@ function subnetOf(labelCidr: Cidr | undefined, fixedSubnet: string, ctx: ModuleC
 
 function proxyOf(ctx: ModuleContext): NetworkSpec['proxy'] {
   const { http_proxy: http, https_proxy: https, no_proxy: no } = ctx.template;
+  checkProxies(ctx.template);
   if (!http && !https) return null;
-  for (const [field, v] of [['http_proxy', http], ['https_proxy', https], ['no_proxy', no]] as const) {
-    if (v && /[\s"'\\]/.test(v)) throw errors.invalidInput(field, v, 'Whitespace and quotes are not allowed.');
-  }
   return { http: http ?? '', https: https ?? '', noProxy: (no ?? '').split(',').map((s) => s.trim()).filter(Boolean) };
 }

@@ -4,6 +4,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { ClusterEntity } from '../entities/cluster.js';
 import { QuotaEntity, type QuotaRow } from '../entities/quota.js';
 import { orderAndPage, type Keyset } from './keyset.js';
+import { liveHolds, type LiveHold } from './quota-holds.js';
 
 /** The only resource Magnum limits. */
 export const CLUSTER_RESOURCE = 'Cluster';
@@ -58,6 +59,11 @@ export class QuotaRepo {
   /** The project's cluster limit and its clusters now (the create's bill). */
   clusterUsage(projectId: string, defaultLimit: number): Promise<{ limit: number; used: number }> {
     return clusterUsageOf(this.ds.manager, projectId, defaultLimit);
+  }
+
+  /** The project's accepted operations' live holds (read without the lock: a bill's preview). */
+  holds(projectId: string): Promise<LiveHold[]> {
+    return liveHolds(this.ds.manager, projectId);
   }
 
   /** False when there was no such row. */

@@ -21,7 +21,14 @@ before(async () => {
   await mkdir(join(dist, 'assets'));
   await writeFile(join(dist, 'index.html'), '<!doctype html><title>Magnum</title><script type="module" src="/ui/assets/app-ABCD1234.js"></script>');
   await writeFile(join(dist, 'assets', 'app-ABCD1234.js'), 'console.log(1)');
-  t = await testApp({ config: (c) => (c.portal = { perClient: 50, perUser: 4, windowSeconds: 60 }), portal: { distDir: dist } });
+  t = await testApp({
+    config: (c) => {
+      c.portal = { perClient: 50, perUser: 4, windowSeconds: 60 };
+      // inject()'s peer stands for a TLS-terminating proxy: its X-Forwarded-Proto counts (TRUSTED_PROXIES).
+      c.api.trustedProxies = ['127.0.0.1'];
+    },
+    portal: { distDir: dist },
+  });
 });
 after(async () => {
   await t?.close();

@@ -93,7 +93,7 @@ test('add-on apiserver hook: keystone-auth contributes flags, the Webhook author
 });
 
 test('Node labels and taints: kubelet --node-labels, kubeadm taints; a control plane keeps its own taint', () => {
-  const labels = groupNodeLabels({ name: 'gpu pool', role: 'worker' }, { 'example.org/tier': 'gpu' });
+  const labels = groupNodeLabels({ name: 'gpu-pool', role: 'worker' }, { 'example.org/tier': 'gpu' });
   assert.deepEqual(labels, { 'magnum.openstack.org/nodegroup': 'gpu-pool', 'magnum.openstack.org/role': 'worker', 'example.org/tier': 'gpu' });
   const taints = [{ key: 'example.org/gpu', value: 'true', effect: 'NoSchedule' as const }];
   const join = joinConfig(workerUserData({ nodeLabels: labels, nodeTaints: taints }));

@@ -5,6 +5,7 @@ import { clustersRoutes } from './clusters/routes.js';
 import { clusterResourceRoutes } from './clusters/resources.js';
 import { clusterDryRunRoutes } from './clusters/dry-run.js';
 import { clusterUpgradeRoutes } from './clusters/upgrades.js';
+import { clusterKubeconfigRoutes } from './clusters/kubeconfig.js';
 import { cloudChoiceRoutes } from './cloud-choices.js';
 import { templateRoutes } from './clustertemplates/routes.js';
 import { mservicesRoutes } from './mservices.js';
@@ -26,6 +27,7 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
   // Extensions for the portal (Magnum's own responses unchanged).
   await app.register(clusterResourceRoutes);
   await app.register(clusterUpgradeRoutes);
+  await app.register(clusterKubeconfigRoutes);
   await app.register(streamRoutes);
   await app.register(cloudChoiceRoutes);
   await app.register(clusterDryRunRoutes);

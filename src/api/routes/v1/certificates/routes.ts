@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, Ident, UuidBody } from '../../../schemas/common.js';
 import { hostUrl, selfLinks } from '../../../views.js';
-import { CaQuery, Certificate, CertificateCreate, SignedCertificate } from './schema.js';
+import { CaQuery, Certificate, CertificateCreate, SignedCertificate, SignQuery } from './schema.js';
 import { planRotateCa, startRotateCa } from '../../../../clusters/rotate-ca.js';
 import { showCa, signCertificate, type CertificateDeps } from '../../../../clusters/sign-certificate.js';
 
@@ -12,7 +12,7 @@ const TAGS = ['certificates'];
 
 export const certificatesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;
-  const deps: CertificateDeps = { db: s.db, clusters: s.clusters, secretBox: s.secretBox };
+  const deps: CertificateDeps = { db: s.db, clusters: s.clusters, secretBox: s.secretBox, termDays: s.config.clientCertTtlDays };
   const links = (host: string, uuid: string) => selfLinks(host, `certificates/${uuid}`);
 
   app.get(
@@ -39,14 +39,20 @@ export const certificatesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: TAGS,
         summary: "Sign a certificate signing request with the cluster's CA",
+        description:
+          'The certificate lives CLIENT_CERT_TTL_DAYS (30 days by default), or `ttl_hours` when shorter (an extension), and never past its CA. ' +
+          'When it expires is answered in the header `X-Certificate-Expires` (RFC 3339), so that the body stays Magnum\'s. ' +
+          'Refused (409) while the cluster rotates its CAs.',
+        querystring: SignQuery,
         body: Type.Ref(CertificateCreate),
         response: { 201: Type.Ref(SignedCertificate), ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {
       const body = request.body;
-      const { cluster, pem } = await signCertificate(deps, request.auth, body);
-      reply.code(201);
+      const { ttl_hours } = request.query;
+      const { cluster, pem, notAfter } = await signCertificate(deps, request.auth, { ...body, ...(ttl_hours !== undefined ? { ttl_hours } : {}) });
+      reply.code(201).header('x-certificate-expires', notAfter.toISOString());
       return {
         cluster_uuid: cluster.uuid,
         bay_uuid: cluster.uuid,

@@ -11,6 +11,12 @@ const CaCertTypeSchema = Type.Unsafe<CaCertType>({ type: 'string', enum: [...CA_
 export const CaQuery = Type.Object({ ca_cert_type: Type.Optional(CaCertTypeSchema) }, { additionalProperties: false });
 export type CaQueryT = Static<typeof CaQuery>;
 
+/** POST /v1/certificates' extension: a shorter life than the deployment's CLIENT_CERT_TTL_DAYS. */
+export const SignQuery = Type.Object(
+  { ttl_hours: Type.Optional(Type.Integer({ minimum: 1, description: 'How long the certificate lives, in hours: at most CLIENT_CERT_TTL_DAYS × 24 (the default).' })) },
+  { additionalProperties: false },
+);
+
 export const Certificate = Type.Object(
   {
     cluster_uuid: Type.String({ format: 'uuid' }),

@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import {
   CLUSTER_NAME_MAX,
   CREATE_TIMEOUT_MAX,
+  NAME_PATTERN,
   MASTER_COUNT_CEILING,
   NODE_COUNT_CEILING,
   STRING_MAX,
@@ -11,7 +12,7 @@ import {
 } from '../../../../domain/limits.js';
 import { LabelsIn, LabelsOut, Links, NBool, NInt, NODE_COUNT_RANGE, NStr, Nullable, StringLabelsIn, Timestamp } from '../../../schemas/common.js';
 
-const NAME = { minLength: 1, maxLength: CLUSTER_NAME_MAX, pattern: '^[a-zA-Z][a-zA-Z0-9_.-]*$' };
+const NAME = { minLength: 1, maxLength: CLUSTER_NAME_MAX, pattern: NAME_PATTERN };
 /** The deployment's MAX_MASTER_COUNT may be lower than this ceiling. */
 const MASTERS = { minimum: 1, maximum: MASTER_COUNT_CEILING };
 const TIMEOUT = { minimum: 0, maximum: CREATE_TIMEOUT_MAX };

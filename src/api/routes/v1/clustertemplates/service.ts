@@ -14,6 +14,7 @@ import { coerceScalars } from '../../../plugins/coerce.js';
 import { validationError } from '../../../plugins/envelope.js';
 import { allowed, enforce } from '../../../../domain/policy.js';
 import { checkDns, checkDriverExists, checkDrivers, DEFAULTS, type Flavor } from './rules.js';
+import { checkProxies, PROXY_FIELDS } from '../../../../cluster-spec/proxy.js';
 import type { TemplateCache } from '../../../../db/template-cache.js';
 import { BayModelCreate, TemplateCreate, WRITABLE_KEYS, type TemplateBodyT } from './schema.js';
 import { templateVisibility as visibility } from '../../../../clusters/lookup.js';
@@ -108,6 +109,7 @@ export async function createTemplate(deps: TemplateDeps, flavor: Flavor, who: Ca
   t.coe = body.coe ?? '';
   checkDns(t.dns_nameserver, flavor);
   checkDrivers(t);
+  checkProxies(t);
   // Magnum checks that a driver exists for the image's distro before the policy (spec §3.1).
   const props = deps.cloud && flavor === 'template' ? await deps.cloud.imageProperties(who, t.image_id) : undefined;
   const distro = props ? String(props.os_distro) : undefined;
@@ -149,6 +151,8 @@ export async function updateTemplate(
   const changed = changedFields(before, { ...next }).filter((k) => WRITABLE_KEYS.some((w) => w === k));
   checkDns(next.dns_nameserver, flavor);
   checkDrivers(next);
+  // A proxy the patch sets (an older template's own value stays as it is until changed).
+  checkProxies(Object.fromEntries(PROXY_FIELDS.filter((f) => changed.includes(f)).map((f) => [f, next[f]])));
   await cloudChecks(deps, who, next, new Set(changed), undefined, flavor);
   if (changed.length > 0 && (await deps.repo.isReferenced(current.uuid)) && !allowedWhileReferenced(changed, next)) {
     throw errors.templateReferenced(current.uuid);

@@ -1,7 +1,7 @@
 // The node group's wire shapes (spec §3.4): one source for validation, serialization, the OpenAPI
 // document and the TypeScript types. node_labels / node_taints exist from microversion 1.14.
 import { Type, type Static } from '@sinclair/typebox';
-import { NODE_LABELS, NODE_TAINTS_MAX, STRING_MAX, VOLUME_SIZE_MAX } from '../../../../domain/limits.js';
+import { NAME_PATTERN, NODE_LABELS, NODE_TAINTS_MAX, STRING_MAX, VOLUME_SIZE_MAX } from '../../../../domain/limits.js';
 import { Ident, LabelsIn, LabelsOut, Links, ListQuery, MapKey, NBool, NInt, NODE_COUNT_RANGE, NStr, Nullable, QueryStr, Timestamp } from '../../../schemas/common.js';
 
 /** The microversion that adds node_labels and node_taints. */
@@ -21,7 +21,9 @@ export const NodeTaint = Type.Object(
 
 export const NodeGroupCreate = Type.Partial(
   Type.Object({
-    name: NStr(255),
+    name: Nullable(
+      Type.String({ minLength: 1, maxLength: STRING_MAX, pattern: NAME_PATTERN, description: 'The rule cluster names follow: a letter, then letters, digits, "_", "." and "-".' }),
+    ),
     docker_volume_size: NInt({ minimum: 1, maximum: VOLUME_SIZE_MAX }),
     labels: LabelsIn,
     merge_labels: NBool(),

@@ -315,3 +315,37 @@ describe('CA private keys', () => {
     }
   });
 });
+
+describe('issue 26 item 2: a signed certificate lives CLIENT_CERT_TTL_DAYS (30) at most, says when it ends, and no CA being rotated signs', () => {
+  const HOUR = 3_600_000;
+  const near = (a: number, b: number) => Math.abs(a - b) < 120_000;
+
+  test('30 days by default, fewer hours on request; the end in X-Certificate-Expires, the body Magnum\'s', async () => {
+    const c = await cluster({ name: 'ttl' });
+    const r = await sign('demo', { cluster_uuid: c.cluster.uuid, csr });
+    assert.equal(r.statusCode, 201, r.body);
+    assert.deepEqual(Object.keys(r.json()).sort(), ['bay_uuid', 'cluster_uuid', 'csr', 'links', 'pem']);
+    const expires = Date.parse(String(r.headers['x-certificate-expires']));
+    assert.ok(near(expires, Date.now() + 30 * 24 * HOUR), String(r.headers['x-certificate-expires']));
+    const { X509Certificate } = await import('node:crypto');
+    assert.equal(Date.parse(new X509Certificate(r.json().pem).validTo), Math.floor(expires / 1000) * 1000, 'the header says what the certificate says');
+    const short = await t.as('demo', { method: 'POST', url: '/v1/certificates?ttl_hours=2', payload: { cluster_uuid: c.cluster.uuid, csr } });
+    assert.equal(short.statusCode, 201, short.body);
+    assert.ok(near(Date.parse(String(short.headers['x-certificate-expires'])), Date.now() + 2 * HOUR));
+    assert.ok(near(Date.parse(new X509Certificate(short.json().pem).validTo), Date.now() + 2 * HOUR));
+    const long = await t.as('demo', { method: 'POST', url: '/v1/certificates?ttl_hours=721', payload: { cluster_uuid: c.cluster.uuid, csr } });
+    assert.equal(long.statusCode, 400, long.body);
+    assert.equal(err(long).detail, "Invalid input for field/attribute ttl_hours. Value: '721'. A certificate lives at most 720 hours here (CLIENT_CERT_TTL_DAYS).");
+  });
+
+  test('while the CAs are being rotated nothing is signed by the CA on its way out: 409, then signing again once it has ended', async () => {
+    const c = await cluster({ name: 'rotating', nodegroups: true });
+    assert.equal((await rotate('demo', c.cluster.uuid)).statusCode, 202);
+    const r = await sign('demo', { cluster_uuid: c.cluster.uuid, csr });
+    assert.equal(r.statusCode, 409, r.body);
+    assert.equal(err(r).detail, 'Cluster rotating is rotating its certificate authorities: a certificate signed now would stop working when it ends. Ask again when the rotation has finished.');
+    assert.equal(r.headers['x-certificate-expires'], undefined);
+    await t.app.services.db.getRepository(OperationEntity).update({ cluster_id: c.cluster.uuid }, { state: 'succeeded', finished_at: new Date() });
+    assert.equal((await sign('demo', { cluster_uuid: c.cluster.uuid, csr })).statusCode, 201);
+  });
+});
