@@ -90,7 +90,7 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
   await t.test('create a template with the typed label form', async () => {
     await page.getByRole('link', { name: 'Templates' }).click();
     await page.getByRole('heading', { name: 'Cluster templates' }).waitFor();
-    await page.getByRole('cell', { name: 'k8s-136' }).or(page.getByRole('rowheader', { name: 'k8s-136' })).waitFor();
+    await page.getByRole('rowheader', { name: 'k8s-136', exact: true }).waitFor();
     await accessible(page, 'templates');
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.getByRole('heading', { name: 'Create a template' }).waitFor();
@@ -283,7 +283,7 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
     await page.getByRole('button', { name: 'Upgrade web' }).click();
     await page.getByText('Upgrade of web to k8s-136 accepted.').waitFor();
     await waitStatus(page, 'UPDATE_COMPLETE');
-    await page.locator('.facts dd', { hasText: 'v1.36.0' }).waitFor();
+    await page.locator('.facts dd', { hasText: 'v1.36.0' }).first().waitFor();
   });
 
   let kubeconfigPath = '';
