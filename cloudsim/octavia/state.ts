@@ -287,6 +287,11 @@ export class OctaviaState implements Auditable, Snapshotable {
     this.timers.set(lb.id, timer);
   }
 
+  /** A child of the LB was created, changed or marked for deletion: the provider applies it after the update delay. */
+  childChanged(lb: LoadBalancer): void {
+    this.settle(lb, 'octavia.loadbalancer.update', () => this.finishTree(lb.id));
+  }
+
   /** The provider finished: PENDING_DELETE children go, PENDING_CREATE/UPDATE ones become `to`. */
   finishTree(lbId: string, to: 'ACTIVE' | 'ERROR' = 'ACTIVE'): void {
     for (const h of [...this.healthmonitors.values()]) {
