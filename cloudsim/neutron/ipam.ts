@@ -2,7 +2,7 @@
 // (409 IpAddressAlreadyAllocated) and exhaustion (409 IpAddressGenerationFailure).
 import { SimError } from '../common/errors.js';
 import { contains, formatIp, hostRange, parseCidr, parseIp } from './ip.js';
-import type { FixedIp, Network, NeutronState, Pool, Subnet } from './state.js';
+import { addressKey, type FixedIp, type Network, type NeutronState, type Pool, type Subnet } from './state.js';
 import { badRequest, conflict } from './writes.js';
 
 /** The default pools: every host address but the gateway. */
@@ -14,21 +14,18 @@ export function defaultPools(cidr: string, gateway: string | null): Pool[] {
   return ranges.filter(([a, b]) => a <= b).map(([a, b]) => ({ start: formatIp(a), end: formatIp(b) }));
 }
 
-/** The addresses of the subnet held by ports (every port, whoever owns it). */
-export function usedIps(state: NeutronState, subnetId: string, except?: string): Set<string> {
-  const used = new Set<string>();
-  for (const p of state.ports.values()) {
-    if (p.id === except) continue;
-    for (const f of p.fixedIps) if (f.subnetId === subnetId) used.add(f.ipAddress);
-  }
-  return used;
+/** Whether a port other than `except` holds `ip` on the subnet (whoever owns it). */
+function held(state: NeutronState, subnetId: string, ip: string, except?: string): boolean {
+  for (const id of state.ports.ids('address', addressKey(subnetId, ip))) if (id !== except) return true;
+  return false;
 }
 
-function lowestFree(state: NeutronState, subnet: Subnet, taken: Set<string>): string | undefined {
+/** The lowest address of the subnet's pools that no port but `except` holds and that is not in `taken`. */
+function lowestFree(state: NeutronState, subnet: Subnet, except?: string, taken: ReadonlySet<string> = new Set()): string | undefined {
   for (const pool of subnet.allocationPools) {
     for (let ip = parseIp(pool.start)!; ip <= parseIp(pool.end)!; ip++) {
       const s = formatIp(ip);
-      if (!taken.has(s)) return s;
+      if (!taken.has(s) && !held(state, subnet.id, s, except)) return s;
     }
   }
   return undefined;
@@ -51,7 +48,7 @@ export function allocateFixedIps(
   if (requested === undefined) {
     if (subnets.length === 0) return [];
     for (const s of subnets) {
-      const ip = lowestFree(state, s, usedIps(state, s.id, portId));
+      const ip = lowestFree(state, s, portId);
       if (ip) return [{ subnetId: s.id, ipAddress: ip }];
     }
     throw exhausted(network.id);
@@ -78,14 +75,12 @@ export function allocateFixedIps(
       if (!subnet) throw badRequest(`IP address ${String(ipAddress)} is not a valid IP for any of the subnets on the specified network.`, 'InvalidIpForNetwork');
       const addr = formatIp(ip);
       const mine = keep.some((k) => k.subnetId === subnet!.id && k.ipAddress === addr);
-      if (!mine && (usedIps(state, subnet.id, portId).has(addr) || out.some((o) => o.ipAddress === addr))) {
+      if (!mine && (held(state, subnet.id, addr, portId) || out.some((o) => o.ipAddress === addr))) {
         throw conflict('IpAddressAlreadyAllocated', `IP address ${addr} already allocated in subnet ${subnet.id}`);
       }
       out.push({ subnetId: subnet.id, ipAddress: addr });
     } else if (subnet) {
-      const taken = usedIps(state, subnet.id, portId);
-      for (const o of out) taken.add(o.ipAddress);
-      const ip = lowestFree(state, subnet, taken);
+      const ip = lowestFree(state, subnet, portId, new Set(out.map((o) => o.ipAddress)));
       if (!ip) throw exhausted(network.id);
       out.push({ subnetId: subnet.id, ipAddress: ip });
     } else {

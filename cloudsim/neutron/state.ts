@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js';
 import { Faults } from '../common/faults.js';
+import { IndexedMap } from '../common/indexed-map.js';
 
 /** The standard attributes every Neutron resource carries. */
 export interface Standard {
@@ -152,14 +153,48 @@ interface NeutronSnapshot {
   quotas: Record<string, Partial<Record<QuotaResource, number>>>;
 }
 
+/** The indexes every resource with the standard attributes has: what the API filters on most. */
+const STANDARD = {
+  project: (i: Standard) => i.projectId,
+  name: (i: Standard) => i.name,
+  tag: (i: Standard) => i.tags,
+};
+
+/** The key of a port's address in the `address` index: `subnet|ip`. */
+export const addressKey = (subnetId: string, ip: string): string => `${subnetId}|${ip}`;
+
 export class NeutronState implements Auditable, Snapshotable {
-  readonly networks = new Map<string, Network>();
-  readonly subnets = new Map<string, Subnet>();
-  readonly ports = new Map<string, Port>();
-  readonly routers = new Map<string, Router>();
-  readonly securityGroups = new Map<string, SecurityGroup>();
-  readonly securityGroupRules = new Map<string, SecurityGroupRule>();
-  readonly floatingIps = new Map<string, FloatingIp>();
+  /** `open`: shared or external, what every project sees. */
+  readonly networks = new IndexedMap<Network, keyof typeof STANDARD | 'open'>({ ...STANDARD, open: (n) => (n.shared || n.external ? 'yes' : null) });
+  readonly subnets = new IndexedMap<Subnet, keyof typeof STANDARD | 'network'>({ ...STANDARD, network: (s) => s.networkId });
+  /** `device`: device_id; `subnet`: the subnets of its fixed IPs; `address`: addressKey of each; `group`: its security groups. */
+  readonly ports = new IndexedMap<Port, keyof typeof STANDARD | 'network' | 'device' | 'subnet' | 'address' | 'mac' | 'group'>({
+    ...STANDARD,
+    network: (p) => p.networkId,
+    device: (p) => p.deviceId,
+    subnet: (p) => p.fixedIps.map((f) => f.subnetId),
+    address: (p) => p.fixedIps.map((f) => addressKey(f.subnetId, f.ipAddress)),
+    mac: (p) => p.macAddress,
+    group: (p) => p.securityGroups,
+  });
+  readonly routers = new IndexedMap<Router, keyof typeof STANDARD>(STANDARD);
+  /** `projectName`: `project|name` (a project's `default` group). */
+  readonly securityGroups = new IndexedMap<SecurityGroup, keyof typeof STANDARD | 'projectName'>({ ...STANDARD, projectName: (g) => `${g.projectId}|${g.name}` });
+  /** `group`: the rule's group; `remote`: the group it lets in. */
+  readonly securityGroupRules = new IndexedMap<SecurityGroupRule, 'project' | 'group' | 'remote'>({
+    project: (r) => r.projectId,
+    group: (r) => r.securityGroupId,
+    remote: (r) => r.remoteGroupId,
+  });
+  /** `address`: floating_ip_address; `port`: the port it points at; `router`: the router it goes through. */
+  readonly floatingIps = new IndexedMap<FloatingIp, 'project' | 'tag' | 'address' | 'port' | 'router' | 'network'>({
+    project: (f) => f.projectId,
+    tag: (f) => f.tags,
+    address: (f) => f.floatingIpAddress,
+    port: (f) => f.portId,
+    router: (f) => f.routerId,
+    network: (f) => f.floatingNetworkId,
+  });
   /** Per-project overrides of DEFAULT_QUOTAS. */
   readonly quotas = new Map<string, Partial<Record<QuotaResource, number>>>();
   /** The quotas of projects without overrides (the seed file may change them). */
@@ -234,10 +269,18 @@ export class NeutronState implements Auditable, Snapshotable {
     return { ...standard({}), projectId };
   }
 
+  /** Files a resource changed in place (its name, tags, device, addresses...) again in its map's indexes. */
+  refile(item: { id: string }): void {
+    const maps: { get(id: string): unknown; refile(id: string): void }[] = [this.networks, this.subnets, this.ports, this.routers, this.securityGroups, this.securityGroupRules, this.floatingIps];
+    for (const map of maps) {
+      if (map.get(item.id) === item) map.refile(item.id);
+    }
+  }
+
   /** Removes a network with its subnets and ports (test clean-up; the API refuses networks in use). */
   removeNetwork(id: string): void {
-    for (const p of [...this.ports.values()]) if (p.networkId === id) this.ports.delete(p.id);
-    for (const s of [...this.subnets.values()]) if (s.networkId === id) this.subnets.delete(s.id);
+    for (const p of this.ports.by('network', id)) this.ports.delete(p.id);
+    for (const s of this.subnets.by('network', id)) this.subnets.delete(s.id);
     this.networks.delete(id);
   }
 
@@ -247,7 +290,7 @@ export class NeutronState implements Auditable, Snapshotable {
 
   /** How many `resource`s the project holds now. */
   usage(projectId: string, resource: QuotaResource): number {
-    const maps: Record<QuotaResource, Map<string, { projectId: string }>> = {
+    const maps: Record<QuotaResource, { count(index: 'project', key: string): number }> = {
       network: this.networks,
       subnet: this.subnets,
       port: this.ports,
@@ -256,9 +299,7 @@ export class NeutronState implements Auditable, Snapshotable {
       security_group: this.securityGroups,
       security_group_rule: this.securityGroupRules,
     };
-    let n = 0;
-    for (const item of maps[resource].values()) if (item.projectId === projectId) n++;
-    return n;
+    return maps[resource].count('project', projectId);
   }
 
   auditResources(): AuditResource[] {

@@ -7,6 +7,7 @@ import type { CloudSims } from '../../cloudsim/cloud.js';
 import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
 import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { passwordToken, startKeystone, startSims } from '../support/app.js';
+import { assertFreshIndexes } from './fresh-indexes.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
@@ -17,6 +18,7 @@ before(async () => {
   demo = await passwordToken(keystone, 'demo', BUILTIN_USERS.demo.password, 'demo');
 });
 after(async () => {
+  assertFreshIndexes(sims);
   await sims.close();
   await keystone.app.close();
 });

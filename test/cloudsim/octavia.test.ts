@@ -10,6 +10,7 @@ import { BUILTIN_USERS, SERVICE_USER } from '../../cloudsim/embedded.js';
 import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { passwordToken, startKeystone } from '../support/app.js';
 import { call, waitFor } from '../support/http.js';
+import { assertFreshIndexes } from './fresh-indexes.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
@@ -44,6 +45,7 @@ before(async () => {
   clock.setDelay('octavia.loadbalancer.delete', { kind: 'fixed', ms: 300_000 });
 });
 after(async () => {
+  assertFreshIndexes(sims);
   await sims.close();
   await keystone.app.close();
 });
