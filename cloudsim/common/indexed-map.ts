@@ -12,7 +12,18 @@ const keyList = (keys: string | null | undefined | readonly string[]): readonly 
 
 const EMPTY: ReadonlySet<string> = new Set();
 
-export class IndexedMap<T, I extends string = never> extends Map<string, T> {
+/** What a reader of an IndexedMap needs: a map of a narrower item type (a listener's) reads as one of a wider one. */
+export interface Indexed<T, I extends string> {
+  get(id: string): T | undefined;
+  has(id: string): boolean;
+  values(): IterableIterator<T>;
+  readonly size: number;
+  by(name: I, key: string): T[];
+  first(name: I, key: string): T | undefined;
+  count(name: I, key: string): number;
+}
+
+export class IndexedMap<T, I extends string = never> extends Map<string, T> implements Indexed<T, I> {
   private readonly indexes: [I, KeysOf<T>][];
   /** Index → key → the ids filed under it, in the order they were filed. */
   private readonly buckets = new Map<I, Map<string, Set<string>>>();

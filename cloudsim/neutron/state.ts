@@ -167,13 +167,14 @@ export class NeutronState implements Auditable, Snapshotable {
   /** `open`: shared or external, what every project sees. */
   readonly networks = new IndexedMap<Network, keyof typeof STANDARD | 'open'>({ ...STANDARD, open: (n) => (n.shared || n.external ? 'yes' : null) });
   readonly subnets = new IndexedMap<Subnet, keyof typeof STANDARD | 'network'>({ ...STANDARD, network: (s) => s.networkId });
-  /** `device`: device_id; `subnet`: the subnets of its fixed IPs; `address`: addressKey of each; `group`: its security groups. */
-  readonly ports = new IndexedMap<Port, keyof typeof STANDARD | 'network' | 'device' | 'subnet' | 'address' | 'mac' | 'group'>({
+  /** `device`: device_id; `subnet`: the subnets of its fixed IPs; `address`: addressKey of each; `ip`: each IP on any subnet; `group`: its security groups. */
+  readonly ports = new IndexedMap<Port, keyof typeof STANDARD | 'network' | 'device' | 'subnet' | 'address' | 'ip' | 'mac' | 'group'>({
     ...STANDARD,
     network: (p) => p.networkId,
     device: (p) => p.deviceId,
     subnet: (p) => p.fixedIps.map((f) => f.subnetId),
     address: (p) => p.fixedIps.map((f) => addressKey(f.subnetId, f.ipAddress)),
+    ip: (p) => p.fixedIps.map((f) => f.ipAddress),
     mac: (p) => p.macAddress,
     group: (p) => p.securityGroups,
   });

@@ -1,25 +1,60 @@
 // GET of an Octavia collection: the caller's objects, tag filters, filters on any attribute of the
 // rendered object, sort (`sort=key:dir,...` or sort_key/sort_dir, created_at by creation order),
-// `fields`, and limit/marker/page_reverse paging with `<collection>_links`.
+// `fields`, and limit/marker/page_reverse paging with `<collection>_links`. The objects looked at
+// come from the narrowest index a parameter names (id, name, tags, a parent's id, a VIP), else
+// from the caller's project: a list costs what it returns.
 import type { FastifyRequest } from 'fastify';
 import { SimError } from '../common/errors.js';
+import type { Indexed } from '../common/indexed-map.js';
 import { all, compareBy, one, parseBool, withParams, type RawQuery } from '../common/query.js';
 import { callerOf, hostUrl } from '../common/service-app.js';
-import { visible } from './lookup.js';
-import type { AnyObject, OctaviaState } from './state.js';
+import { visible, type Caller } from './lookup.js';
+import type { AnyObject, OctaviaIndex, OctaviaState } from './state.js';
+
+export interface Listing {
+  /** The collection's name in the body (`loadbalancers`) and its path. */
+  collection: string;
+  path: string;
+  /** The kind's objects. */
+  table: Indexed<AnyObject, OctaviaIndex>;
+  /** Parameters an index answers beyond id, name, project and tags (the rendered attribute shows the filed value). */
+  indexed?: Partial<Record<string, OctaviaIndex>>;
+  /** What is listed when no parameter narrows it down (a pool's members); the caller's objects by default. */
+  within?: AnyObject[];
+  render(o: AnyObject): Record<string, unknown>;
+}
+
+/** Parameters every kind renders as the object files them. */
+const COMMON: Record<string, OctaviaIndex> = { name: 'name', project_id: 'project', tenant_id: 'project' };
 
 const SPECIAL = new Set(['limit', 'marker', 'page_reverse', 'sort', 'sort_key', 'sort_dir', 'fields', 'tags', 'tags-any', 'not-tags', 'not-tags-any']);
 
 const splitTags = (q: RawQuery, key: string) => all(q, key).flatMap((v) => v.split(',')).filter((t) => t !== '');
 
-export function listOf(
-  s: OctaviaState,
-  request: FastifyRequest,
-  items: AnyObject[],
-  render: (o: AnyObject) => Record<string, unknown>,
-  collection: string,
-  path: string,
-): Record<string, unknown> {
+/** The objects the filters then judge: those of the narrowest index a parameter names, else the listing's scope. */
+function candidates(listing: Listing, q: RawQuery, caller: Caller): Iterable<AnyObject> {
+  const { table } = listing;
+  const options: AnyObject[][] = [];
+  const ids = all(q, 'id');
+  if (ids.length > 0) options.push(ids.map((id) => table.get(id)).filter((o): o is AnyObject => o !== undefined));
+  if (!listing.within) {
+    for (const [param, index] of Object.entries({ ...COMMON, ...listing.indexed }) as [string, OctaviaIndex][]) {
+      const wanted = all(q, param);
+      if (wanted.length > 0) options.push(union(wanted.map((w) => table.by(index, w))));
+    }
+    const every = splitTags(q, 'tags');
+    if (every.length > 0) options.push(table.by('tag', every.reduce((a, b) => (table.count('tag', b) < table.count('tag', a) ? b : a))));
+    const any = splitTags(q, 'tags-any');
+    if (any.length > 0) options.push(union(any.map((t) => table.by('tag', t))));
+  }
+  if (options.length > 0) return options.reduce((a, b) => (b.length < a.length ? b : a));
+  return listing.within ?? (caller.isAdmin ? table.values() : table.by('project', caller.projectId));
+}
+
+const union = (lists: AnyObject[][]): AnyObject[] => [...new Map(lists.flat().map((o) => [o.id, o])).values()];
+
+export function listOf(s: OctaviaState, request: FastifyRequest, listing: Listing): Record<string, unknown> {
+  const { render, collection, path } = listing;
   const q = request.query as RawQuery;
   const caller = callerOf(request);
   const [tg, tgAny, notTg, notTgAny] = ['tags', 'tags-any', 'not-tags', 'not-tags-any'].map((k) => splitTags(q, k)) as [string[], string[], string[], string[]];
@@ -36,7 +71,11 @@ export function listOf(
   // its listeners and pools).
   const own = (['id', 'name'] as const).filter((k) => k in q).map((k) => ({ k, wanted: all(q, k) }));
   const kept = (o: AnyObject): boolean => own.every(({ k, wanted }) => wanted.includes(String(o[k])));
-  let rows = items.filter((o) => visible(caller, o) && tagged(o) && kept(o)).map((o) => ({ o, r: render(o) }));
+  const inScope = listing.within ? new Set(listing.within.map((o) => o.id)) : undefined;
+  let rows: { o: AnyObject; r: Record<string, unknown> }[] = [];
+  for (const o of candidates(listing, q, caller)) {
+    if ((!inScope || inScope.has(o.id)) && visible(caller, o) && tagged(o) && kept(o)) rows.push({ o, r: render(o) });
+  }
   for (const key of Object.keys(q)) {
     if (SPECIAL.has(key)) continue;
     const wanted = all(q, key);

@@ -10,7 +10,7 @@ import { bool, int, str, tags, wrapped } from './validate.js';
 
 export function registerHealthMonitorRoutes(scope: FastifyInstance, s: OctaviaState, root: string): void {
   const hPath = `${root}/healthmonitors`;
-  scope.get(hPath, async (req) => listOf(s, req, [...s.healthmonitors.values()], (o) => renderHm(s, o as HealthMonitor), 'healthmonitors', hPath));
+  scope.get(hPath, async (req) => listOf(s, req, { collection: 'healthmonitors', path: hPath, table: s.healthmonitors, render: (o) => renderHm(s, o as HealthMonitor) }));
   scope.post(hPath, async (req, reply) => {
     const b = wrapped(req.body, 'healthmonitor');
     const pool = find<Pool>(s, 'pool', str(b, 'pool_id', true)!, callerOf(req));
@@ -45,6 +45,7 @@ export function registerHealthMonitorRoutes(scope: FastifyInstance, s: OctaviaSt
     s.lock(lb, 'child');
     Object.assign(hm, patch, { provisioning_status: 'PENDING_UPDATE' });
     s.touch(hm);
+    s.refile(hm);
     s.childChanged(lb);
     return { healthmonitor: renderHm(s, hm) };
   });

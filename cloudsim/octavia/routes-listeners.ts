@@ -12,7 +12,7 @@ import { bool, int, str, tags, wrapped } from './validate.js';
 
 export function registerListenerRoutes(scope: FastifyInstance, s: OctaviaState, root: string): void {
   const lPath = `${root}/listeners`;
-  scope.get(lPath, async (req) => listOf(s, req, [...s.listeners.values()], (o) => renderListener(s, o as Listener), 'listeners', lPath));
+  scope.get(lPath, async (req) => listOf(s, req, { collection: 'listeners', path: lPath, table: s.listeners, indexed: { loadbalancer_id: 'lb', default_pool_id: 'pool' }, render: (o) => renderListener(s, o as Listener) }));
   scope.post(lPath, async (req, reply) => {
     const caller = callerOf(req);
     const b = wrapped(req.body, 'listener');
@@ -54,6 +54,7 @@ export function registerListenerRoutes(scope: FastifyInstance, s: OctaviaState, 
     s.lock(lb, 'child');
     Object.assign(l, patch, { provisioning_status: 'PENDING_UPDATE' });
     s.touch(l);
+    s.refile(l);
     s.childChanged(lb);
     return { listener: renderListener(s, l) };
   });

@@ -14,7 +14,7 @@ import { bool, list, obj, str, tags, wrapped } from './validate.js';
 
 export function registerLoadBalancerRoutes(scope: FastifyInstance, s: OctaviaState, root: string): void {
   const lbPath = `${root}/loadbalancers`;
-  scope.get(lbPath, async (req) => listOf(s, req, [...s.loadbalancers.values()], (o) => renderLb(s, o as LoadBalancer), 'loadbalancers', lbPath));
+  scope.get(lbPath, async (req) => listOf(s, req, { collection: 'loadbalancers', path: lbPath, table: s.loadbalancers, indexed: { vip_address: 'vipAddress', vip_port_id: 'vipPort' }, render: (o) => renderLb(s, o as LoadBalancer) }));
   scope.post(lbPath, async (req, reply) => {
     const caller = callerOf(req);
     const b = wrapped(req.body, 'loadbalancer');
@@ -87,6 +87,7 @@ export function registerLoadBalancerRoutes(scope: FastifyInstance, s: OctaviaSta
     if (up !== undefined) lb.admin_state_up = up;
     if (t !== undefined) lb.tags = t;
     if ('vip_qos_policy_id' in b) lb.vip_qos_policy_id = str(b, 'vip_qos_policy_id') ?? null;
+    s.refile(lb);
     s.settle(lb, 'octavia.loadbalancer.update', () => {});
     return { loadbalancer: renderLb(s, lb) };
   });
@@ -96,9 +97,7 @@ export function registerLoadBalancerRoutes(scope: FastifyInstance, s: OctaviaSta
     const children = s.listenersOf(lb.id).length + s.poolsOf(lb.id).length > 0;
     if (children && !cascade) throw new SimError(400, `Validation failure: Cannot delete Load Balancer ${lb.id} - it has children`);
     s.lock(lb, 'delete');
-    for (const kind of ['listener', 'pool', 'member', 'healthmonitor'] as const) {
-      for (const o of s.map(kind).values()) if ((o as Listener).loadbalancer_id === lb.id) o.provisioning_status = 'PENDING_DELETE';
-    }
+    for (const o of s.childrenOf(lb.id)) o.provisioning_status = 'PENDING_DELETE';
     s.settle(lb, 'octavia.loadbalancer.delete', () => s.removeLb(lb));
     return reply.code(204).send();
   });

@@ -16,7 +16,7 @@ export function registerMemberRoutes(scope: FastifyInstance, s: OctaviaState, ro
   const memberPath = (poolId: string) => `${pPath}/${poolId}/members`;
   scope.get<P<'pool_id'>>(mPath, async (req) => {
     const pool = find<Pool>(s, 'pool', req.params.pool_id, callerOf(req));
-    return listOf(s, req, s.membersOf(pool.id), (o) => renderMember(s, o as Member), 'members', memberPath(pool.id));
+    return listOf(s, req, { collection: 'members', path: memberPath(pool.id), table: s.members, within: s.membersOf(pool.id), render: (o) => renderMember(s, o as Member) });
   });
   scope.post<P<'pool_id'>>(mPath, async (req, reply) => {
     const pool = find<Pool>(s, 'pool', req.params.pool_id, callerOf(req));
@@ -62,6 +62,7 @@ export function registerMemberRoutes(scope: FastifyInstance, s: OctaviaState, ro
       if (t !== undefined) m.tags = t;
       m.provisioning_status = 'PENDING_UPDATE';
       s.touch(m);
+      s.refile(m);
     }
     for (const m of gone) m.provisioning_status = 'PENDING_DELETE';
     s.childChanged(lb);
@@ -93,6 +94,7 @@ export function registerMemberRoutes(scope: FastifyInstance, s: OctaviaState, ro
     s.lock(lb, 'child');
     Object.assign(m, patch, { provisioning_status: 'PENDING_UPDATE' });
     s.touch(m);
+    s.refile(m);
     s.childChanged(lb);
     return { member: renderMember(s, m) };
   });

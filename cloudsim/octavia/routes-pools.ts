@@ -12,7 +12,7 @@ import { bool, obj, oneOf, str, tags, wrapped } from './validate.js';
 
 export function registerPoolRoutes(scope: FastifyInstance, s: OctaviaState, root: string): void {
   const pPath = `${root}/pools`;
-  scope.get(pPath, async (req) => listOf(s, req, [...s.pools.values()], (o) => renderPool(s, o as Pool), 'pools', pPath));
+  scope.get(pPath, async (req) => listOf(s, req, { collection: 'pools', path: pPath, table: s.pools, indexed: { loadbalancer_id: 'lb' }, render: (o) => renderPool(s, o as Pool) }));
   scope.post(pPath, async (req, reply) => {
     const caller = callerOf(req);
     const b = wrapped(req.body, 'pool');
@@ -26,7 +26,10 @@ export function registerPoolRoutes(scope: FastifyInstance, s: OctaviaState, root
     s.checkQuota(lb.project_id, counts([tree]));
     s.lock(lb, 'child');
     insertPool(s, tree);
-    if (listener) listener.default_pool_id = tree.pool.id;
+    if (listener) {
+      listener.default_pool_id = tree.pool.id;
+      s.refile(listener);
+    }
     s.childChanged(lb);
     return reply.code(201).send({ pool: renderPool(s, tree.pool) });
   });
@@ -54,6 +57,7 @@ export function registerPoolRoutes(scope: FastifyInstance, s: OctaviaState, root
     s.lock(lb, 'child');
     Object.assign(p, patch, { provisioning_status: 'PENDING_UPDATE' });
     s.touch(p);
+    s.refile(p);
     s.childChanged(lb);
     return { pool: renderPool(s, p) };
   });

@@ -6,6 +6,7 @@ import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js'
 import { SimClock, type DelayName, type SimTimer } from '../common/clock.js';
 import { SimError } from '../common/errors.js';
 import { Faults } from '../common/faults.js';
+import { IndexedMap, type Indexed } from '../common/indexed-map.js';
 import { LocalVipAllocator, type VipAllocator } from './vip.js';
 
 export type ProvisioningStatus = 'PENDING_CREATE' | 'PENDING_UPDATE' | 'PENDING_DELETE' | 'ACTIVE' | 'ERROR' | 'DELETED';
@@ -149,12 +150,30 @@ interface OctaviaSnapshot {
 
 const KINDS: Kind[] = ['loadbalancer', 'listener', 'pool', 'member', 'healthmonitor'];
 
+/**
+ * What every kind is filed under: its project, name and tags; `lb`: the load balancer a child hangs
+ * from; `pool`: the pool a member or health monitor belongs to, or a listener sends to (its default
+ * pool); `vipAddress`, `vipPort`: a load balancer's VIP.
+ */
+export type OctaviaIndex = 'project' | 'name' | 'tag' | 'lb' | 'pool' | 'vipAddress' | 'vipPort';
+
+const indexes = <T extends Common>(own: Partial<Record<OctaviaIndex, (o: T) => string | null>>): Record<OctaviaIndex, (o: T) => string | string[] | null> => ({
+  project: (o) => o.project_id,
+  name: (o) => o.name,
+  tag: (o) => o.tags,
+  lb: () => null,
+  pool: () => null,
+  vipAddress: () => null,
+  vipPort: () => null,
+  ...own,
+});
+
 export class OctaviaState implements Auditable, Snapshotable {
-  readonly loadbalancers = new Map<string, LoadBalancer>();
-  readonly listeners = new Map<string, Listener>();
-  readonly pools = new Map<string, Pool>();
-  readonly members = new Map<string, Member>();
-  readonly healthmonitors = new Map<string, HealthMonitor>();
+  readonly loadbalancers = new IndexedMap<LoadBalancer, OctaviaIndex>(indexes<LoadBalancer>({ vipAddress: (lb) => lb.vip_address, vipPort: (lb) => lb.vip_port_id }));
+  readonly listeners = new IndexedMap<Listener, OctaviaIndex>(indexes<Listener>({ lb: (l) => l.loadbalancer_id, pool: (l) => l.default_pool_id }));
+  readonly pools = new IndexedMap<Pool, OctaviaIndex>(indexes<Pool>({ lb: (p) => p.loadbalancer_id }));
+  readonly members = new IndexedMap<Member, OctaviaIndex>(indexes<Member>({ lb: (m) => m.loadbalancer_id, pool: (m) => m.pool_id }));
+  readonly healthmonitors = new IndexedMap<HealthMonitor, OctaviaIndex>(indexes<HealthMonitor>({ lb: (h) => h.loadbalancer_id, pool: (h) => h.pool_id }));
   readonly faults = new Faults();
   readonly clock: SimClock;
   readonly vip: VipAllocator;
@@ -182,14 +201,26 @@ export class OctaviaState implements Auditable, Snapshotable {
 
   // ---- helpers ---------------------------------------------------------------------------
 
-  map(kind: Kind): Map<string, AnyObject> {
-    return {
+  map(kind: Kind): Indexed<AnyObject, OctaviaIndex> {
+    const maps: Record<Kind, Indexed<AnyObject, OctaviaIndex>> = {
       loadbalancer: this.loadbalancers,
       listener: this.listeners,
       pool: this.pools,
       member: this.members,
       healthmonitor: this.healthmonitors,
-    }[kind] as Map<string, AnyObject>;
+    };
+    return maps[kind];
+  }
+
+  /** Files an object changed in place (its name, tags, default pool...) again in its kind's indexes. */
+  refile(o: AnyObject): void {
+    const maps: { get(id: string): unknown; refile(id: string): void }[] = [this.loadbalancers, this.listeners, this.pools, this.members, this.healthmonitors];
+    for (const map of maps) if (map.get(o.id) === o) map.refile(o.id);
+  }
+
+  /** The children of a load balancer (listeners, pools, members, health monitors). */
+  childrenOf(lbId: string): AnyObject[] {
+    return [...this.listeners.by('lb', lbId), ...this.pools.by('lb', lbId), ...this.members.by('lb', lbId), ...this.healthmonitors.by('lb', lbId)];
   }
 
   common(projectId: string, body: { name?: unknown; admin_state_up?: unknown; tags?: unknown }): Common {
@@ -227,23 +258,23 @@ export class OctaviaState implements Auditable, Snapshotable {
       const key = QUOTA_OF[kind];
       const limit = quota[key];
       if (limit < 0 || n === 0) continue;
-      const used = [...this.map(kind).values()].filter((o) => o.project_id === projectId).length;
+      const used = this.map(kind).count('project', projectId);
       if (used + n > limit) over.push(QUOTA_NAMES[key]);
     }
     if (over.length > 0) throw new SimError(403, `Quota has been met for resources: ${over.join(', ')}`);
   }
 
   listenersOf(lbId: string): Listener[] {
-    return [...this.listeners.values()].filter((l) => l.loadbalancer_id === lbId);
+    return this.listeners.by('lb', lbId);
   }
   poolsOf(lbId: string): Pool[] {
-    return [...this.pools.values()].filter((p) => p.loadbalancer_id === lbId);
+    return this.pools.by('lb', lbId);
   }
   membersOf(poolId: string): Member[] {
-    return [...this.members.values()].filter((m) => m.pool_id === poolId);
+    return this.members.by('pool', poolId);
   }
   listenersOfPool(poolId: string): Listener[] {
-    return [...this.listeners.values()].filter((l) => l.default_pool_id === poolId);
+    return this.listeners.by('pool', poolId);
   }
 
   // ---- the state machine -----------------------------------------------------------------
@@ -294,27 +325,23 @@ export class OctaviaState implements Auditable, Snapshotable {
 
   /** The provider finished: PENDING_DELETE children go, PENDING_CREATE/UPDATE ones become `to`. */
   finishTree(lbId: string, to: 'ACTIVE' | 'ERROR' = 'ACTIVE'): void {
-    for (const h of [...this.healthmonitors.values()]) {
-      if (h.loadbalancer_id === lbId && h.provisioning_status === 'PENDING_DELETE') {
+    for (const h of this.healthmonitors.by('lb', lbId)) {
+      if (h.provisioning_status === 'PENDING_DELETE') {
         this.healthmonitors.delete(h.id);
         const pool = this.pools.get(h.pool_id);
         if (pool?.healthmonitor_id === h.id) pool.healthmonitor_id = null;
       }
     }
-    for (const m of [...this.members.values()]) if (m.loadbalancer_id === lbId && m.provisioning_status === 'PENDING_DELETE') this.members.delete(m.id);
-    for (const p of [...this.pools.values()]) if (p.loadbalancer_id === lbId && p.provisioning_status === 'PENDING_DELETE') this.removePool(p);
-    for (const l of [...this.listeners.values()]) if (l.loadbalancer_id === lbId && l.provisioning_status === 'PENDING_DELETE') this.listeners.delete(l.id);
+    for (const m of this.members.by('lb', lbId)) if (m.provisioning_status === 'PENDING_DELETE') this.members.delete(m.id);
+    for (const p of this.pools.by('lb', lbId)) if (p.provisioning_status === 'PENDING_DELETE') this.removePool(p);
+    for (const l of this.listeners.by('lb', lbId)) if (l.provisioning_status === 'PENDING_DELETE') this.listeners.delete(l.id);
     this.activateTree(lbId, to);
   }
 
   /** Marks every PENDING_CREATE/PENDING_UPDATE object of the LB's tree `to`. */
   activateTree(lbId: string, to: 'ACTIVE' | 'ERROR' = 'ACTIVE'): void {
-    for (const kind of ['listener', 'pool', 'member', 'healthmonitor'] as const) {
-      for (const o of this.map(kind).values()) {
-        if ((o as Listener).loadbalancer_id === lbId && (o.provisioning_status === 'PENDING_CREATE' || o.provisioning_status === 'PENDING_UPDATE')) {
-          o.provisioning_status = to;
-        }
-      }
+    for (const o of this.childrenOf(lbId)) {
+      if (o.provisioning_status === 'PENDING_CREATE' || o.provisioning_status === 'PENDING_UPDATE') o.provisioning_status = to;
     }
   }
 
@@ -346,7 +373,10 @@ export class OctaviaState implements Auditable, Snapshotable {
   removePool(p: Pool): void {
     for (const m of this.membersOf(p.id)) this.members.delete(m.id);
     if (p.healthmonitor_id) this.healthmonitors.delete(p.healthmonitor_id);
-    for (const l of this.listenersOfPool(p.id)) l.default_pool_id = null;
+    for (const l of this.listenersOfPool(p.id)) {
+      l.default_pool_id = null;
+      this.listeners.refile(l.id);
+    }
     this.pools.delete(p.id);
   }
 
@@ -378,18 +408,15 @@ export class OctaviaState implements Auditable, Snapshotable {
     const s = snapshot as OctaviaSnapshot;
     for (const t of this.timers.values()) t.cancel();
     this.timers.clear();
-    const lists: Record<Kind, AnyObject[]> = {
-      loadbalancer: s.loadbalancers,
-      listener: s.listeners,
-      pool: s.pools,
-      member: s.members,
-      healthmonitor: s.healthmonitors,
-    };
-    for (const kind of KINDS) {
-      const map = this.map(kind);
+    const load = <T extends AnyObject>(map: IndexedMap<T, OctaviaIndex>, items: T[]) => {
       map.clear();
-      for (const o of lists[kind]) map.set(o.id, o);
-    }
+      for (const o of items) map.set(o.id, o);
+    };
+    load(this.loadbalancers, s.loadbalancers);
+    load(this.listeners, s.listeners);
+    load(this.pools, s.pools);
+    load(this.members, s.members);
+    load(this.healthmonitors, s.healthmonitors);
     this.quotas.clear();
     for (const [p, q] of Object.entries(s.quotas)) this.quotas.set(p, q);
     this.seq = s.seq;
