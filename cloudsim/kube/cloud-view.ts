@@ -66,7 +66,7 @@ export class CloudView {
 
   /** Live servers of a project with this name (how OCCM finds a node without a provider id). */
   serversNamed(projectId: string, name: string): Server[] {
-    return this.s.nova.liveServers().filter((x) => x.projectId === projectId && x.name === name && x.taskState !== 'deleting');
+    return this.s.nova.serversNamed(projectId, name).filter((x) => x.taskState !== 'deleting');
   }
 
   fixedAddresses(serverId: string): FixedAddress[] {
