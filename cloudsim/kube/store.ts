@@ -1,9 +1,11 @@
 // One cluster's objects, as etcd would hold them behind the apiserver: keyed by API group,
 // resource, namespace and name, with uid, creationTimestamp and generation kept across writes and
 // one resourceVersion counter bumped only by writes that change something. Errors are
-// Kubernetes Status objects.
+// Kubernetes Status objects. Objects are filed by resource and by resource and namespace, so a
+// list reads only its own kind.
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import { IndexedMap } from '../common/indexed-map.js';
 
 export interface ObjectMeta {
   name: string;
@@ -85,6 +87,8 @@ export function notFound(k: ObjKey): KubeStatus {
 
 export const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 const keyOf = (k: ObjKey): string => `${k.group}/${k.resource}/${k.namespace}/${k.name}`;
+const kindOf = (group: string, resource: string): string => `${group}/${resource}`;
+const kindIn = (group: string, resource: string, namespace: string): string => `${group}/${resource}/${namespace}`;
 
 export interface StoreSnapshot {
   rv: number;
@@ -93,7 +97,11 @@ export interface StoreSnapshot {
 
 export class ObjectStore {
   private rv = 0;
-  private readonly items = new Map<string, { key: ObjKey; object: Obj }>();
+  private readonly items = new IndexedMap<{ key: ObjKey; object: Obj }, 'kind' | 'kindIn' | 'namespace'>({
+    kind: (i) => kindOf(i.key.group, i.key.resource),
+    kindIn: (i) => kindIn(i.key.group, i.key.resource, i.key.namespace),
+    namespace: (i) => i.key.namespace,
+  });
 
   constructor(readonly now: () => number) {}
 
@@ -112,10 +120,8 @@ export class ObjectStore {
 
   /** Objects of a resource, in one namespace or (undefined) all, sorted by namespace and name. */
   list(group: string, resource: string, namespace?: string): Obj[] {
-    const out: Obj[] = [];
-    for (const { key, object } of this.items.values()) {
-      if (key.group === group && key.resource === resource && (namespace === undefined || key.namespace === namespace)) out.push(object);
-    }
+    const found = namespace === undefined ? this.items.by('kind', kindOf(group, resource)) : this.items.by('kindIn', kindIn(group, resource, namespace));
+    const out = found.map((i) => i.object);
     return structuredClone(out.sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || a.metadata.name.localeCompare(b.metadata.name)));
   }
 
@@ -160,7 +166,7 @@ export class ObjectStore {
 
   /** Every object of a namespace (any resource), for a namespace delete. */
   keysIn(namespace: string): ObjKey[] {
-    return [...this.items.values()].filter((i) => i.key.namespace === namespace).map((i) => ({ ...i.key }));
+    return this.items.by('namespace', namespace).map((i) => ({ ...i.key }));
   }
 
   snapshot(): StoreSnapshot {
