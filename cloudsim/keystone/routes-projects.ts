@@ -131,7 +131,7 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: SimContext): vo
     const q = request.query;
     const names = 'include_names' in q && q.include_names !== '0' && q.include_names !== 'false';
     const rows: { a: Assignment; prior?: string }[] = [];
-    for (const a of state.assignments) {
+    for (const a of q['user.id'] === undefined ? state.assignments.values() : state.assignmentsOf(q['user.id'])) {
       if ('effective' in q) {
         for (const id of state.expandRoles([a.roleId])) {
           rows.push(id === a.roleId ? { a } : { a: { ...a, roleId: id }, prior: a.roleId });

@@ -65,6 +65,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: SimContext): void 
           throw ksErrors.conflict('user', `Duplicate entry found with name ${patch.name}.`);
         }
         user.name = patch.name;
+        state.users.refile(user.id);
       }
       if (patch.default_project_id !== undefined) {
         const projectId = requireProject(patch.default_project_id);
