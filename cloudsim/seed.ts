@@ -7,7 +7,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse } from 'yaml';
 import type { GlanceState, Visibility } from './glance/state.js';
-import { defaultPools } from './neutron/ipam.js';
+import { parseCidr } from './neutron/ip.js';
+import { defaultPools, dhcpRefusal } from './neutron/ipam.js';
 import { QUOTA_RESOURCES, type NeutronState, type QuotaResource } from './neutron/state.js';
 import { QUOTA_DEFAULTS as COMPUTE_QUOTAS } from './nova/quota.js';
 
@@ -242,6 +243,9 @@ export function seedNetworks(neutron: NeutronState, networks: NetworkSeed[] = []
     });
     for (const s of n.subnets ?? []) {
       const gatewayIp = s.gateway_ip === undefined ? firstHost(s.cidr) : s.gateway_ip;
+      // What Neutron's API would refuse (a loopback floating-IP pool needs DHCP off).
+      const refusal = (s.enable_dhcp ?? true) ? dhcpRefusal(parseCidr(s.cidr)!) : undefined;
+      if (refusal) throw new Error(`seed: subnet ${s.cidr} of network ${n.name}: ${refusal}`);
       neutron.addSubnet({
         networkId: network.id,
         name: s.name ?? '',

@@ -1,9 +1,21 @@
 // The simulated IPAM: allocation pools, the lowest free address of a subnet, explicit addresses
 // (409 IpAddressAlreadyAllocated) and exhaustion (409 IpAddressGenerationFailure).
 import { SimError } from '../common/errors.js';
-import { contains, formatIp, hostRange, parseCidr, parseIp } from './ip.js';
+import { contains, formatIp, hostRange, isLoopback, isMulticast, parseCidr, parseIp, type Cidr } from './ip.js';
 import { addressKey, type FixedIp, type Network, type NeutronState, type Pool, type Subnet } from './state.js';
 import { badRequest, conflict } from './writes.js';
+
+/**
+ * Why a subnet cannot have DHCP, as Neutron refuses it when DHCP is enabled (on create, or by an
+ * update that turns it on): too small a prefix, a multicast or a loopback range. Undefined when it
+ * can. A loopback floating-IP pool is fine with DHCP off (an external subnet's usual setting).
+ */
+export function dhcpRefusal(c: Cidr): string | undefined {
+  if (c.prefix > 30) return 'Subnet has a prefix length that is incompatible with DHCP service enabled';
+  if (isMulticast(c)) return 'Multicast IP subnet is not supported if enable_dhcp is True';
+  if (isLoopback(c)) return 'Loopback IP subnet is not supported if enable_dhcp is True';
+  return undefined;
+}
 
 /** The default pools: every host address but the gateway. */
 export function defaultPools(cidr: string, gateway: string | null): Pool[] {

@@ -7,7 +7,7 @@ import type { RawQuery } from '../common/query.js';
 import { callerOf } from '../common/service-app.js';
 import { listCollection, selectFields, union, type Attribute, type CollectionSpec } from './collection.js';
 import { formatCidr, formatIp, hostRange, overlaps, parseCidr, parseIp } from './ip.js';
-import { defaultPools } from './ipam.js';
+import { defaultPools, dhcpRefusal } from './ipam.js';
 import { networkNotFound, visibleNetwork } from './routes-networks.js';
 import type { NeutronState, Pool, Subnet } from './state.js';
 import { AUTO_DELETE_OWNERS, applyNames, badRequest, bodyOf, bool, checkQuota, checkRevision, conflict, list, owns, policy, projectFor, renderStandard, touch, type Body, type Caller } from './writes.js';
@@ -164,8 +164,11 @@ function apply(subnet: Subnet, b: Body, create: boolean): void {
   applyNames(subnet, b);
   const cidr = parseCidr(subnet.cidr)!;
   const [first, last] = hostRange(cidr);
+  const dhcpWas = !create && subnet.enableDhcp;
   const dhcp = bool(b, 'enable_dhcp');
   if (dhcp !== undefined) subnet.enableDhcp = dhcp;
+  const refusal = subnet.enableDhcp && !dhcpWas ? dhcpRefusal(cidr) : undefined;
+  if (refusal) throw badRequest(`Invalid input for operation: ${refusal}.`, 'InvalidInput');
   if (b.gateway_ip !== undefined) {
     if (b.gateway_ip === null) subnet.gatewayIp = null;
     else {

@@ -121,6 +121,25 @@ describe('subnets', () => {
     await h.fails(403, 'PolicyNotAuthorized', 'POST', '/v2.0/subnets', demo, { subnet: { network_id: h.publicNet(), ip_version: 4, cidr: '10.8.0.0/24' } });
   });
 
+  test('DHCP: loopback, multicast and /31 ranges are refused with it; a loopback floating-IP pool without it is accepted, and cannot turn it on', async () => {
+    const ext = await net(admin, { name: 'loop-ext', 'router:external': true });
+    for (const [cidr, why] of [
+      ['127.30.0.0/24', 'Loopback IP subnet is not supported if enable_dhcp is True'],
+      ['224.1.0.0/24', 'Multicast IP subnet is not supported if enable_dhcp is True'],
+      ['10.9.0.0/31', 'Subnet has a prefix length that is incompatible with DHCP service enabled'],
+    ]) {
+      assert.equal(await h.fails(400, 'InvalidInput', 'POST', '/v2.0/subnets', admin, { subnet: { network_id: ext.id, ip_version: 4, cidr } }), `Invalid input for operation: ${why}.`);
+    }
+    const pool = await subnet(admin, ext.id, '127.30.0.0/24', { enable_dhcp: false });
+    assert.deepEqual([pool.gateway_ip, pool.allocation_pools, pool.enable_dhcp], ['127.30.0.1', [{ start: '127.30.0.2', end: '127.30.0.254' }], false]);
+    const msg = await h.fails(400, 'InvalidInput', 'PUT', `/v2.0/subnets/${pool.id}`, admin, { subnet: { enable_dhcp: true } });
+    assert.equal(msg, 'Invalid input for operation: Loopback IP subnet is not supported if enable_dhcp is True.');
+    const fip = (await h.ok(201, 'POST', '/v2.0/floatingips', demo, { floatingip: { floating_network_id: ext.id } })).floatingip;
+    assert.equal(fip.floating_ip_address, '127.30.0.2');
+    await h.ok(204, 'DELETE', `/v2.0/floatingips/${fip.id}`, demo);
+    await h.ok(204, 'DELETE', `/v2.0/networks/${ext.id}`, admin);
+  });
+
   test('SubnetInUse while a port holds an address from it', async () => {
     const n = await net(demo);
     const s = await subnet(demo, n.id, '10.10.0.0/24');
