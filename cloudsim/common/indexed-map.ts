@@ -11,6 +11,7 @@ const keyList = (keys: string | null | undefined | readonly string[]): readonly 
   keys === null || keys === undefined ? [] : typeof keys === 'string' ? [keys] : keys;
 
 const EMPTY: ReadonlySet<string> = new Set();
+const NONE: readonly string[] = [];
 
 /** What a reader of an IndexedMap needs: a map of a narrower item type (a listener's) reads as one of a wider one. */
 export interface Indexed<T, I extends string> {
@@ -27,8 +28,8 @@ export class IndexedMap<T, I extends string = never> extends Map<string, T> impl
   private readonly indexes: [I, KeysOf<T>][];
   /** Index → key → the ids filed under it, in the order they were filed. */
   private readonly buckets = new Map<I, Map<string, Set<string>>>();
-  /** Id → the keys it is filed under, per index (to unfile it whatever it holds now). */
-  private readonly filed = new Map<string, Map<I, readonly string[]>>();
+  /** Id → the keys it is filed under, one list an index in `indexes`' order (to unfile it whatever it holds now). */
+  private readonly filed = new Map<string, (readonly string[])[]>();
 
   constructor(indexes: Record<I, KeysOf<T>>) {
     super();
@@ -102,9 +103,9 @@ export class IndexedMap<T, I extends string = never> extends Map<string, T> impl
     const out: string[] = [];
     for (const [id, item] of this.entries()) {
       const filed = this.filed.get(id);
-      const same = this.indexes.every(([name, keysOf]) => {
+      const same = this.indexes.every(([, keysOf], n) => {
         const now = keyList(keysOf(item));
-        const then = filed?.get(name) ?? [];
+        const then = filed?.[n] ?? [];
         return now.length === then.length && now.every((k) => then.includes(k));
       });
       if (!same) out.push(id);
@@ -114,10 +115,12 @@ export class IndexedMap<T, I extends string = never> extends Map<string, T> impl
 
   private file(id: string, item: T): void {
     const before = this.filed.get(id);
-    const now = new Map<I, readonly string[]>();
+    const now: (readonly string[])[] = [];
     for (const [name, keysOf] of this.indexes) {
-      const keys = [...new Set(keyList(keysOf(item)))];
-      const old = before?.get(name) ?? [];
+      // A copy: an item's own list (its tags) may change in place before it is refiled.
+      const raw = keyList(keysOf(item));
+      const keys = raw.length === 0 ? NONE : raw.length === 1 ? [raw[0]!] : [...new Set(raw)];
+      const old = before?.[now.length] ?? [];
       const bucket = this.buckets.get(name)!;
       for (const k of old) if (!keys.includes(k)) this.drop(bucket, k, id);
       for (const k of keys) {
@@ -126,7 +129,7 @@ export class IndexedMap<T, I extends string = never> extends Map<string, T> impl
         if (!ids) bucket.set(k, (ids = new Set()));
         ids.add(id);
       }
-      now.set(name, keys);
+      now.push(keys);
     }
     this.filed.set(id, now);
   }
@@ -134,10 +137,10 @@ export class IndexedMap<T, I extends string = never> extends Map<string, T> impl
   private unfile(id: string): void {
     const before = this.filed.get(id);
     if (!before) return;
-    for (const [name, keys] of before) {
+    this.indexes.forEach(([name], n) => {
       const bucket = this.buckets.get(name)!;
-      for (const k of keys) this.drop(bucket, k, id);
-    }
+      for (const k of before[n] ?? []) this.drop(bucket, k, id);
+    });
     this.filed.delete(id);
   }
 

@@ -65,6 +65,20 @@ describe('IndexedMap', () => {
     assert.deepEqual(ids(m.by('parent', 'b')), ['a']);
   });
 
+  test("an item's own list changed in place (a tag pushed) is found under its new keys once refiled", () => {
+    const m = items();
+    const a: Item = { id: 'a', project: 'p1', tags: ['x'], parent: null };
+    m.set('a', a);
+    a.tags.push('y');
+    assert.deepEqual(m.stale(), ['a']);
+    m.refile('a');
+    assert.deepEqual(ids(m.by('tag', 'y')), ['a']);
+    a.tags.splice(0, 1);
+    m.refile('a');
+    assert.deepEqual(m.by('tag', 'x'), []);
+    assert.deepEqual(m.stale(), []);
+  });
+
   test('an unknown index is a programming error', () => {
     assert.throws(() => items().by('nope' as 'tag', 'x'), /no index nope/);
   });
