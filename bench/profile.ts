@@ -46,11 +46,11 @@ export function areaOf(f: CallFrame): string {
     const rest = url.slice(nm + '/node_modules/'.length).split('/');
     return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
-  // A file of this checkout: its path from the root (the compiled copy's, from dist/).
+  // A file of this checkout: its path from the root (the compiled copy's, from dist/); of another
+  // copy of the repository (a profile taken elsewhere): from its first top-level folder.
   if (url.startsWith(ROOT)) return url.slice(ROOT.length).replace(/^dist\//, '');
-  const src = url.indexOf('/src/');
-  if (src >= 0) return url.slice(src + 1);
-  return url;
+  const top = /\/(src|workers|cloudsim|bench|test|scripts)\//.exec(url);
+  return top ? url.slice(top.index + 1) : url;
 }
 
 const frameName = (f: CallFrame): string => {
