@@ -11,7 +11,17 @@ const keyList = (keys: string | null | undefined | readonly string[]): readonly 
   keys === null || keys === undefined ? [] : typeof keys === 'string' ? [keys] : keys;
 
 const EMPTY: ReadonlySet<string> = new Set();
-const NONE: readonly string[] = [];
+
+/** The ids filed under one key, and the key itself (the one string every item filed under it shares). */
+interface Bucket {
+  key: string;
+  ids: Set<string>;
+}
+
+/** What an item is filed under in one index: no key, one, or several (kept compact: most items have one). */
+type Filed = undefined | string | readonly string[];
+
+const filedList = (f: Filed): readonly string[] => (f === undefined ? [] : typeof f === 'string' ? [f] : f);
 
 /** What a reader of an IndexedMap needs: a map of a narrower item type (a listener's) reads as one of a wider one. */
 export interface Indexed<T, I extends string> {
@@ -27,9 +37,9 @@ export interface Indexed<T, I extends string> {
 export class IndexedMap<T, I extends string = never> extends Map<string, T> implements Indexed<T, I> {
   private readonly indexes: [I, KeysOf<T>][];
   /** Index → key → the ids filed under it, in the order they were filed. */
-  private readonly buckets = new Map<I, Map<string, Set<string>>>();
-  /** Id → the keys it is filed under, one list an index in `indexes`' order (to unfile it whatever it holds now). */
-  private readonly filed = new Map<string, (readonly string[])[]>();
+  private readonly buckets = new Map<I, Map<string, Bucket>>();
+  /** Id → what it is filed under, one entry an index in `indexes`' order (to unfile it whatever it holds now). */
+  private readonly filed = new Map<string, Filed[]>();
 
   constructor(indexes: Record<I, KeysOf<T>>) {
     super();
@@ -90,7 +100,7 @@ export class IndexedMap<T, I extends string = never> extends Map<string, T> impl
   ids(name: I, key: string): ReadonlySet<string> {
     const bucket = this.buckets.get(name);
     if (!bucket) throw new Error(`IndexedMap: no index ${name}`);
-    return bucket.get(key) ?? EMPTY;
+    return bucket.get(key)?.ids ?? EMPTY;
   }
 
   /** The indexes this map keeps. */
@@ -104,9 +114,9 @@ export class IndexedMap<T, I extends string = never> extends Map<string, T> impl
     for (const [id, item] of this.entries()) {
       const filed = this.filed.get(id);
       const same = this.indexes.every(([, keysOf], n) => {
-        const now = keyList(keysOf(item));
-        const then = filed?.[n] ?? [];
-        return now.length === then.length && now.every((k) => then.includes(k));
+        const now = new Set(keyList(keysOf(item)));
+        const then = filedList(filed?.[n]);
+        return now.size === then.length && then.every((k) => now.has(k));
       });
       if (!same) out.push(id);
     }
@@ -115,22 +125,22 @@ export class IndexedMap<T, I extends string = never> extends Map<string, T> impl
 
   private file(id: string, item: T): void {
     const before = this.filed.get(id);
-    const now: (readonly string[])[] = [];
-    for (const [name, keysOf] of this.indexes) {
-      // A copy: an item's own list (its tags) may change in place before it is refiled.
-      const raw = keyList(keysOf(item));
-      const keys = raw.length === 0 ? NONE : raw.length === 1 ? [raw[0]!] : [...new Set(raw)];
-      const old = before?.[now.length] ?? [];
-      const bucket = this.buckets.get(name)!;
-      for (const k of old) if (!keys.includes(k)) this.drop(bucket, k, id);
+    const now: Filed[] = [];
+    this.indexes.forEach(([name, keysOf], n) => {
+      const keys = new Set(keyList(keysOf(item)));
+      const old = filedList(before?.[n]);
+      const buckets = this.buckets.get(name)!;
+      for (const k of old) if (!keys.has(k)) this.drop(buckets, k, id);
+      // The keys kept are the buckets' own strings (not the item's: its tags may change in place).
+      const kept: string[] = [];
       for (const k of keys) {
-        if (old.includes(k)) continue;
-        let ids = bucket.get(k);
-        if (!ids) bucket.set(k, (ids = new Set()));
-        ids.add(id);
+        let bucket = buckets.get(k);
+        if (!bucket) buckets.set(k, (bucket = { key: k, ids: new Set() }));
+        bucket.ids.add(id);
+        kept.push(bucket.key);
       }
-      now.push(keys);
-    }
+      now.push(kept.length === 0 ? undefined : kept.length === 1 ? kept[0] : kept);
+    });
     this.filed.set(id, now);
   }
 
@@ -138,17 +148,17 @@ export class IndexedMap<T, I extends string = never> extends Map<string, T> impl
     const before = this.filed.get(id);
     if (!before) return;
     this.indexes.forEach(([name], n) => {
-      const bucket = this.buckets.get(name)!;
-      for (const k of before[n] ?? []) this.drop(bucket, k, id);
+      const buckets = this.buckets.get(name)!;
+      for (const k of filedList(before[n])) this.drop(buckets, k, id);
     });
     this.filed.delete(id);
   }
 
-  private drop(bucket: Map<string, Set<string>>, key: string, id: string): void {
-    const ids = bucket.get(key);
-    if (!ids) return;
-    ids.delete(id);
-    if (ids.size === 0) bucket.delete(key);
+  private drop(buckets: Map<string, Bucket>, key: string, id: string): void {
+    const bucket = buckets.get(key);
+    if (!bucket) return;
+    bucket.ids.delete(id);
+    if (bucket.ids.size === 0) buckets.delete(key);
   }
 }
 
