@@ -41,7 +41,11 @@ export class IndexedMap<T, I extends string = never> extends Map<string, T> impl
   /** Id → what it is filed under, one entry an index in `indexes`' order (to unfile it whatever it holds now). */
   private readonly filed = new Map<string, Filed[]>();
 
-  constructor(indexes: Record<I, KeysOf<T>>) {
+  /** `dropped[index](key)`: told when an item leaves one of the index's keys (deleted, or refiled elsewhere). */
+  constructor(
+    indexes: Record<I, KeysOf<T>>,
+    private readonly dropped: Partial<Record<I, (key: string) => void>> = {},
+  ) {
     super();
     this.indexes = Object.entries(indexes) as [I, KeysOf<T>][];
     for (const [name] of this.indexes) this.buckets.set(name, new Map());
@@ -130,7 +134,7 @@ export class IndexedMap<T, I extends string = never> extends Map<string, T> impl
       const keys = new Set(keyList(keysOf(item)));
       const old = filedList(before?.[n]);
       const buckets = this.buckets.get(name)!;
-      for (const k of old) if (!keys.has(k)) this.drop(buckets, k, id);
+      for (const k of old) if (!keys.has(k)) this.drop(name, buckets, k, id);
       // The keys kept are the buckets' own strings (not the item's: its tags may change in place).
       const kept: string[] = [];
       for (const k of keys) {
@@ -149,16 +153,17 @@ export class IndexedMap<T, I extends string = never> extends Map<string, T> impl
     if (!before) return;
     this.indexes.forEach(([name], n) => {
       const buckets = this.buckets.get(name)!;
-      for (const k of filedList(before[n])) this.drop(buckets, k, id);
+      for (const k of filedList(before[n])) this.drop(name, buckets, k, id);
     });
     this.filed.delete(id);
   }
 
-  private drop(buckets: Map<string, Bucket>, key: string, id: string): void {
+  private drop(name: I, buckets: Map<string, Bucket>, key: string, id: string): void {
     const bucket = buckets.get(key);
     if (!bucket) return;
     bucket.ids.delete(id);
     if (bucket.ids.size === 0) buckets.delete(key);
+    this.dropped[name]?.(key);
   }
 }
 

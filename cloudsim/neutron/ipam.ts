@@ -32,12 +32,23 @@ function held(state: NeutronState, subnetId: string, ip: string, except?: string
   return false;
 }
 
-/** The lowest address of the subnet's pools that no port but `except` holds and that is not in `taken`. */
+/**
+ * The lowest address of the subnet's pools that no port but `except` holds and that is not in
+ * `taken`, looked for from where the last search left off (every address below is held) unless a
+ * port's own addresses count as free (`except`).
+ */
 function lowestFree(state: NeutronState, subnet: Subnet, except?: string, taken: ReadonlySet<string> = new Set()): string | undefined {
-  for (const pool of subnet.allocationPools) {
-    for (let ip = parseIp(pool.start)!; ip <= parseIp(pool.end)!; ip++) {
+  const hinted = except === undefined && taken.size === 0;
+  const from = hinted ? state.freeFrom.get(subnet.id) : undefined;
+  const pools = subnet.allocationPools;
+  for (let n = from?.pool ?? 0; n < pools.length; n++) {
+    const pool = pools[n]!;
+    const start = n === from?.pool ? Math.max(parseIp(pool.start)!, from.ip) : parseIp(pool.start)!;
+    for (let ip = start; ip <= parseIp(pool.end)!; ip++) {
       const s = formatIp(ip);
-      if (!taken.has(s) && !held(state, subnet.id, s, except)) return s;
+      if (taken.has(s) || held(state, subnet.id, s, except)) continue;
+      if (hinted) state.freeFrom.set(subnet.id, { pool: n, ip });
+      return s;
     }
   }
   return undefined;

@@ -137,6 +137,7 @@ export function registerSubnetRoutes(scope: FastifyInstance, state: NeutronState
     Object.assign(subnet, copy);
     touch(subnet);
     state.subnets.refile(subnet.id);
+    state.freeFrom.delete(subnet.id);
     return { subnet: renderSubnet(subnet) };
   });
 
@@ -153,6 +154,7 @@ export function registerSubnetRoutes(scope: FastifyInstance, state: NeutronState
       state.ports.refile(p.id);
     }
     state.subnets.delete(subnet.id);
+    state.freeFrom.delete(subnet.id);
     const network = state.networks.get(subnet.networkId);
     if (network) network.subnets = network.subnets.filter((id) => id !== subnet.id);
     return reply.code(204).send();

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js';
 import { Faults } from '../common/faults.js';
 import { IndexedMap } from '../common/indexed-map.js';
+import { parseIp } from './ip.js';
 
 /** The standard attributes every Neutron resource carries. */
 export interface Standard {
@@ -160,6 +161,12 @@ const STANDARD = {
   tag: (i: Standard) => i.tags,
 };
 
+/** Where IPAM starts looking in a subnet: its `pool`-th pool, from address `ip` (a number). */
+export interface FreeFrom {
+  pool: number;
+  ip: number;
+}
+
 /** The key of a port's address in the `address` index: `subnet|ip`. */
 export const addressKey = (subnetId: string, ip: string): string => `${subnetId}|${ip}`;
 
@@ -167,17 +174,26 @@ export class NeutronState implements Auditable, Snapshotable {
   /** `open`: shared or external, what every project sees. */
   readonly networks = new IndexedMap<Network, keyof typeof STANDARD | 'open'>({ ...STANDARD, open: (n) => (n.shared || n.external ? 'yes' : null) });
   readonly subnets = new IndexedMap<Subnet, keyof typeof STANDARD | 'network'>({ ...STANDARD, network: (s) => s.networkId });
+  /**
+   * Per subnet, where IPAM starts looking for a free address (a pool, in the subnet's order, and an
+   * address of it): every pool address before it is held. An address released before it moves it
+   * back; a change of the pools forgets it.
+   */
+  readonly freeFrom = new Map<string, FreeFrom>();
   /** `device`: device_id; `subnet`: the subnets of its fixed IPs; `address`: addressKey of each; `ip`: each IP on any subnet; `group`: its security groups. */
-  readonly ports = new IndexedMap<Port, keyof typeof STANDARD | 'network' | 'device' | 'subnet' | 'address' | 'ip' | 'mac' | 'group'>({
-    ...STANDARD,
-    network: (p) => p.networkId,
-    device: (p) => p.deviceId,
-    subnet: (p) => p.fixedIps.map((f) => f.subnetId),
-    address: (p) => p.fixedIps.map((f) => addressKey(f.subnetId, f.ipAddress)),
-    ip: (p) => p.fixedIps.map((f) => f.ipAddress),
-    mac: (p) => p.macAddress,
-    group: (p) => p.securityGroups,
-  });
+  readonly ports = new IndexedMap<Port, keyof typeof STANDARD | 'network' | 'device' | 'subnet' | 'address' | 'ip' | 'mac' | 'group'>(
+    {
+      ...STANDARD,
+      network: (p) => p.networkId,
+      device: (p) => p.deviceId,
+      subnet: (p) => p.fixedIps.map((f) => f.subnetId),
+      address: (p) => p.fixedIps.map((f) => addressKey(f.subnetId, f.ipAddress)),
+      ip: (p) => p.fixedIps.map((f) => f.ipAddress),
+      mac: (p) => p.macAddress,
+      group: (p) => p.securityGroups,
+    },
+    { address: (key) => this.released(key) },
+  );
   readonly routers = new IndexedMap<Router, keyof typeof STANDARD>(STANDARD);
   /** `projectName`: `project|name` (a project's `default` group). */
   readonly securityGroups = new IndexedMap<SecurityGroup, keyof typeof STANDARD | 'projectName'>({ ...STANDARD, projectName: (g) => `${g.projectId}|${g.name}` });
@@ -266,6 +282,16 @@ export class NeutronState implements Auditable, Snapshotable {
     return port;
   }
 
+  /** An address went back to its subnet: IPAM looks from there again. */
+  private released(key: string): void {
+    const [subnetId, ip] = key.split('|') as [string, string];
+    const from = this.freeFrom.get(subnetId);
+    const n = parseIp(ip);
+    if (from === undefined || n === undefined) return;
+    const pool = this.subnets.get(subnetId)?.allocationPools.findIndex((p) => parseIp(p.start)! <= n && n <= parseIp(p.end)!) ?? -1;
+    if (pool >= 0 && (pool < from.pool || (pool === from.pool && n < from.ip))) this.freeFrom.set(subnetId, { pool, ip: n });
+  }
+
   newStandard(projectId: string): Standard {
     return { ...standard({}), projectId };
   }
@@ -281,7 +307,10 @@ export class NeutronState implements Auditable, Snapshotable {
   /** Removes a network with its subnets and ports (test clean-up; the API refuses networks in use). */
   removeNetwork(id: string): void {
     for (const p of this.ports.by('network', id)) this.ports.delete(p.id);
-    for (const s of this.subnets.by('network', id)) this.subnets.delete(s.id);
+    for (const s of this.subnets.by('network', id)) {
+      this.subnets.delete(s.id);
+      this.freeFrom.delete(s.id);
+    }
     this.networks.delete(id);
   }
 
@@ -342,6 +371,7 @@ export class NeutronState implements Auditable, Snapshotable {
     load(this.securityGroups, s.securityGroups);
     load(this.securityGroupRules, s.securityGroupRules);
     load(this.floatingIps, s.floatingIps);
+    this.freeFrom.clear();
     this.quotas.clear();
     for (const [p, q] of Object.entries(s.quotas)) this.quotas.set(p, q);
   }

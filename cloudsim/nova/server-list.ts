@@ -104,12 +104,15 @@ function filterServers(state: NovaState, request: FastifyRequest): Server[] {
   const add = (key: string, test: (value: string, s: Server) => boolean) => {
     if (has(key)) checks.push((s) => test(one(q, key)!, s));
   };
-  add('name', (p, s) => regex(p).test(s.name));
+  // The patterns are compiled once a request, not once a server.
+  const pattern = (key: string) => (has(key) ? regex(one(q, key)!) : undefined);
+  const [name, ip, ip6, hostname] = [pattern('name'), pattern('ip'), pattern('ip6'), pattern('hostname')];
+  add('name', (_, s) => name!.test(s.name));
   add('image', (p, s) => s.imageId === p.split('/').pop());
   add('flavor', (p, s) => s.flavor.id === p.split('/').pop());
   add('reservation_id', (p, s) => s.reservationId === p);
-  add('ip', (p, s) => addressesOf(state, s, 4).some((a) => regex(p).test(a)));
-  add('ip6', (p, s) => addressesOf(state, s, 6).some((a) => regex(p).test(a)));
+  add('ip', (_, s) => addressesOf(state, s, 4).some((a) => ip!.test(a)));
+  add('ip6', (_, s) => addressesOf(state, s, 6).some((a) => ip6!.test(a)));
   add('availability_zone', (p, s) => s.availabilityZone === p);
   add('key_name', (p, s) => s.keyName === p);
   add('vm_state', (p, s) => s.vmState === p);
@@ -117,7 +120,7 @@ function filterServers(state: NovaState, request: FastifyRequest): Server[] {
   add('power_state', (p, s) => String(s.powerState) === p);
   add('user_id', (p, s) => s.userId === p);
   add('host', (p, s) => s.host === p);
-  add('hostname', (p, s) => regex(p).test(s.hostname));
+  add('hostname', (_, s) => hostname!.test(s.hostname));
   add('uuid', (p, s) => s.id === p);
   add('locked', (p, s) => s.locked === (parseBool(p) ?? false));
   add('config_drive', (p, s) => s.configDrive === (parseBool(p) ?? false));

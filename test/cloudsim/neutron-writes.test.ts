@@ -172,6 +172,20 @@ describe('ports', () => {
     assert.equal((await port(demo, n.id)).fixed_ips[0].ip_address, '10.20.0.2');
   });
 
+  test('allocation goes on where it left off, back to an address released before it, and across pools', async () => {
+    const n = await net(demo);
+    await subnet(demo, n.id, '10.21.0.0/28', { allocation_pools: [{ start: '10.21.0.2', end: '10.21.0.3' }, { start: '10.21.0.6', end: '10.21.0.7' }] });
+    const ip = (p: { fixed_ips: { ip_address: string }[] }) => p.fixed_ips[0]!.ip_address;
+    const ports = [];
+    for (let i = 0; i < 4; i++) ports.push(await port(demo, n.id));
+    assert.deepEqual(ports.map(ip), ['10.21.0.2', '10.21.0.3', '10.21.0.6', '10.21.0.7']);
+    await h.ok(204, 'DELETE', `/v2.0/ports/${ports[1]!.id}`, demo);
+    assert.equal(ip(await port(demo, n.id)), '10.21.0.3');
+    for (const p of [ports[2]!, ports[0]!]) await h.ok(204, 'DELETE', `/v2.0/ports/${p.id}`, demo);
+    assert.deepEqual([ip(await port(demo, n.id)), ip(await port(demo, n.id))], ['10.21.0.2', '10.21.0.6']);
+    await h.fails(409, 'IpAddressGenerationFailure', 'POST', '/v2.0/ports', demo, { port: { network_id: n.id } });
+  });
+
   test('security groups, port security, address pairs, device fields and tags at create', async () => {
     const n = await net(demo);
     await subnet(demo, n.id, '10.21.0.0/24');
