@@ -20,7 +20,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: SimContext): void 
   app.get<{ Querystring: Query }>('/v3/users', async (request) => {
     requireAdmin(ctx, await callerToken(ctx, request), 'identity:list_users');
     const q = request.query;
-    const users = [...state.users.values()].filter(
+    const users = (q.name === undefined ? [...state.users.values()] : state.users.by('name', q.name)).filter(
       (u) =>
         (q.name === undefined || u.name === q.name) &&
         (q.domain_id === undefined || u.domainId === q.domain_id) &&

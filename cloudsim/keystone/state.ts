@@ -93,8 +93,8 @@ export class KeystoneState implements Auditable, Snapshotable {
   validations = 0;
   readonly domains = new IndexedMap<Domain, 'name'>({ name: (d) => d.name });
   /** `domainName`: `domain|name`, unique. */
-  readonly projects = new IndexedMap<Project, 'domainName'>({ domainName: (p) => `${p.domainId}|${p.name}` });
-  readonly users = new IndexedMap<User, 'domainName'>({ domainName: (u) => `${u.domainId}|${u.name}` });
+  readonly projects = new IndexedMap<Project, 'name' | 'domainName'>({ name: (p) => p.name, domainName: (p) => `${p.domainId}|${p.name}` });
+  readonly users = new IndexedMap<User, 'name' | 'domainName'>({ name: (u) => u.name, domainName: (u) => `${u.domainId}|${u.name}` });
   readonly roles = new IndexedMap<Role, 'name'>({ name: (r) => r.name });
   /** prior role id → implied role ids */
   readonly implications = new Map<string, string[]>();
