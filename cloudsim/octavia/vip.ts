@@ -1,6 +1,6 @@
 // The VIP port of a load balancer (spec openstack-apis §4.2). Octavia creates a Neutron port
-// synchronously during the POST; until the Neutron simulator grows ports, the allocator keeps the
-// port in Octavia's own state. The interface is what a Neutron-backed allocator will implement.
+// synchronously during the POST: in the whole cloud, neutron/vip.ts's NeutronVipAllocator makes a
+// real one; an Octavia simulator alone keeps its VIP ports in its own state (LocalVipAllocator).
 import { randomUUID } from 'node:crypto';
 import { SimError } from '../common/errors.js';
 import { IndexedMap } from '../common/indexed-map.js';
