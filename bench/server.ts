@@ -16,6 +16,7 @@ import { findSourceMap } from 'node:module';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp } from '../src/api/app.js';
 import { loadConfig } from '../src/config.js';
+import { createOperation } from '../workers/cluster/create.js';
 
 export type ToServer =
   | { type: 'data'; list: unknown; items: Record<string, unknown> }
@@ -74,7 +75,7 @@ let profiler: Session | undefined;
 async function start(data?: { list: unknown; items: Record<string, unknown> }): Promise<void> {
   if (mode === 'app') {
     const config = loadConfig(process.env);
-    app = await buildApp(config);
+    app = await buildApp(config, { steps: createOperation.steps });
   } else {
     app = await buildBare(data!);
   }

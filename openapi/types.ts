@@ -4545,6 +4545,8 @@ export interface components {
             hard_limit: number;
         };
         QuotaUpdate: {
+            /** @description Accepted and ignored (Magnum’s; the path names the row). */
+            id?: number;
             project_id?: string;
             /**
              * @default Cluster

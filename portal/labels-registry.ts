@@ -1,7 +1,7 @@
 // The label registry as the portal's forms see it: every label a feature module declares (its
 // module, what it accepts, what it does) and every label Magnum has that this service does not
 // support (with the reason). Generated at build time from src/kube, so the forms cannot drift.
-import { ADDON_MODULES, CORE_MODULES, labelOwners } from '../src/cluster-spec/registry.js';
+import { addonModules, coreModules, labelOwners } from '../src/cluster-spec/registry.js';
 import { LABEL_CATALOG } from '../src/cluster-spec/labels/catalog.js';
 
 export interface LabelInfo {
@@ -17,7 +17,7 @@ export interface LabelInfo {
 }
 
 export function labelRegistry(): { labels: LabelInfo[]; unsupported: Record<string, string> } {
-  const owners = labelOwners([...CORE_MODULES, ...ADDON_MODULES]);
+  const owners = labelOwners([...coreModules(), ...addonModules()]);
   const labels = [...owners.entries()]
     .map(([name, m]) => {
       const d = m.labels[name]!;

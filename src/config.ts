@@ -73,6 +73,13 @@ export interface Config {
   db: DbTimeouts;
   /** The worker's calls to a cluster's Kubernetes API (a server the tenant controls): their bounds. */
   kube: { timeoutMs: number; idleTimeoutMs: number; maxResponseBytes: number };
+  /**
+   * Where a node fetches its secrets at first boot (its user-data carries none): this API's address as the nodes
+   * reach it (NODE_MATERIAL_URL, default the API's own listening address), the CA that URL's certificate must
+   * chain to (NODE_MATERIAL_CA_FILE, carried in the user-data and pinned by the node; none: the node's own trust),
+   * and how long a node's one-time token lives (NODE_MATERIAL_TTL_S).
+   */
+  nodeMaterial: { url: string; caCert: string | undefined; ttlMs: number };
 }
 
 export class ConfigError extends Error {}
@@ -123,8 +130,10 @@ function url(env: Env, name: string, fallback?: string): string {
 /** Reads the configuration; `readPem` loads the JWS key files named by KEYSTONE_JWS_PUBLIC_KEYS. */
 export function loadConfig(env: Env = process.env, readPem: (path: string) => string = defaultReadPem): Config {
   const keyFiles = (env.KEYSTONE_JWS_PUBLIC_KEYS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const api = { host: str(env, 'API_HOST', '127.0.0.1'), port: int(env, 'API_PORT', 9511, 0, 65535) };
+  const apiHost = api.host === '0.0.0.0' || api.host === '::' ? '127.0.0.1' : api.host;
   return {
-    api: { host: str(env, 'API_HOST', '127.0.0.1'), port: int(env, 'API_PORT', 9511, 0, 65535) },
+    api,
     databaseUrl: url(env, 'DATABASE_URL'),
     redisUrl: url(env, 'REDIS_URL'),
     keystone: {
@@ -185,7 +194,19 @@ export function loadConfig(env: Env = process.env, readPem: (path: string) => st
       idleTimeoutMs: int(env, 'KUBE_API_IDLE_TIMEOUT_MS', 10_000, 100),
       maxResponseBytes: int(env, 'KUBE_API_MAX_RESPONSE_MB', 64, 1, 4096) * 1024 * 1024,
     },
+    nodeMaterial: {
+      url: nodeMaterialUrl(url(env, 'NODE_MATERIAL_URL', `http://${apiHost.includes(':') ? `[${apiHost}]` : apiHost}:${api.port}`)),
+      caCert: env.NODE_MATERIAL_CA_FILE ? readPem(env.NODE_MATERIAL_CA_FILE) : undefined,
+      ttlMs: int(env, 'NODE_MATERIAL_TTL_S', 900, 30, 86_400) * 1000,
+    },
   };
+}
+
+/** NODE_MATERIAL_URL: http or https, no query or fragment (the node appends the endpoint's path). */
+function nodeMaterialUrl(v: string): string {
+  const u = new URL(v);
+  if (!/^https?:$/.test(u.protocol) || u.search || u.hash || u.username) throw new ConfigError(`NODE_MATERIAL_URL must be an http(s) URL without query, fragment or credentials, got "${v}"`);
+  return v;
 }
 
 /** What `migrate` needs: the database, and an admin URL to create it with when it does not exist (local setups). */
@@ -205,6 +226,6 @@ function defaultReadPem(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
-    throw new ConfigError(`cannot read JWS public key ${path}: ${(e as Error).message}`);
+    throw new ConfigError(`cannot read ${path}: ${(e as Error).message}`);
   }
 }

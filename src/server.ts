@@ -9,6 +9,7 @@ import { createDataSource } from './db/data-source.js';
 import { simListenFromEnv, startEmbeddedSim, SERVICE_USER, writeCloudsYaml, type EmbeddedSim } from './simulator-seam.js';
 import { startHealthServer } from '../workers/health-server.js';
 import { startWorker } from '../workers/main.js';
+import { createOperation } from '../workers/cluster/create.js';
 import { deadline } from './operations/bounded-close.js';
 
 const log = (msg: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ level: 'info', msg, ...fields }));
@@ -35,7 +36,7 @@ function onShutdown(what: string, close: () => Promise<void>): void {
 }
 
 export async function startApi(config: Config, extraClose?: () => Promise<void>): Promise<FastifyInstance> {
-  const app = await buildApp(config);
+  const app = await buildApp(config, { steps: createOperation.steps });
   await app.listen({ host: config.api.host, port: config.api.port });
   onShutdown('api', async () => {
     await app.close();

@@ -7,7 +7,7 @@
 import type { DataSource } from 'typeorm';
 import type { ClusterRow } from '../src/db/entities/cluster.js';
 import { ClusterRepo } from '../src/db/repos/clusters.js';
-import type { Condition } from '../src/domain/cluster-status.js';
+import { STANDING_STATUSES, type Condition } from '../src/domain/cluster-status.js';
 import { nodeReady, type KubeClient } from '../src/kube/api-client.js';
 import type { CloudFactory } from '../src/steps/cloud.js';
 import { autoHeal } from '../src/features/auto-healing/heal.js';
@@ -40,8 +40,6 @@ export async function checkCluster(ds: DataSource, factory: CloudFactory, c: Clu
   return { status: healthy ? 'HEALTHY' : 'UNHEALTHY', reason };
 }
 
-/** The clusters a pass looks at: settled, with an API address. */
-const SETTLED = ['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_FAILED', 'ROLLBACK_COMPLETE'] as const;
 
 /**
  * One pass over the clusters that are not being changed, a page of them at a time; returns how many
@@ -50,7 +48,7 @@ const SETTLED = ['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_FAILED', 'ROLLBAC
 export async function healthPass(ds: DataSource, factory: CloudFactory, stillOurs: () => boolean = () => true): Promise<number> {
   const repo = new ClusterRepo(ds);
   let checked = 0;
-  for (let page = await repo.withApiIn(SETTLED); page.length > 0; page = await repo.withApiIn(SETTLED, page.at(-1)!.id)) {
+  for (let page = await repo.withApiIn(STANDING_STATUSES); page.length > 0; page = await repo.withApiIn(STANDING_STATUSES, page.at(-1)!.id)) {
     for (const c of page) {
       if (!stillOurs()) return checked;
       await checkOne(ds, factory, repo, c);

@@ -16,7 +16,7 @@ import type { OperationJob } from '../src/operations/queue.js';
 import { OperationStore, type EndChange, type Lost } from '../src/operations/store.js';
 import type { Cloud, CloudFactory } from '../src/steps/cloud.js';
 import { failureOf, isRetryable, Stop, StepFailure, Wait } from '../src/steps/errors.js';
-import { Ledger } from '../src/steps/ledger.js';
+import { PgLedger } from '../src/steps/ledger.js';
 import { acquireClusterLock, clusterLockKey, type ClusterLock } from './lock.js';
 import type { OperationSpec, RunContext, RunnerHooks, Step } from '../src/steps/step.js';
 
@@ -206,7 +206,7 @@ function context(
     repos: repositories(ds),
     cluster,
     op,
-    ledger: new Ledger(ds, cluster.uuid),
+    ledger: new PgLedger(ds, cluster.uuid),
     cloudFactory: deps.cloud,
     hooks: deps.hooks ?? {},
     pollMs: deps.pollMs ?? 2000,

@@ -1304,6 +1304,7 @@ export interface operations {
                 /** @description Repeat for OR. */
                 id?: components["parameters"]["id"];
                 security_group_id?: string;
+                remote_group_id?: string;
                 limit?: components["parameters"]["limit"];
                 marker?: components["parameters"]["marker"];
             };

@@ -870,6 +870,7 @@ export interface operations {
         parameters: {
             query?: {
                 name?: components["parameters"]["name"];
+                pool_id?: string;
                 /** @description Has all of these (comma-separated). */
                 tags?: components["parameters"]["tags"];
                 /** @description An admin's list is every project's without it. */

@@ -18,6 +18,7 @@ import { opsRoutes } from './routes/ops.js';
 import { v1Routes } from './routes/v1/index.js';
 import { rewriteToV1, versionRoutes } from './routes/versions.js';
 import { createServices, type Services } from './services.js';
+import type { Billed } from '../preflight/quotas.js';
 
 const REDACT = ['req.headers.cookie', 'req.headers["x-csrf-token"]', 'req.headers["x-auth-token"]', 'req.headers["x-subject-token"]', 'req.headers.authorization'];
 
@@ -34,9 +35,7 @@ function parseJsonBody(body: string | Buffer): unknown {
   return parsed;
 }
 
-export interface BuildOptions {
-  /** Services made elsewhere (closed by their owner); by default the app makes and closes its own. */
-  services?: Services;
+interface CommonOptions {
   logger?: boolean;
   /** Where log lines go instead of stdout (e.g. a test reading them). */
   logStream?: NodeJS.WritableStream;
@@ -44,7 +43,13 @@ export interface BuildOptions {
   portal?: PortalOptions;
 }
 
-export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
+/**
+ * Services made elsewhere (closed by their owner), or the create graph's steps (their bills make the quota
+ * bill) for the services the app then makes and closes itself.
+ */
+export type BuildOptions = CommonOptions & ({ services: Services } | { services?: undefined; steps: readonly Billed[] });
+
+export async function buildApp(config: Config, opts: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger:
       opts.logger === false
@@ -60,7 +65,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     rewriteUrl: (req) => rewriteToV1(req.url ?? '/'),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, strict: false } },
   });
-  const services = opts.services ?? (await createServices(config, { processMetrics: true }));
+  const services = opts.services ?? (await createServices(config, { processMetrics: true, steps: opts.steps }));
   app.decorate('services', services);
   if (!opts.services) app.addHook('onClose', () => services.close());
 

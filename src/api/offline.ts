@@ -1,5 +1,5 @@
 // An app with unconnected services, for work that never serves a request: generating the
-// OpenAPI document.
+// OpenAPI document. Every service is a real one, never connected.
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../config.js';
@@ -13,7 +13,8 @@ import { SecretBox } from '../security/secret-box.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
 import { buildApp } from './app.js';
-import { callerClouds } from './services.js';
+import { callerClouds, preflightOf } from './services.js';
+import { QuotaRepo } from '../db/repos/quotas.js';
 import { TemplateCache } from '../db/template-cache.js';
 import { Metrics } from './metrics.js';
 
@@ -28,6 +29,7 @@ export async function buildOfflineApp(): Promise<FastifyInstance> {
   const db = createDataSource(config.databaseUrl, 10, config.db);
   const redis = new Redis(config.redisUrl, { lazyConnect: true });
   const validator = new TokenValidator(config.keystone, new ServiceToken(config.keystone.authUrl, config.keystone.service, 1));
+  const clouds = callerClouds(config);
   const app = await buildApp(config, {
     logger: false,
     services: {
@@ -39,11 +41,10 @@ export async function buildOfflineApp(): Promise<FastifyInstance> {
       templates: { repo: new ClusterTemplateRepo(db), cache: new TemplateCache(() => false, config.templateCache), cloud: undefined },
       clusters: new ClusterRepo(db),
       nodegroups: new NodeGroupRepo(db),
-      clouds: callerClouds(config),
+      clouds,
       secretBox: new SecretBox(config.secretKeys),
-      // Never used: generating the document serves no request, and a Queue would connect at once.
-      queue: undefined as never,
-      relay: undefined as never,
+      // Never asked: generating the document serves no request (no quota bill, no cloud).
+      preflight: preflightOf(config, clouds, new QuotaRepo(db), undefined, []),
       outbox: { db },
       operations: new OperationRepo(db),
       events: new ClusterEventRepo(db),

@@ -29,7 +29,7 @@ import {
   UpgradeBody,
 } from './routes/v1/clusters/schema.js';
 import { CloudChoices } from './routes/v1/cloud-choices.js';
-import { DryRun } from './routes/v1/dry-run.js';
+import { DryRun } from './dry-run.js';
 import { ClusterResources } from './routes/v1/clusters/resources.js';
 import { ClusterUpgrades } from './routes/v1/clusters/upgrades.js';
 import { ClusterLive, ClusterSummary } from './routes/v1/streams/summary.js';

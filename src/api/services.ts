@@ -13,7 +13,10 @@ import { OperationRepo } from '../db/repos/operations.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
 import { CallerClouds } from '../openstack/caller.js';
-import { openstackTemplateCloud, type TemplateCloud } from '../preflight/cloud-checks.js';
+import { QuotaRepo } from '../db/repos/quotas.js';
+import { Preflight } from '../preflight/preflight.js';
+import type { Billed } from '../preflight/quotas.js';
+import { cloudChecks, type CloudChecks } from '../preflight/cloud-checks.js';
 import type { OperationDeps } from '../operations/begin.js';
 import { OperationRelay } from '../operations/outbox.js';
 import { OPERATIONS_QUEUE } from '../operations/queue.js';
@@ -36,9 +39,8 @@ export interface Services {
   clouds: CallerClouds;
   /** Seals CA keys and application-credential secrets at rest. */
   secretBox: SecretBox;
-  /** The operations queue (jobs are added only by the relay). */
-  queue: Queue;
-  relay: OperationRelay;
+  /** Before an operation is accepted: what it names exists, and its bill fits the project's quotas. */
+  preflight: Preflight;
   /** What beginOperation writes through: the database, and the relay to wake after a commit. */
   outbox: OperationDeps;
   operations: OperationRepo;
@@ -66,16 +68,45 @@ export function callerClouds(config: Config): CallerClouds {
   });
 }
 
+/** The pre-flight of the operations, asking the cloud as the caller (unless CLOUD_RESOURCE_CHECKS is off). */
+export function preflightOf(config: Config, clouds: CallerClouds, quotas: QuotaRepo, checks: CloudChecks | undefined, steps: readonly Billed[]): Preflight {
+  return new Preflight({
+    checkCloud: config.cloudResourceChecks,
+    authUrl: config.keystone.authUrl,
+    maxClustersPerProject: config.maxClustersPerProject,
+    clouds,
+    quotas,
+    checks,
+    steps,
+  });
+}
+
 /** Glance/Nova/Neutron checks with the caller's token; failed calls are logged with their request ids. */
-function templateCloud(config: Config, clouds: CallerClouds): TemplateCloud {
-  return openstackTemplateCloud(clouds, {
+export function templateCloud(config: Config, clouds: CallerClouds): CloudChecks {
+  return cloudChecks(clouds, {
     authUrl: config.keystone.authUrl,
     onFailure: (e) =>
       warn(config)({ service: e.service, status: e.status, kind: e.kind, request_id: e.requestId, detail: e.message }, 'openstack call failed'),
   });
 }
 
-export async function createServices(config: Config, opts: { processMetrics?: boolean } = {}): Promise<Services> {
+export interface ServicesOptions {
+  processMetrics?: boolean;
+  /**
+   * The create graph's steps (workers/cluster/create.ts): their bills sum to a cluster's footprint. Given by the
+   * composition root, since the API does not import the workers.
+   */
+  steps: readonly Billed[];
+}
+
+/** The services of a running API: besides what the routes use, the queue and the relay that feeds it. */
+export interface RunningServices extends Services {
+  /** The operations queue (jobs are added only by the relay). */
+  queue: Queue;
+  relay: OperationRelay;
+}
+
+export async function createServices(config: Config, opts: ServicesOptions): Promise<RunningServices> {
   const metrics = new Metrics({ processMetrics: opts.processMetrics ?? false });
   const serviceToken = new ServiceToken(config.keystone.authUrl, config.keystone.service, config.keystone.timeoutMs);
   const validator = new TokenValidator(config.keystone, serviceToken, metrics);
@@ -102,6 +133,8 @@ export async function createServices(config: Config, opts: { processMetrics?: bo
   });
   await relay.start();
   const clouds = callerClouds(config);
+  const checks = config.cloudResourceChecks ? templateCloud(config, clouds) : undefined;
+  const quotas = new QuotaRepo(db);
   return {
     config,
     db,
@@ -111,14 +144,15 @@ export async function createServices(config: Config, opts: { processMetrics?: bo
     templates: {
       repo: new ClusterTemplateRepo(db, () => cache.invalidate()),
       cache,
-      cloud: config.cloudResourceChecks ? templateCloud(config, clouds) : undefined,
+      cloud: checks,
     },
+    preflight: preflightOf(config, clouds, quotas, checks, opts.steps),
+    queue,
+    relay,
     clusters: new ClusterRepo(db),
     nodegroups: new NodeGroupRepo(db),
     clouds,
     secretBox: new SecretBox(config.secretKeys),
-    queue,
-    relay,
     outbox: { db, kick: () => void relay.kick() },
     operations: new OperationRepo(db),
     events: new ClusterEventRepo(db),

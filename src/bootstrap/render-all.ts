@@ -2,7 +2,7 @@
 
 import { stringify } from 'yaml';
 import { renderAddons, type K8sObject } from './addons/framework.js';
-import { ADDONS } from './addons/index.js';
+import { addons } from './addons/index.js';
 import { renderCloudConfig, type CloudCredential, type CloudNetwork } from './cloudconf.js';
 import type { ApiEndpoint } from './user-data/inputs.js';
 import { base64Size, renderUserData } from './user-data/userdata.js';
@@ -53,7 +53,7 @@ export function renderCluster(spec: ClusterSpec, warnings: string[], m: ClusterM
     ...userData,
   };
   for (const [k, v] of Object.entries(cloud.secretData)) files[`cloud-config/${k}`] = v;
-  for (const a of renderAddons(ADDONS, spec, { cloud })) files[`addons/${a.order}-${a.name}.yaml`] = manifest(a.objects);
+  for (const a of renderAddons(addons(), spec, { cloud })) files[`addons/${a.order}-${a.name}.yaml`] = manifest(a.objects);
   return files;
 }
 

@@ -1,7 +1,7 @@
 // Security groups, port settings and the API load balancer shape, as plain data the workers apply (spec §1.2, §1.3).
 
 import { NODE_EXPORTER_PORT, type MonitoringSettings } from '../features/monitoring/settings.js';
-import type { ClusterSpec } from './types.js';
+import type { ClusterSpec, LbAlgorithm } from './types.js';
 
 export type GroupRef = 'control-plane' | 'worker';
 export type Remote = { group: GroupRef } | { cidr: string };
@@ -27,7 +27,7 @@ export interface LoadBalancerPlan {
   name: string;
   provider: string;
   listener: { protocol: 'TCP'; port: number; allowedCidrs: string[] };
-  pool: { protocol: 'TCP'; algorithm: string };
+  pool: { protocol: 'TCP'; algorithm: LbAlgorithm };
   monitor: { type: 'TCP'; delay: number; timeout: number; maxRetries: number; maxRetriesDown: number } | null;
   /** Every control-plane port's fixed IP on this port. */
   memberPort: number;

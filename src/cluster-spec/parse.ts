@@ -5,14 +5,14 @@ import { errors } from '../domain/errors.js';
 import { catalogWarning, LABEL_CATALOG } from './labels/catalog.js';
 import type { ParsedLabels } from './labels/types.js';
 import { LabelProblem, type FeatureModule, type ModuleContext } from './module.js';
-import { ADDON_MODULES, CORE_MODULES, labelOwners } from './registry.js';
+import { addonModules, coreModules, labelOwners } from './registry.js';
 import { SPEC_VERSION, type ClusterSpec, type LabelValue, type ParseInput, type ParseResult } from './types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function parseClusterSpec(
   input: ParseInput,
-  modules: readonly FeatureModule[] = [...CORE_MODULES, ...ADDON_MODULES],
+  modules: readonly FeatureModule[] = [...coreModules(), ...addonModules()],
 ): ParseResult {
   const { template, cluster } = input;
   if (template.coe !== undefined && template.coe !== 'kubernetes') throw errors.unsupportedCoe(template.coe);

@@ -1,32 +1,35 @@
-// The ordered module registry. Core modules fill the spec's sections (later ones may read earlier ones);
-// add-on feature modules (CNI manifests, CSI, ingress, …) append themselves to ADDON_MODULES.
-
-import { ADDONS } from '../bootstrap/addons/index.js';
-import { apiServerModule, octaviaModule } from './modules/octavia.js';
-import { autoHealingModule } from '../features/auto-healing/module.js';
-import { autoScalingModule } from '../features/auto-scaling/module.js';
+// The ordered module registry. Core modules fill the spec's sections (later ones may read earlier ones): the
+// core's own, with the optional capabilities' core-section modules (src/features/registry.ts) before node-ops;
+// the add-ons' modules (CNI, CSI, ingress, ...) run after them and may read their sections. Read lazily: the
+// features' steps import the parser, which imports this.
+import { addons } from '../bootstrap/addons/index.js';
+import { features } from '../features/registry.js';
 import { cloudProviderModule, nodesModule } from './modules/cloud-provider.js';
-import { kmsModule } from '../features/kms/module.js';
 import { kubernetesModule } from './modules/kubernetes.js';
 import { networkModule } from './modules/network.js';
 import { nodeOpsModule } from './modules/node-ops.js';
+import { apiServerModule, octaviaModule } from './modules/octavia.js';
 import type { FeatureModule } from './module.js';
 
-export const CORE_MODULES: readonly FeatureModule[] = [
-  nodesModule,
-  kubernetesModule,
-  networkModule,
-  octaviaModule,
-  apiServerModule,
-  cloudProviderModule,
-  autoHealingModule,
-  autoScalingModule,
-  kmsModule,
-  nodeOpsModule,
-] as unknown as readonly FeatureModule[];
+let core: readonly FeatureModule[] | undefined;
 
-/** Add-on feature modules (src/kube/addons): they run after the core modules and may read their sections. */
-export const ADDON_MODULES: readonly FeatureModule[] = ADDONS as unknown as readonly FeatureModule[];
+/** The modules of the spec's core sections, in parse order. */
+export function coreModules(): readonly FeatureModule[] {
+  core ??= [
+    nodesModule,
+    kubernetesModule,
+    networkModule,
+    octaviaModule,
+    apiServerModule,
+    cloudProviderModule,
+    ...features().flatMap((f) => (f.module ? [f.module] : [])),
+    nodeOpsModule,
+  ];
+  return core;
+}
+
+/** Add-on feature modules (src/bootstrap/addons/index.ts): they run after the core modules and may read their sections. */
+export const addonModules = (): readonly FeatureModule[] => addons();
 
 /** label name → owning module; throws when two modules claim one label (a programming error). */
 export function labelOwners(modules: readonly FeatureModule[]): Map<string, FeatureModule> {

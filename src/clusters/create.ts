@@ -1,41 +1,75 @@
-// Cluster (and bay) create, in Magnum's order of checks (spec §3.2), then intent before action:
-// the row, its default node groups, its CAs and the queued create are written in one transaction.
+// Cluster (and bay) create, in Magnum's order of checks (spec §3.2): planCreate checks and bills it (what the
+// dry-run shows), startCreate then writes its intent: the row, its default node groups, its CAs and the queued
+// create in one transaction (beginOperation), after making the cluster's application credential.
 import { randomUUID } from 'node:crypto';
 import { bool } from '../cluster-spec/labels/types.js';
+import { parseClusterSpec } from '../cluster-spec/parse.js';
+import { zonesNamed } from '../cluster-spec/zones.js';
+import type { Config } from '../config.js';
 import type { ClusterRow } from '../db/entities/cluster.js';
 import type { ClusterTemplateRow } from '../db/entities/cluster-template.js';
 import type { NodeGroupRow } from '../db/entities/nodegroup.js';
+import type { ClusterRepo } from '../db/repos/clusters.js';
+import type { NodeGroupRepo } from '../db/repos/nodegroups.js';
 import { initialConditions } from '../domain/cluster-status.js';
 import { errors } from '../domain/errors.js';
 import { inheritLabels, labelStrings } from '../domain/labels.js';
 import { checkAtMost } from '../domain/limits.js';
+import { atLeast, type ApiVersion } from '../domain/microversion.js';
 import { generateName } from '../domain/names.js';
-import { parseClusterSpec } from '../cluster-spec/parse.js';
-import { zonesNamed } from '../cluster-spec/zones.js';
-import { beginOperation, started } from '../operations/begin.js';
-import { generateClusterPki, storeClusterPki } from '../pki/index.js';
-import { atLeast, type ApiVersion } from '../api/microversion.js';
 import { enforce } from '../domain/policy.js';
-import type { Services } from '../api/services.js';
-import { visibility } from '../api/routes/v1/clustertemplates/service.js';
-import { checkClusterQuota } from '../api/routes/v1/quotas/service.js';
-import { createClusterCredential, deleteClusterCredential, type ClusterCredential } from './credential.js';
+import type { CallerClouds } from '../openstack/caller.js';
+import { beginOperation, started, type OperationDeps } from '../operations/begin.js';
+import { generateClusterPki, storeClusterPki } from '../pki/index.js';
 import { shortage, type Assessment } from '../preflight/assess.js';
+import { checkClusterQuota } from '../preflight/cluster-quota.js';
+import { groupPlans, type Preflight } from '../preflight/preflight.js';
+import type { SecretBox } from '../security/secret-box.js';
+import { createClusterCredential, deleteClusterCredential, type ClusterCredential } from './credential.js';
 import { labelWarningEvent } from './label-warnings.js';
-import { fixedSubnetCidr, groupPlans, preflight, type Caller } from '../preflight/preflight.js';
-import type { CreateBodyT } from '../api/routes/v1/clusters/schema.js';
+import { templateFor, type Caller, type TemplateFinder } from './lookup.js';
+
+/** What a create reads of its request: the cluster body of 1.1+ or the bay body of ≤1.10 (each schema refused the other's fields). */
+export interface CreateRequest {
+  name?: string | null;
+  cluster_template_id?: string | null;
+  baymodel_id?: string | null;
+  node_count?: number | null;
+  master_count?: number | null;
+  docker_volume_size?: number | null;
+  labels?: Record<string, unknown> | null;
+  merge_labels?: boolean | null;
+  master_flavor_id?: string | null;
+  flavor_id?: string | null;
+  discovery_url?: string | null;
+  fixed_network?: string | null;
+  fixed_subnet?: string | null;
+  floating_ip_enabled?: boolean | null;
+  master_lb_enabled?: boolean | null;
+  keypair?: string | null;
+  create_timeout?: number | null;
+  bay_create_timeout?: number | null;
+}
+
+/** What planCreate needs. */
+export interface PlanCreateDeps {
+  config: { limits: Pick<Config['limits'], 'maxNodeCount' | 'maxMasterCount'> };
+  templates: { repo: TemplateFinder };
+  preflight: Pick<Preflight, 'assess' | 'fixedSubnetCidr' | 'checkZones'>;
+}
+
+/** What startCreate needs besides. */
+export interface CreateDeps extends PlanCreateDeps {
+  config: PlanCreateDeps['config'] & { maxClustersPerProject: number };
+  clouds: CallerClouds;
+  secretBox: SecretBox;
+  clusters: Pick<ClusterRepo, 'insert'>;
+  nodegroups: Pick<NodeGroupRepo, 'insertMany'>;
+  outbox: OperationDeps;
+}
 
 export type Flavor = 'cluster' | 'bay';
 const empty = (v: string | null | undefined): v is '' | null | undefined => v === undefined || v === null || v === '';
-
-/** The template named by a create body; Magnum's 400 (≤1.9, bays) or 404 (1.10+) when missing. */
-export async function templateFor(s: Services, who: Caller, ident: string | null | undefined, field: string, notFoundStatus: 400 | 404): Promise<ClusterTemplateRow> {
-  if (empty(ident)) throw errors.invalidInput(field, 'None', 'Mandatory field missing.');
-  const found = await s.templates.repo.find(ident, visibility('template', who.ctx));
-  if (found === 'ambiguous') throw errors.ambiguousName('cluster templates', 'cluster template');
-  if (!found) throw notFoundStatus === 404 ? errors.notFound('ClusterTemplate', ident) : errors.templateNotFoundBadRequest(ident);
-  return found;
-}
 
 interface Resolved {
   row: ClusterRow;
@@ -44,7 +78,7 @@ interface Resolved {
 }
 
 /** The cluster row a create body asks for, with the template's values filled in. */
-function resolve(who: Caller, body: CreateBodyT, t: ClusterTemplateRow, flavor: Flavor, version: ApiVersion): Resolved {
+function resolve(who: Caller, body: CreateRequest, t: ClusterTemplateRow, flavor: Flavor, version: ApiVersion): Resolved {
   const nodeCount = body.node_count ?? 1;
   const masterCount = body.master_count ?? 1;
   if (nodeCount === 0 && (flavor === 'bay' || !atLeast(version, 10))) throw errors.zeroNodesUnsupported();
@@ -152,14 +186,14 @@ export interface CreatePlan {
 }
 
 /** Every check of a create, in Magnum's order, and its bill; nothing is written (the create and its dry-run). */
-export async function planCreate(s: Services, who: Caller, body: CreateBodyT, version: ApiVersion, flavor: Flavor): Promise<CreatePlan> {
+export async function planCreate(s: PlanCreateDeps, who: Caller, body: CreateRequest, version: ApiVersion, flavor: Flavor): Promise<CreatePlan> {
   // The deployment's maxima, as the schema's own (the ceilings) are checked: before anything else.
   checkAtMost('node_count', body.node_count, s.config.limits.maxNodeCount);
   checkAtMost('master_count', body.master_count, s.config.limits.maxMasterCount);
   const t =
     flavor === 'bay'
-      ? await templateFor(s, who, body.baymodel_id, 'baymodel_id', 400)
-      : await templateFor(s, who, body.cluster_template_id, 'cluster_template_id', atLeast(version, 10) ? 404 : 400);
+      ? await templateFor(s.templates.repo, who, body.baymodel_id, 'baymodel_id', 400)
+      : await templateFor(s.templates.repo, who, body.cluster_template_id, 'cluster_template_id', atLeast(version, 10) ? 404 : 400);
   if (t.coe !== 'kubernetes') throw errors.clusterTypeUnsupported(t.server_type, t.cluster_distro ?? 'None', t.coe);
   const size = body.docker_volume_size ?? t.docker_volume_size;
   if (t.docker_storage_driver === 'devicemapper' && size !== null && size < 3) throw errors.devicemapperSize();
@@ -168,21 +202,21 @@ export async function planCreate(s: Services, who: Caller, body: CreateBodyT, ve
   const { row, masterCount, nodeCount } = resolve(who, body, t, flavor, version);
   if (masterCount > 1 && !row.master_lb_enabled) throw errors.masterCountNeedsLb();
   // Labels are read once, here and by the workers, through the one parser.
-  const subnetCidr = await fixedSubnetCidr(s, who, row.fixed_subnet);
+  const subnetCidr = await s.preflight.fixedSubnetCidr(who, row.fixed_subnet);
   const { spec, warnings } = parseClusterSpec({
     template: t,
     cluster: { ...row, master_count: masterCount, node_count: nodeCount },
     labels: row.labels,
     ...(subnetCidr !== undefined ? { subnetCidr } : {}),
   });
-  await s.templates.cloud?.checkZones(who, zonesNamed(row.labels));
+  await s.preflight.checkZones(who, zonesNamed(row.labels));
   const groups = defaultNodegroups(row, t, masterCount, nodeCount);
-  const bill = await preflight(s, who, { template: t, cluster: row, spec, checkResources: true, bill: { kind: 'create', groups: groupPlans(row, t, groups as NodeGroupRow[]) } });
+  const bill = await s.preflight.assess(who, { template: t, cluster: row, spec, checkResources: true, bill: { kind: 'create', groups: groupPlans(row, t, groups as NodeGroupRow[]) } });
   return { row, template: t, masterCount, nodeCount, groups, warnings, bill };
 }
 
-export async function createCluster(s: Services, who: Caller, body: CreateBodyT, version: ApiVersion, flavor: Flavor): Promise<CreatePlan> {
-  const plan = await planCreate(s, who, body, version, flavor);
+/** Begins a planned create (refused with its shortage when the bill does not fit); the plan's row is the cluster accepted. */
+export async function startCreate(s: CreateDeps, who: Caller, plan: CreatePlan): Promise<CreatePlan> {
   const short = shortage(plan.bill);
   if (short) throw short;
   const { row, masterCount, nodeCount, groups } = plan;

@@ -2,7 +2,10 @@
 // a change (spec §5.3; the cluster's are in src/domain/transitions.ts), and Kubernetes' syntax for
 // node labels and taints (1.14).
 import { COMPLETE_SET } from '../domain/cluster-status.js';
+import { Ajv } from 'ajv';
 import { errors } from '../domain/errors.js';
+import { NODE_COUNT_CEILING } from '../domain/limits.js';
+import { coerceScalars, validationError } from '../domain/wire-values.js';
 import type { NodeTaint } from '../db/entities/nodegroup.js';
 import { nodeTaintProblem, userNodeLabelProblem } from '../cluster-spec/node-labels.js';
 
@@ -80,4 +83,14 @@ export function checkNodeTaints(taints: NodeTaint[]): void {
     if (seen.has(id)) throw errors.invalidInput('node_taints', taints, `Taint '${t.key}' with effect ${t.effect} is given twice.`);
     seen.add(id);
   }
+}
+
+const BOUND = { type: ['integer', 'null'], minimum: 0, maximum: NODE_COUNT_CEILING };
+const Bounds = { type: 'object', properties: { min_node_count: BOUND, max_node_count: BOUND } };
+const validateBounds = new Ajv({ coerceTypes: false, strict: false }).compile(Bounds);
+
+/** A patched group's min_node_count and max_node_count, in place: wsme's conversions, then its errors for a bad value. */
+export function checkBounds(bounds: Record<string, unknown>): void {
+  coerceScalars(bounds, Bounds);
+  if (!validateBounds(bounds)) throw validationError(validateBounds.errors![0]!, bounds);
 }

@@ -10,16 +10,27 @@
 import type { ClusterRow } from '../db/entities/cluster.js';
 import { errors } from '../domain/errors.js';
 import { judge } from '../domain/transitions.js';
-import { beginOperation, started } from '../operations/begin.js';
+import { beginOperation, started, type OperationDeps } from '../operations/begin.js';
 import { enforce } from '../domain/policy.js';
-import type { Services } from '../api/services.js';
 import { createClusterCredential, deleteClusterCredential } from './credential.js';
-import type { Caller } from '../preflight/preflight.js';
+import type { ClusterRepo } from '../db/repos/clusters.js';
+import type { OperationRepo } from '../db/repos/operations.js';
+import type { CallerClouds } from '../openstack/caller.js';
+import type { SecretBox } from '../security/secret-box.js';
+import type { Caller } from './lookup.js';
 
-export async function rotateCredential(s: Services, who: Caller, c: ClusterRow): Promise<void> {
+export interface RotateCredentialDeps {
+  clouds: CallerClouds;
+  secretBox: Pick<SecretBox, 'seal'>;
+  clusters: Pick<ClusterRepo, 'update'>;
+  operations: Pick<OperationRepo, 'active'>;
+  outbox: OperationDeps;
+}
+
+export async function startRotateCredential(s: RotateCredentialDeps, who: Caller, c: ClusterRow): Promise<void> {
   enforce(who.ctx, 'credential:rotate', c);
   // Refused now, nothing is made in Keystone.
-  const early = judge('rotate_credential', { name: c.name, status: c.status }, (await s.operations.active(s.db.manager, c.uuid)).map((o) => o.kind));
+  const early = judge('rotate_credential', { name: c.name, status: c.status }, (await s.operations.active(s.outbox.db.manager, c.uuid)).map((o) => o.kind));
   if (early.outcome === 'refused') throw early.error;
   const fresh = await createClusterCredential(s.clouds, who, c.uuid, `-rotated-${Date.now()}`);
   try {

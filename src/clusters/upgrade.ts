@@ -1,22 +1,41 @@
 // POST /clusters/{id}/actions/upgrade: one minor at a time, never down, decided by the upgrade path
 // (src/domain/upgrade-path.ts) that the planner GET /clusters/{id}/upgrades lists targets with; each
-// refusal keeps Magnum's error. Its bill is the roll's peak: one control plane, then max_batch_size
-// nodes of the group, more than the cluster holds (src/kube/bill.ts rollBill).
+// refusal keeps Magnum's error. planUpgrade checks and bills it (the dry-run), startUpgrade begins it. Its
+// bill is the roll's peak: one control plane, then max_batch_size nodes of the group, more than the cluster
+// holds (src/preflight/footprint.ts rollBill).
 import type { ClusterRow } from '../db/entities/cluster.js';
 import type { ClusterTemplateRow } from '../db/entities/cluster-template.js';
 import type { NodeGroupRow } from '../db/entities/nodegroup.js';
+import type { ClusterRepo } from '../db/repos/clusters.js';
+import type { NodeGroupRepo } from '../db/repos/nodegroups.js';
+import type { Config } from '../config.js';
 import { errors, type ApiError } from '../domain/errors.js';
 import { checkAtMost } from '../domain/limits.js';
 import { upgradeVerdict, type UpgradeVerdict } from '../domain/upgrade-path.js';
-import { beginOperation, started } from '../operations/begin.js';
-import { atLeast, type ApiVersion } from '../api/microversion.js';
+import { beginOperation, started, type OperationDeps } from '../operations/begin.js';
+import { atLeast, type ApiVersion } from '../domain/microversion.js';
 import { enforce } from '../domain/policy.js';
-import type { Services } from '../api/services.js';
-import { defaultWorker, findGroup } from './actions.js';
 import { shortage, type Assessment } from '../preflight/assess.js';
-import { templateFor } from './create.js';
-import { clusterSpecOf, groupPlans, preflight, type Caller } from '../preflight/preflight.js';
-import type { UpgradeBodyT } from '../api/routes/v1/clusters/schema.js';
+import { groupPlans, type Preflight } from '../preflight/preflight.js';
+import { defaultWorker, findGroup, templateFor, type Caller, type TemplateFinder } from './lookup.js';
+
+export interface UpgradeRequest {
+  cluster_template: string;
+  max_batch_size?: number | null;
+  nodegroup?: string | null;
+}
+
+export interface PlanUpgradeDeps {
+  config: { limits: Pick<Config['limits'], 'maxNodeCount'> };
+  templates: { repo: TemplateFinder };
+  clusters: Pick<ClusterRepo, 'nodegroups'>;
+  preflight: Pick<Preflight, 'assess' | 'clusterSpecOf'>;
+}
+
+export interface UpgradeDeps {
+  nodegroups: Pick<NodeGroupRepo, 'updateByUuid'>;
+  outbox: OperationDeps;
+}
 
 export interface UpgradePlan {
   target: ClusterTemplateRow;
@@ -42,11 +61,11 @@ function refusalError(v: Extract<UpgradeVerdict, { ok: false }>, target: Cluster
 /** The version a group runs: a default group's is the cluster's; another group's its own (it follows the cluster later). */
 const runningVersion = (c: ClusterRow, ng: NodeGroupRow): string | undefined => (ng.is_default ? undefined : ng.version ?? undefined) ?? c.coe_version ?? c.labels.kube_tag;
 
-export async function planUpgrade(s: Services, who: Caller, c: ClusterRow, body: UpgradeBodyT, version: ApiVersion): Promise<UpgradePlan> {
+export async function planUpgrade(s: PlanUpgradeDeps, who: Caller, c: ClusterRow, body: UpgradeRequest, version: ApiVersion): Promise<UpgradePlan> {
   if (!atLeast(version, 8)) throw errors.upgradeUnsupportedVersion();
   checkAtMost('max_batch_size', body.max_batch_size, s.config.limits.maxNodeCount);
   enforce(who.ctx, 'cluster:upgrade', c);
-  const target = await templateFor(s, who, body.cluster_template, 'cluster_template', 404);
+  const target = await templateFor(s.templates.repo, who, body.cluster_template, 'cluster_template', 404);
   const groups = await s.clusters.nodegroups([c.uuid]);
   const ng = body.nodegroup ? findGroup(groups, body.nodegroup) : defaultWorker(groups);
   if (!ng) throw errors.notFound('Nodegroup', body.nodegroup ?? 'default-worker');
@@ -58,14 +77,15 @@ export async function planUpgrade(s: Services, who: Caller, c: ClusterRow, body:
   const batch = body.max_batch_size ?? 1;
   // The new nodes are the target template's, with its Kubernetes version (workers/cluster/context.ts).
   const labels = target.labels.kube_tag === undefined ? c.labels : { ...c.labels, kube_tag: target.labels.kube_tag };
-  const spec = await clusterSpecOf(s, who, c, target, groups, labels);
+  const spec = await s.preflight.clusterSpecOf(who, c, target, groups, labels);
   const rolled = groups.filter((g) => g.uuid === ng.uuid || (ng.is_default && g.role === 'master')).map((g) => g.name);
-  const bill = await preflight(s, who, { template: target, cluster: c, spec, bill: { kind: 'roll', groups: groupPlans(c, target, groups), rolled, batch } });
+  const bill = await s.preflight.assess(who, { template: target, cluster: c, spec, bill: { kind: 'roll', groups: groupPlans(c, target, groups), rolled, batch } });
   return { target, ng, from: verdict.from, to: verdict.to, batch, bill };
 }
 
-export async function upgradeCluster(s: Services, who: Caller, c: ClusterRow, body: UpgradeBodyT, version: ApiVersion): Promise<ClusterRow> {
-  const { target, ng, from, to, batch, bill } = await planUpgrade(s, who, c, body, version);
+/** Begins a planned upgrade (its shortage refused). */
+export async function startUpgrade(s: UpgradeDeps, c: ClusterRow, plan: UpgradePlan): Promise<ClusterRow> {
+  const { target, ng, from, to, batch, bill } = plan;
   const short = shortage(bill);
   if (short) throw short;
   const begun = await beginOperation(s.outbox, c.uuid, {

@@ -3,7 +3,7 @@
 import type { ClusterTemplateRow } from './entities/cluster-template.js';
 import type { ClusterTemplateRepo, Visibility } from './repos/cluster-templates.js';
 import type { Keyset } from './repos/keyset.js';
-import { ReadCache } from '../api/read-cache.js';
+import { ReadCache } from './read-cache.js';
 
 export type Found = ClusterTemplateRow | 'ambiguous' | null;
 

@@ -44,6 +44,12 @@ export type ClusterStatus = (typeof CLUSTER_STATUSES)[number];
 /** Settled: every *_COMPLETE status but DELETE_COMPLETE. */
 export const SETTLED_STATUSES: readonly ClusterStatus[] = CLUSTER_STATUSES.filter((s) => s.endsWith('_COMPLETE') && s !== 'DELETE_COMPLETE');
 export const COMPLETE_SET: ReadonlySet<string> = new Set<string>(SETTLED_STATUSES);
+/**
+ * Clusters that stand and run nothing: the settled ones and those whose update failed (they still serve, and
+ * their owner may try again). Updates, node group changes and credential rotations start from these; the health
+ * pass checks them.
+ */
+export const STANDING_STATUSES: readonly ClusterStatus[] = [...SETTLED_STATUSES, 'UPDATE_FAILED'];
 export const FAILED_SET: ReadonlySet<string> = new Set<string>(['CREATE_FAILED', 'UPDATE_FAILED', 'DELETE_FAILED', 'ROLLBACK_FAILED', 'RESUME_FAILED']);
 
 /** The status as one of Magnum's; undefined for a string that is none. */

@@ -1,7 +1,7 @@
 // Which operation may start on a cluster in which state: the table every caller consults (the
 // API's routes and the service's own healing and scaling), as data. Magnum's spec §5.3 lets a
 // request in the wrong state through and drops it; here it is refused, with the error below.
-import { clusterStatus, SETTLED_STATUSES, type ClusterStatus } from './cluster-status.js';
+import { clusterStatus, SETTLED_STATUSES, STANDING_STATUSES, type ClusterStatus } from './cluster-status.js';
 import { ApiError, errors } from './errors.js';
 import type { OperationKind } from './operations.js';
 
@@ -33,7 +33,7 @@ export interface Transition {
 /** Settled: a *_COMPLETE status (DELETE_COMPLETE aside). */
 const SETTLED: ReadonlySet<ClusterStatus> = new Set(SETTLED_STATUSES);
 /** Settled, or after a failed update (which the user may retry, or undo by another). */
-const SETTLED_OR_FAILED_UPDATE: ReadonlySet<ClusterStatus> = new Set<ClusterStatus>([...SETTLED_STATUSES, 'UPDATE_FAILED']);
+const SETTLED_OR_FAILED_UPDATE: ReadonlySet<ClusterStatus> = new Set<ClusterStatus>(STANDING_STATUSES);
 
 const conflict = (action: string): Refusal => ({ error: 'state_conflict', action });
 const NODEGROUPS: Refusal = { error: 'not_ready_for_nodegroups' };

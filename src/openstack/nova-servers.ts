@@ -12,6 +12,7 @@ type S = components['schemas'];
 
 export type Server = S['Server'];
 export type ServerCreate = S['ServerCreate'];
+export type BlockDeviceMapping = S['BlockDeviceMapping'];
 export type ServerCreated = S['ServerCreated'];
 export type SchedulerHints = S['SchedulerHints'];
 

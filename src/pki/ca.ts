@@ -31,13 +31,13 @@ export async function createCa(commonName: string, opts: { now?: Date; days?: nu
   const keys = await generateKeyPair();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     name: cn(commonName),
-    keys: keys as unknown as X509KeyPair,
+    keys: keys,
     notBefore: new Date(now.getTime() - DAY_MS),
     notAfter: new Date(now.getTime() + (opts.days ?? CA_VALIDITY_DAYS) * DAY_MS),
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey as unknown as X509KeyPair['publicKey']),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
   return { cert: trimPem(cert.toString('pem')), key: trimPem(await privateKeyPem(keys.privateKey)) };

@@ -24,8 +24,8 @@ export async function issueClientCert(ca: KeyPair, opts: ClientCertOptions): Pro
   const cert = await x509.X509CertificateGenerator.create({
     subject,
     issuer: caCert.subjectName,
-    publicKey: keys.publicKey as unknown as X509KeyPair['publicKey'],
-    signingKey: signingKey as unknown as X509SigningKey,
+    publicKey: keys.publicKey,
+    signingKey: signingKey,
     signingAlgorithm: { name: signingKey.algorithm.name, hash: 'SHA-256' } as X509SigningAlgorithm,
     notBefore: new Date(now.getTime() - 5 * MINUTE_MS),
     notAfter,

@@ -13,7 +13,7 @@ import 'reflect-metadata';
 import { createPrivateKey, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+x509.cryptoProvider.set(webcrypto);
 
 export { x509 };
 export const subtle = webcrypto.subtle;

@@ -123,7 +123,7 @@ export async function signCsr(ca: KeyPair, csrPem: string, opts: SignOptions = {
     subject: csr.subjectName,
     issuer: caCert.subjectName,
     publicKey: csr.publicKey,
-    signingKey: signingKey as unknown as X509SigningKey,
+    signingKey: signingKey,
     signingAlgorithm: { name: signingKey.algorithm.name, hash: 'SHA-256' } as X509SigningAlgorithm,
     notBefore: new Date(now.getTime() - DAY_MS),
     notAfter: new Date(now.getTime() + (opts.termDays ?? DEFAULT_TERM_DAYS) * DAY_MS),

@@ -2,7 +2,7 @@
 // the project uses and its limit as the services report them, and whether it is short. The pre-flight
 // of every operation and its dry-run assess the same way (preflight.ts); a shortage is one 403.
 import { errors, type ApiError } from '../domain/errors.js';
-import { PER_OBJECT, QUOTA_NAMES, QUOTAS, type QuotaName, type Usage } from './footprint.js';
+import { PER_OBJECT, QUOTA_NAMES, QUOTAS, type QuotaName, type Usage } from './quotas.js';
 
 /** What a quota leaves: `limit` −1 means unlimited; `used` what the project holds now. */
 export interface Headroom {

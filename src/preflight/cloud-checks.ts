@@ -8,7 +8,7 @@ import type { CallerClouds, CloudCaller } from '../openstack/caller.js';
 import type { GlanceImage } from '../openstack/glance.js';
 import { isNotFound, OpenStackError } from '../openstack/http.js';
 
-export interface TemplateCloud {
+export interface CloudChecks {
   /** The image's os_distro; 400 when missing or without os_distro, 403 when not visible. */
   imageDistro(who: CloudCaller, image: string): Promise<string>;
   /** The image's properties (os_distro among them), with imageDistro's errors. */
@@ -21,7 +21,7 @@ export interface TemplateCloud {
   checkZones(who: CloudCaller, named: { label: string; zone: string }[]): Promise<void>;
 }
 
-export interface OpenStackTemplateCloudOptions {
+export interface CloudChecksOptions {
   /** Keystone URL for the WWW-Authenticate header when a service rejects the caller's token. */
   authUrl: string;
   /** Told of every failed call before it becomes an API error (service, status, request id; no token). */
@@ -37,7 +37,7 @@ export function isUuidLike(value: string): boolean {
 }
 
 /** The checks against the real services, with the caller's clients (their token and its catalog). */
-export function openstackTemplateCloud(clouds: CallerClouds, opts: OpenStackTemplateCloudOptions): TemplateCloud {
+export function cloudChecks(clouds: CallerClouds, opts: CloudChecksOptions): CloudChecks {
   /** Runs `fn`; turns what the service said into the API's errors: never a 500 for a cloud that is down. */
   async function guarded<T>(type: string, fn: () => Promise<T>, forbidden?: () => ApiError): Promise<T> {
     try {
@@ -145,6 +145,6 @@ export function nodeImageOf(props: ImageProperties, image: string, serverType: s
 }
 
 /** nodeImageOf on the image Glance shows the caller. */
-export async function checkNodeImage(cloud: TemplateCloud, who: CloudCaller, image: string, serverType: string, kubeVersion?: string): Promise<NodeImage> {
+export async function checkNodeImage(cloud: CloudChecks, who: CloudCaller, image: string, serverType: string, kubeVersion?: string): Promise<NodeImage> {
   return nodeImageOf(await cloud.imageProperties(who, image), image, serverType, kubeVersion);
 }

@@ -3,7 +3,7 @@
 // (its usage counted from the project's load balancers, listeners, pools and their members, health
 // monitors), Designate's quotas (recordsets per zone, counted in the API's zone). A service the bill
 // does not need is not asked; one not in the catalog, or without the quota call (404), is not checked.
-import type { QuotaName, Usage } from './footprint.js';
+import type { QuotaName, Usage } from './quotas.js';
 import type { CallerCloud, CloudCaller } from '../openstack/caller.js';
 import { isNotFound } from '../openstack/http.js';
 import type { Headroom, Headrooms } from './assess.js';

@@ -2,6 +2,7 @@
 // step with a reason naming the label when absent; and how a record is kept in the ledger (`<zone>/<recordset>`).
 // Used by the features that publish names (api-dns, ingress, external-dns).
 import type { ConditionType } from '../domain/cluster-status.js';
+import type { Named } from './ensure.js';
 import type { DesignateClient } from '../openstack/designate.js';
 import { StepFailure } from './errors.js';
 import { required } from './services.js';
@@ -24,4 +25,19 @@ export async function zoneOf(d: DesignateClient, name: string, use: ZoneUse): Pr
 
 export function designate(ctx: RunContext, use: ZoneUse): Promise<DesignateClient> {
   return required(() => ctx.cloud().designate(), { reason: 'DnsUnavailable', label: use.label, service: 'the DNS service (Designate)', condition: use.condition });
+}
+
+/** The A records named `want.name` in its zone, as ledger ids (`<zone>/<recordset>`); none when the zone is not the project's. */
+export async function recordsNamed(d: DesignateClient, want: { zone: string; name: string }): Promise<Named[]> {
+  const zoneId = (await d.listZones({ name: want.zone })).find((z) => z.name === want.zone)?.id;
+  if (!zoneId) return [];
+  const found = await d.listRecordsets(zoneId, { name: want.name, type: 'A' });
+  // A `*` in the name filter is a glob to Designate: the exact name only.
+  return found.filter((rs) => rs.id && rs.name === want.name).map((rs) => ({ id: recordId(zoneId, rs.id!), description: rs.description ?? null }));
+}
+
+/** Deletes a record by its ledger id; false when already gone. */
+export function deleteRecord(d: DesignateClient, id: string): Promise<boolean> {
+  const [zoneId, recordsetId] = id.split('/');
+  return d.deleteRecordset(zoneId!, recordsetId!);
 }

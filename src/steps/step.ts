@@ -11,6 +11,7 @@ import type { OperationKind } from '../domain/operations.js';
 import type { Cloud, CloudFactory } from './cloud.js';
 import type { StepFailure } from './errors.js';
 import type { Ledger } from './ledger.js';
+import type { StepBill } from '../preflight/quotas.js';
 
 export interface RunnerHooks {
   /** Called between a cloud create and its ledger record (tests stop a worker exactly there). */
@@ -55,8 +56,19 @@ export interface Step {
   name: string;
   /** Parallel operations: the steps that must have finished (in this run) before this one runs. */
   after?: readonly string[];
+  /**
+   * The steps of the graph this one must finish before: how a feature's step takes its place in the core graph
+   * (workers/cluster/graph.ts) without the core naming it.
+   */
+  before?: readonly string[];
   /** The condition the step drives; a terminal failure of the step marks it False. */
   condition?: ConditionType;
+  /**
+   * What the step makes that counts against a quota (src/preflight/quotas.ts), for the cluster and node groups
+   * it is given; the API's bill sums the create graph's (src/preflight/footprint.ts). A step that makes
+   * nothing a quota counts has none.
+   */
+  bill?: StepBill;
   run(ctx: RunContext): Promise<void>;
 }
 

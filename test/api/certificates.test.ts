@@ -12,6 +12,7 @@ import { OperationEntity } from '../../src/db/entities/operation.js';
 import { insertCluster, type InsertClusterOptions, type InsertedCluster } from '../support/cluster-fixture.js';
 import { testApp, type TestApp, type User } from '../support/app.js';
 import { opensslCsr, opensslText, opensslVerify } from '../pki/openssl.js';
+import { createOperation } from '../../workers/cluster/create.js';
 
 let t: TestApp;
 let ids: Record<'demoUser' | 'demoProject' | 'adminProject' | 'otherUser' | 'otherProject', string>;
@@ -285,7 +286,7 @@ describe('CA private keys', () => {
       },
     });
     const config = { ...t.config, logLevel: 'trace' };
-    const services = await createServices(config);
+    const services = await createServices(config, { steps: createOperation.steps });
     const app = await buildApp(config, { services, logStream: sink });
     try {
       await app.ready();

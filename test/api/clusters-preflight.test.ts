@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assess, shortage } from '../../src/preflight/assess.js';
-import { zero } from '../../src/preflight/footprint.js';
+import { zero } from '../../src/preflight/quotas.js';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
 import { OperationEntity } from '../../src/db/entities/operation.js';

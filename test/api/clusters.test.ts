@@ -75,7 +75,7 @@ describe('create', () => {
     // The operation is relayed to BullMQ with its own id as the job id.
     const op = await t.app.services.db.getRepository(OperationEntity).findOneByOrFail({ cluster_id: uuid });
     assert.equal(op.kind, 'create');
-    await t.app.services.relay.kick();
+    await t.services.relay.kick();
     const job = await queue.getJob(op.id);
     assert.equal(job?.name, 'create');
     assert.deepEqual(job?.data, { operationId: op.id, clusterId: uuid });

@@ -122,12 +122,12 @@ let tables: string[] | undefined;
 async function snapshot(): Promise<unknown> {
   const db = t.app.services.db;
   // Operations an accepted request wrote reach the queue through the relay, after its commit: let it finish first.
-  await t.app.services.relay.kick();
+  await t.services.relay.kick();
   tables ??= ((await db.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`)) as { tablename: string }[]).map((x) => x.tablename);
   const rows = (await db.query(
     tables.map((x) => `SELECT '${x}' AS t, count(*)::int AS n, md5(coalesce(string_agg(r::text, '|' ORDER BY r::text), '')) AS digest FROM "${x}" r`).join(' UNION ALL '),
   )) as { t: string; n: number; digest: string }[];
-  const jobs = await t.app.services.queue.getJobCounts();
+  const jobs = await t.services.queue.getJobCounts();
   const audit = t.cloud!.sims.audit().projects.map((p) => [p.project_id, p.resources.map((r) => `${r.service}/${r.type}/${r.id}`)]);
   return { rows, jobs, audit };
 }

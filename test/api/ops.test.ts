@@ -8,6 +8,7 @@ import { buildApp } from '../../src/api/app.js';
 import { createServices } from '../../src/api/services.js';
 import { testApp, type TestApp } from '../support/app.js';
 import { closedPort } from '../support/net.js';
+import { createOperation } from '../../workers/cluster/create.js';
 
 let t: TestApp;
 
@@ -155,7 +156,7 @@ describe('logs', () => {
       },
     });
     const config = { ...t.config, logLevel: 'trace' };
-    const services = await createServices(config);
+    const services = await createServices(config, { steps: createOperation.steps });
     const app = await buildApp(config, { services, logStream: sink });
     try {
       await app.ready();
@@ -214,7 +215,7 @@ describe('logs', () => {
       },
     });
     const config = { ...t.config, logLevel: 'info', keystone: { ...t.config.keystone, authUrl: `http://127.0.0.1:${await closedPort()}/v3` } };
-    const services = await createServices(config);
+    const services = await createServices(config, { steps: createOperation.steps });
     const app = await buildApp(config, { services, logStream: sink });
     try {
       const token = await t.token('demo');

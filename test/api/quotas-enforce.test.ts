@@ -8,7 +8,7 @@ import { createDataSource } from '../../src/db/data-source.js';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
 import { ClusterTemplateEntity } from '../../src/db/entities/cluster-template.js';
 import { QuotaEntity } from '../../src/db/entities/quota.js';
-import { checkClusterQuota } from '../../src/api/routes/v1/quotas/service.js';
+import { checkClusterQuota } from '../../src/preflight/cluster-quota.js';
 import { ApiError } from '../../src/domain/errors.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
 

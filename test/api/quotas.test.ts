@@ -164,6 +164,18 @@ describe('update', () => {
     }
   });
 
+  test('the body may name the row id, as Horizon sends it: accepted and ignored (Magnum declares it writable)', async () => {
+    const before = await patch('admin', p, { hard_limit: 4 });
+    assert.equal(before.statusCode, 202, before.body);
+    const id = (before.json() as { id: number }).id;
+    const r = await patch('admin', p, { id: id + 1000, hard_limit: 5 });
+    assert.equal(r.statusCode, 202, r.body);
+    assert.deepEqual([(r.json() as { id: number }).id, (r.json() as { hard_limit: number }).hard_limit], [id, 5]);
+    const zero = await patch('admin', p, { id: 0, hard_limit: 5 });
+    assert.equal(zero.statusCode, 400);
+    assert.equal(err(zero).detail, "Invalid input for field/attribute id. Value: '0'. Value should be greater or equal to 1");
+  });
+
   test('400 on bad input', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ hard_limit: -5 }, "Invalid input for field/attribute hard_limit. Value: '-5'. Value should be greater or equal to 0"],

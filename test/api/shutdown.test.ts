@@ -11,6 +11,7 @@ import { createKeystoneSim } from '../../cloudsim/keystone/index.js';
 import { loadConfig } from '../../src/config.js';
 import { passwordToken, TEST_SECRET_KEY } from '../support/app.js';
 import { freshDatabase } from '../support/db.js';
+import { createOperation } from '../../workers/cluster/create.js';
 
 function get(port: number, path: string, token: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -47,7 +48,7 @@ test('close() waits for the in-flight request and then refuses connections', asy
     LOG_LEVEL: 'silent',
     SECRET_KEYS: TEST_SECRET_KEY,
   });
-  const services = await createServices(config);
+  const services = await createServices(config, { steps: createOperation.steps });
   const app = await buildApp(config, { services, logger: false });
   try {
     await app.listen({ host: '127.0.0.1', port: 0 });

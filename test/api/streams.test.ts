@@ -10,6 +10,7 @@ import { buildApp } from '../../src/api/app.js';
 import { createServices, type Services } from '../../src/api/services.js';
 import { insertCluster } from '../support/cluster-fixture.js';
 import { testApp, type TestApp } from '../support/app.js';
+import { createOperation } from '../../workers/cluster/create.js';
 
 let t: TestApp;
 let second: { app: FastifyInstance; services: Services; url: string };
@@ -21,7 +22,7 @@ let demoUser: string;
 before(async () => {
   t = await testApp({ listen: true });
   // A second API process on the same database and Redis.
-  const services = await createServices(t.config);
+  const services = await createServices(t.config, { steps: createOperation.steps });
   const app = await buildApp(t.config, { services, logger: false });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   second = { app, services, url };

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { ReadCache } from '../../src/api/read-cache.js';
+import { ReadCache } from '../../src/db/read-cache.js';
 import { testApp, type TestApp } from '../support/app.js';
 import { waitFor } from '../support/http.js';
 

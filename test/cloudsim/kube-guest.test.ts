@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { nodeReady, type KubeClient } from '../../src/kube/api-client.js';
 import { nodeName } from '../../src/bootstrap/render-all.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
-import { input, pki } from '../kube/fixtures.js';
+import { input, pki } from '../support/spec-fixtures.js';
 import { startKubeHarness, until, type KubeHarness } from './kube-harness.js';
 
 const SMALL = { network_driver: 'flannel', template: { master_lb_enabled: false }, cluster: { name: 'guest', master_count: 1, node_count: 1 }, labels: { kube_tag: 'v1.34.8' } };

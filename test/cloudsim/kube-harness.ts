@@ -17,7 +17,7 @@ import type { ClusterSpec } from '../../src/cluster-spec/types.js';
 import { issueClientCert } from '../../src/pki/client-cert.js';
 import { passwordToken, startKeystone } from '../support/app.js';
 import { call } from '../support/http.js';
-import { input, pki, TOKEN } from '../kube/fixtures.js';
+import { input, pki, TOKEN } from '../support/spec-fixtures.js';
 import { assertFreshIndexes } from './fresh-indexes.js';
 
 export type Who = 'demo' | 'other' | 'admin';

@@ -6,13 +6,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import { renderAddons, type K8sObject } from '../../src/bootstrap/addons/framework.js';
-import { ADDONS } from '../../src/bootstrap/addons/index.js';
+import { addons } from '../../src/bootstrap/addons/index.js';
 import { nodeReady, type KubeClient } from '../../src/kube/api-client.js';
 import { renderCloudConfig } from '../../src/bootstrap/cloudconf.js';
 import { hostSyncObjects } from '../../src/bootstrap/host-sync.js';
 import { nodeName } from '../../src/bootstrap/render-all.js';
 import type { SimCluster } from '../../cloudsim/kube/index.js';
-import { pki } from '../kube/fixtures.js';
+import { pki } from '../support/spec-fixtures.js';
 import { startKubeHarness, until, type KubeHarness } from './kube-harness.js';
 
 const SMALL = { network_driver: 'flannel', template: { master_lb_enabled: false }, cluster: { name: 'agents', master_count: 1, node_count: 1 }, labels: { kube_tag: 'v1.35.5' } };
@@ -34,7 +34,7 @@ before(async () => {
   kube = h.client(port.ip, await h.identity(pki.ca));
   await until('two nodes', async () => (await kube.readyz()) && (await kube.listNodes()).length === 2);
   const cloud = renderCloudConfig(h.spec, { authUrl: 'http://127.0.0.1/v3', region: 'RegionOne', applicationCredentialId: 'i', applicationCredentialSecret: 's' }, { floatingNetworkId: 'ext', subnetId: h.subnetId, networkName: 'n' });
-  for (const o of renderAddons(ADDONS, h.spec, { cloud }).find((a) => a.name === 'cni-flannel')!.objects) await kube.apply(o);
+  for (const o of renderAddons(addons(), h.spec, { cloud }).find((a) => a.name === 'cni-flannel')!.objects) await kube.apply(o);
   await until('Ready', async () => (await kube.listNodes()).every(nodeReady));
   cluster = h.sims.kube.clusterOf(id)!;
 });

@@ -7,14 +7,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { renderAddons, type K8sObject } from '../../src/bootstrap/addons/framework.js';
-import { ADDONS } from '../../src/bootstrap/addons/index.js';
+import { addons as registeredAddons } from '../../src/bootstrap/addons/index.js';
 import { KubeError, nodeReady, type KubeClient, type KubeNode } from '../../src/kube/api-client.js';
 import { nodeName } from '../../src/bootstrap/render-all.js';
 import { renderCloudConfig } from '../../src/bootstrap/cloudconf.js';
 import { caCertHash, type KeyPair } from '../../src/bootstrap/join.js';
 import { createCa, generateClusterPki } from '../../src/pki/ca.js';
 import { call } from '../support/http.js';
-import { pki } from '../kube/fixtures.js';
+import { pki } from '../support/spec-fixtures.js';
 import { startKubeHarness, until, type KubeHarness, type Lb } from './kube-harness.js';
 
 let h: KubeHarness;
@@ -29,13 +29,13 @@ const UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';
 const readyCondition = (n: KubeNode) => n.status?.conditions?.find((c) => c.type === 'Ready');
 
 /** Every add-on's objects for the spec, by add-on name, in apply order. */
-function addons(): Map<string, K8sObject[]> {
+function allAddons(): Map<string, K8sObject[]> {
   const cloud = renderCloudConfig(
     h.spec,
     { authUrl: 'http://127.0.0.1:5000/v3', region: 'RegionOne', applicationCredentialId: 'id', applicationCredentialSecret: 'secret' },
     { floatingNetworkId: 'ext', subnetId: h.subnetId, networkName: 'k1-net' },
   );
-  return new Map(renderAddons(ADDONS, h.spec, { cloud }).map((a) => [a.name, a.objects]));
+  return new Map(renderAddons(registeredAddons(), h.spec, { cloud }).map((a) => [a.name, a.objects]));
 }
 
 /** A request without the client's conveniences (no client certificate unless given), routed like the client. */
@@ -124,7 +124,7 @@ describe('one cluster: init behind a load balancer, joins, add-ons, drains, CA r
     assert.equal(wk.metadata.labels?.['kubernetes.io/hostname'], workers[0]!.name);
     assert.equal(wk.metadata.labels?.['node-role.kubernetes.io/control-plane'], undefined);
 
-    const add = addons();
+    const add = allAddons();
     for (const o of [...add.get('cloud-config')!, ...add.get('occm')!]) await kube.apply(o);
     const initialised = await until('OCCM initialised the nodes', async () => {
       const n = await kube.listNodes();
@@ -151,7 +151,7 @@ describe('one cluster: init behind a load balancer, joins, add-ons, drains, CA r
   });
 
   test('server-side apply is idempotent; a change keeps uid and creationTimestamp and moves resourceVersion', async () => {
-    const all = [...addons().values()].flat();
+    const all = [...allAddons().values()].flat();
     const first: K8sObject[] = [];
     for (const o of all) first.push(await kube.apply(o));
     // controllers may have written status since the first answer; from then on nothing moves

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderAddons } from '../../src/bootstrap/addons/framework.js';
-import { ADDONS } from '../../src/bootstrap/addons/index.js';
+import { addons } from '../../src/bootstrap/addons/index.js';
 import { nodeReady, type KubeClient } from '../../src/kube/api-client.js';
 import { renderCloudConfig } from '../../src/bootstrap/cloudconf.js';
 import { JOIN_TURN_CONFIGMAP } from '../../src/bootstrap/user-data/host.js';
@@ -15,7 +15,7 @@ import { renderUserData } from '../../src/bootstrap/user-data/userdata.js';
 import { nodeName } from '../../src/bootstrap/render-all.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import type { KeyPair } from '../../src/bootstrap/join.js';
-import { input, pki, TOKEN } from '../kube/fixtures.js';
+import { input, pki, TOKEN } from '../support/spec-fixtures.js';
 import { startKubeHarness, until, type KubeHarness } from './kube-harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-sim-state-'));
@@ -49,7 +49,7 @@ describe('a single control plane without a load balancer, with Flannel, kept in 
     await until('two nodes', async () => (await kube.readyz()) && (await kube.listNodes()).length === 2);
     assert.ok((await kube.listNodes()).every((n) => !nodeReady(n)));
     const cloud = renderCloudConfig(h.spec, { authUrl: 'http://127.0.0.1/v3', region: 'RegionOne', applicationCredentialId: 'i', applicationCredentialSecret: 's' }, { floatingNetworkId: 'ext', subnetId: h.subnetId, networkName: 'n' });
-    const flannel = renderAddons(ADDONS, h.spec, { cloud }).find((a) => a.name === 'cni-flannel')!;
+    const flannel = renderAddons(addons(), h.spec, { cloud }).find((a) => a.name === 'cni-flannel')!;
     for (const o of flannel.objects) await kube.apply(o);
     const nodes = await until('Ready', async () => {
       const n = await kube.listNodes();

@@ -22,7 +22,7 @@ after(async () => {
 async function queued(id: string, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
-    if ((await t.app.services.queue.getJobState(id)) !== 'unknown') return true;
+    if ((await t.services.queue.getJobState(id)) !== 'unknown') return true;
     await sleep(50);
   }
   return false;

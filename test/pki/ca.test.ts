@@ -6,7 +6,7 @@ import { assertControlPlanePki, caCertHash } from '../../src/bootstrap/join.js';
 import { renderUserData } from '../../src/bootstrap/user-data/userdata.js';
 import { parseClusterSpec } from '../../src/cluster-spec/parse.js';
 import { CA_VALIDITY_DAYS, generateClusterPki, kubernetesCaName } from '../../src/pki/index.js';
-import { input, TOKEN } from '../kube/fixtures.js';
+import { input, TOKEN } from '../support/spec-fixtures.js';
 import { opensslText, opensslVerify } from './openssl.js';
 
 const UUID = '5d12f6fd-a196-4bf0-ae4c-1f639a523a52';

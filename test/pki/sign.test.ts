@@ -58,7 +58,7 @@ describe('signing', () => {
   });
 
   test('an RSA CA (imported or restored) signs too, with sha256WithRSAEncryption', async () => {
-    const read = (n: string) => readFileSync(new URL(`../kube/fixtures/${n}`, import.meta.url), 'utf8');
+    const read = (n: string) => readFileSync(new URL(`../support/pki-fixtures/${n}`, import.meta.url), 'utf8');
     const rsaCa = { cert: read('ca.crt'), key: read('ca.key') };
     const pem = await signCsr(rsaCa, opensslCsr().csr);
     assert.match(opensslVerify(rsaCa.cert, pem), /: OK\n/);

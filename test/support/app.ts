@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
 import type { PortalOptions } from '../../src/api/portal/index.js';
-import { createServices } from '../../src/api/services.js';
+import { createServices, type RunningServices } from '../../src/api/services.js';
 import { startCloudSims, type CloudSims } from '../../cloudsim/cloud.js';
 import type { SimClockOptions } from '../../cloudsim/common/clock.js';
 import type { CloudSeed } from '../../cloudsim/seed.js';
@@ -16,6 +16,7 @@ import type { NovaState } from '../../cloudsim/nova/index.js';
 import { createKeystoneSim, type KeystoneSim, type KeystoneSimOptions } from '../../cloudsim/keystone/index.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { freshDatabase } from './db.js';
+import { createOperation } from '../../workers/cluster/create.js';
 
 export type User = keyof typeof BUILTIN_USERS;
 
@@ -24,6 +25,8 @@ export const TEST_SECRET_KEY = randomBytes(32).toString('base64');
 
 export interface TestApp {
   app: FastifyInstance;
+  /** The app's services, with the operations queue and the relay that feeds it. */
+  services: RunningServices;
   config: Config;
   keystone: KeystoneSim;
   /** http://127.0.0.1:<port> when started with `listen`. */
@@ -118,7 +121,7 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
   });
   if (sims) config.cloudResourceChecks = true;
   opts.config?.(config);
-  const services = await createServices(config);
+  const services = await createServices(config, { steps: createOperation.steps });
   const portal = opts.portal ? { portal: opts.portal } : {};
   const app = await buildApp(config, opts.logStream ? { services, logStream: opts.logStream, ...portal } : { services, logger: false, ...portal });
   await app.ready();
@@ -131,6 +134,7 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const token = async (user: User) => passwordToken(keystone, user, BUILTIN_USERS[user].password, BUILTIN_USERS[user].project);
   return {
     app,
+    services,
     config,
     keystone,
     apiUrl,

@@ -11,11 +11,18 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const LOCK = join(tmpdir(), 'magnum-tests-apt.lock');
 const APT = 'apt-get -o DPkg::Lock::Timeout=900 -y -q';
-const SCRIPT = `${APT} install "$@" || { ${APT} update && ${APT} install "$@"; }`;
+const INSTALL = `${APT} install "$@" || { ${APT} update && ${APT} install "$@"; }`;
+// A policy-rc.d exiting 101 for the install's length (made and removed inside the lock, and only when
+// none was there): maintainer scripts start no daemon (a package's service would take its port).
+const NO_SERVICES = `P=/usr/sbin/policy-rc.d; made=
+if [ ! -e "$P" ]; then printf '#!/bin/sh\\nexit 101\\n' > "$P" && chmod 755 "$P" && made=1; fi
+rc=0; { ${INSTALL}; } || rc=$?
+[ -n "$made" ] && rm -f "$P"
+exit $rc`;
 
-export async function aptInstall(pkgs: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function aptInstall(pkgs: string[], env: NodeJS.ProcessEnv = process.env, opts: { noServices?: boolean } = {}): Promise<void> {
   if (pkgs.length === 0) return;
-  await run('flock', [LOCK, 'sh', '-c', SCRIPT, 'apt-install', ...pkgs], {
+  await run('flock', [LOCK, 'sh', '-c', opts.noServices ? NO_SERVICES : INSTALL, 'apt-install', ...pkgs], {
     env: { ...env, DEBIAN_FRONTEND: 'noninteractive' },
     timeout: 1_800_000,
     maxBuffer: 64 * 1024 * 1024,

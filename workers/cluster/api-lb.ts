@@ -14,6 +14,7 @@ import { clusterNet, clusterSpec } from '../../src/steps/context.js';
 import { ensure, purge } from '../../src/steps/ensure.js';
 import { ensureFloatingIp } from './floating-ips.js';
 import { controlPlanePorts } from './ports.js';
+import { masterCount, type BillInput } from '../../src/preflight/quotas.js';
 
 export interface Endpoint {
   /** kubeadm's controlPlaneEndpoint: the VIP (or the single control plane's fixed IP). */
@@ -42,7 +43,7 @@ async function ensureLoadBalancer(ctx: RunContext, lb: LoadBalancerPlan): Promis
   const found = await ensure(ctx, {
     step: 'api_lb', service: 'load-balancer', type: 'loadbalancer', name,
     get: (id) => o.getLoadBalancer(id),
-    findByName: () => o.listLoadBalancers({ name } as never),
+    findByName: () => o.listLoadBalancers({ name }),
     // One graph create (Octavia's fully populated load balancer): the listener, the pool and the
     // control planes' members (their ports are made first) are built with it, not one update at a time.
     create: async () => {
@@ -56,7 +57,7 @@ async function ensureLoadBalancer(ctx: RunContext, lb: LoadBalancerPlan): Promis
           ...(lb.listener.allowedCidrs.length > 0 ? { allowed_cidrs: lb.listener.allowedCidrs } : {}),
           default_pool: { name: child, protocol: lb.pool.protocol, lb_algorithm: lb.pool.algorithm, tags, members },
         }],
-      } as never);
+      });
     },
   });
   return found;
@@ -91,10 +92,29 @@ export function endpoint(ctx: RunContext): Promise<Endpoint> {
   });
 }
 
+/**
+ * Whether the API's floating IP is the first control plane's own: without a load balancer the endpoint is that
+ * node's port, and when nodes have floating IPs the one api_endpoint put there is the node's (its server step
+ * finds it and makes none).
+ */
+export function apiFipIsNodes({ spec, groups }: BillInput): boolean {
+  return networkPlan(spec).loadBalancer === null && spec.apiServer.floatingIp && spec.nodeOps.floatingIp && masterCount(groups) > 0;
+}
+
 export const ensureApiEndpoint: Step = {
   name: 'api_endpoint',
   condition: 'api_lb',
   after: ['ports'],
+  /**
+   * The load balancer, its VIP port, and what its one graph create makes with it: the listener, the pool and a
+   * member per control plane; the API's floating IP, on the VIP or, without a load balancer, on the first control
+   * plane's port (made here, before that node's server: the node's own when nodes have theirs, see apiFipIsNodes).
+   */
+  bill: ({ spec, groups }) => {
+    const lb = networkPlan(spec).loadBalancer;
+    const apiFip = spec.apiServer.floatingIp && (lb !== null || masterCount(groups) > 0) ? 1 : 0;
+    return lb ? { load_balancer: 1, port: 1, listener: 1, pool: 1, member: masterCount(groups), floatingip: apiFip } : { floatingip: apiFip };
+  },
   async run(ctx) {
     if (ctx.cluster.conditions.api_lb?.status === 'True') return;
     const ep = await endpoint(ctx);
@@ -116,6 +136,7 @@ export const ensureApiListener: Step = {
   name: 'api_listener',
   condition: 'api_lb',
   after: ['api_endpoint'],
+  // Made with the load balancer (api_endpoint's bill): this step finds them, or makes what a lost graph create did not.
   async run(ctx) {
     const lb = await plan(ctx);
     if (!lb || ctx.cluster.conditions.api_lb?.status === 'True') return;
@@ -138,12 +159,12 @@ export const ensureApiListener: Step = {
       });
     };
     const listener = await child('listener',
-      () => o.listeners.list({ name, loadbalancer_id: lbId } as never),
-      () => o.listeners.create({ name, loadbalancer_id: lbId, protocol: lb.listener.protocol, protocol_port: lb.listener.port, tags, ...(lb.listener.allowedCidrs.length > 0 ? { allowed_cidrs: lb.listener.allowedCidrs } : {}) } as never),
+      () => o.listeners.list({ name, loadbalancer_id: lbId }),
+      () => o.listeners.create({ name, loadbalancer_id: lbId, protocol: lb.listener.protocol, protocol_port: lb.listener.port, tags, ...(lb.listener.allowedCidrs.length > 0 ? { allowed_cidrs: lb.listener.allowedCidrs } : {}) }),
       (id) => o.listeners.get(id));
     await child('pool',
-      () => o.pools.list({ name, loadbalancer_id: lbId } as never),
-      () => o.pools.create({ name, listener_id: listener.id, protocol: lb.pool.protocol, lb_algorithm: lb.pool.algorithm, tags } as never),
+      () => o.pools.list({ name, loadbalancer_id: lbId }),
+      () => o.pools.create({ name, listener_id: listener.id, protocol: lb.pool.protocol, lb_algorithm: lb.pool.algorithm, tags }),
       (id) => o.pools.get(id));
   },
 };
@@ -153,6 +174,7 @@ export const ensureApiMonitor: Step = {
   name: 'api_monitor',
   condition: 'api_lb',
   after: ['api_members'],
+  bill: ({ spec }) => (networkPlan(spec).loadBalancer?.monitor ? { health_monitor: 1 } : {}),
   async run(ctx) {
     const lb = await plan(ctx);
     if (!lb?.monitor || (await ctx.ledger.live('healthmonitor')).length > 0) return;
@@ -165,10 +187,10 @@ export const ensureApiMonitor: Step = {
     await ensure(ctx, {
       step: 'api_lb', service: 'load-balancer', type: 'healthmonitor', name,
       get: (id) => o.healthMonitors.get(id),
-      findByName: async () => (await o.healthMonitors.list({ name, pool_id: pool.cloud_id } as never)).map((r) => ({ ...r, description: ctx.cluster.uuid })),
+      findByName: async () => (await o.healthMonitors.list({ name, pool_id: pool.cloud_id })).map((r) => ({ ...r, description: ctx.cluster.uuid })),
       create: async () => {
         await activeLb(ctx, o, lbId);
-        return o.healthMonitors.create({ name, pool_id: pool.cloud_id, type: m.type, delay: m.delay, timeout: m.timeout, max_retries: m.maxRetries, max_retries_down: m.maxRetriesDown, tags: [clusterTag(ctx.cluster.uuid)] } as never);
+        return o.healthMonitors.create({ name, pool_id: pool.cloud_id, type: m.type, delay: m.delay, timeout: m.timeout, max_retries: m.maxRetries, max_retries_down: m.maxRetriesDown, tags: [clusterTag(ctx.cluster.uuid)] });
       },
     });
   },
@@ -179,6 +201,7 @@ export const ensureApiMembers: Step = {
   name: 'api_members',
   condition: 'api_lb',
   after: ['api_listener', 'ports'],
+  // The control planes' members come with the load balancer's graph create (api_endpoint's bill); this step adds those it lacks.
   async run(ctx) {
     const lb = await plan(ctx);
     if (!lb) {
@@ -223,7 +246,7 @@ export async function syncMembers(ctx: RunContext, keep: (portName: string) => b
   for (const [address, portName] of wanted) {
     if (have.has(address)) continue;
     await activeLb(ctx, o, ep.loadBalancerId!);
-    await o.createMember(poolRow.cloud_id, { address, protocol_port: lb.memberPort, subnet_id: net.subnetId, name: `${portName}-6443`, tags: [clusterTag(ctx.cluster.uuid)] } as never);
+    await o.createMember(poolRow.cloud_id, { address, protocol_port: lb.memberPort, subnet_id: net.subnetId, name: `${portName}-6443`, tags: [clusterTag(ctx.cluster.uuid)] });
     throw new Wait(ctx.pollMs, `member ${address} being added`);
   }
   for (const m of present) {

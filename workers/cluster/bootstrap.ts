@@ -5,7 +5,7 @@
 // service gives it its turn (grantJoinTurn); the cluster is ready when every server is a Ready,
 // initialised Node.
 import { renderAddons, type RenderedAddon } from '../../src/bootstrap/addons/framework.js';
-import { ADDONS } from '../../src/bootstrap/addons/index.js';
+import { addons } from '../../src/bootstrap/addons/index.js';
 import { nodeReady, type KubeClient, type KubeNode } from '../../src/kube/api-client.js';
 import { JOIN_TURN_CONFIGMAP } from '../../src/bootstrap/user-data/host.js';
 import { renderCloudConfig, type CloudCredential } from '../../src/bootstrap/cloudconf.js';
@@ -15,9 +15,11 @@ import type { RunContext, Step } from '../../src/steps/step.js';
 import type { NodeGroupRow } from '../../src/db/entities/nodegroup.js';
 import { groupZones, quorumLoss } from '../../src/cluster-spec/zones.js';
 import { clusterNet, clusterSpec } from '../../src/steps/context.js';
+import { apiFipIsNodes } from './api-lb.js';
 import { diagnose, withDiagnosis } from './diagnose.js';
 import { isControlPlane, observedServers, plannedNodes, type ObservedServer } from './ports.js';
 import { ensureServers, failIfBroken } from './servers.js';
+import { roleNodes } from '../../src/preflight/quotas.js';
 
 const UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';
 
@@ -50,7 +52,15 @@ async function warnZoneQuorum(ctx: RunContext, master: NodeGroupRow): Promise<vo
 export const ensureControlPlaneInit: Step = {
   name: 'control_plane_init',
   condition: 'control_plane',
-  after: ['ports', 'server_groups', 'api_endpoint', 'kms_key'],
+  after: ['ports', 'server_groups', 'api_endpoint'],
+  /**
+   * Every control plane's server: its flavor, its volumes, its own floating IP (floating_ip_enabled) but the one
+   * api_endpoint already put on the first control plane's port when it is the API's address.
+   */
+  bill: (input) => {
+    const u = roleNodes(input, 'master');
+    return apiFipIsNodes(input) ? { ...u, floatingip: (u.floatingip ?? 0) - 1 } : u;
+  },
   async run(ctx) {
     const planned = (await plannedNodes(ctx)).filter((p) => isControlPlane(p.role));
     const init = planned.find((p) => p.role === 'init');
@@ -81,6 +91,8 @@ export const ensureWorkers: Step = {
   name: 'workers',
   condition: 'workers',
   after: ['control_plane_init'],
+  /** Every worker's server: its flavor, its volumes, its own floating IP (floating_ip_enabled). */
+  bill: (input) => roleNodes(input, 'worker'),
   async run(ctx) {
     const wanted = (await plannedNodes(ctx)).filter((p) => p.role === 'worker');
     await ensureServers(ctx, wanted);
@@ -121,7 +133,7 @@ export async function renderClusterAddons(ctx: RunContext): Promise<RenderedAddo
   const spec = await clusterSpec(ctx);
   const net = await clusterNet(ctx);
   const cloud = renderCloudConfig(spec, cloudCredential(ctx), { floatingNetworkId: net.externalNetworkId, subnetId: net.subnetId, networkName: net.networkName });
-  return renderAddons(ADDONS, spec, { cloud });
+  return renderAddons(addons(), spec, { cloud });
 }
 
 /** Every add-on's objects, applied in order by server-side apply (idempotent). */
@@ -137,7 +149,7 @@ export async function applyAddons(ctx: RunContext, kube: KubeClient, rendered?: 
 export const ensureAddons: Step = {
   name: 'addons',
   condition: 'addons',
-  after: ['api_ready', 'external_dns_zone', 'manila_service'],
+  after: ['api_ready'],
   async run(ctx) {
     if (ctx.cluster.conditions.addons?.status === 'True') return;
     await ctx.setCondition('addons', 'Unknown', 'Applying', 'Applying the add-ons.');

@@ -10,15 +10,12 @@
 // the cluster asked); last of the cloud, the application credential all of the above used. DELETE_COMPLETE is
 // the row disappearing.
 import { ClusterRepo } from '../../src/db/repos/clusters.js';
+import { features } from '../../src/features/registry.js';
 import type { OperationSpec } from '../../src/steps/step.js';
+import { assemble } from './graph.js';
 import { purgeLoadBalancers } from './api-lb.js';
 import { purgeCredential } from './credential.js';
-import { purgeVolumes } from '../../src/features/cinder-csi/steps.js';
-import { purgeDnsRecords } from '../../src/features/api-dns/steps.js';
-import { purgeExternalDnsRecords } from '../../src/features/external-dns/steps.js';
 import { purgeFloatingIps } from './floating-ips.js';
-import { purgeKmsKey } from '../../src/features/kms/steps.js';
-import { purgeShares } from '../../src/features/manila-csi/steps.js';
 import { purgeNetworks, purgeRouters, purgeSecurityGroups, purgeSubnets } from './network.js';
 import { purgePorts } from './ports.js';
 import { purgeServerGroups, purgeServers } from './servers.js';
@@ -30,24 +27,24 @@ const KNOWN = new Set(['recordset', 'loadbalancer', 'listener', 'pool', 'healthm
 export const deleteOperation: OperationSpec = {
   kind: 'delete',
   overtakes: true,
-  steps: [
-    purgeDnsRecords,
-    purgeLoadBalancers,
-    purgeFloatingIps,
-    purgeServers,
-    purgeNodeVolumes,
-    purgeExternalDnsRecords,
-    purgeKmsKey,
-    purgePorts,
-    purgeRouters,
-    purgeSubnets,
-    purgeNetworks,
-    purgeSecurityGroups,
-    purgeServerGroups,
-    purgeVolumes,
-    purgeShares,
-    purgeCredential,
-  ],
+  // In order; each feature's purges (src/features/registry.ts) where they say they go.
+  steps: assemble(
+    [
+      purgeLoadBalancers,
+      purgeFloatingIps,
+      purgeServers,
+      purgeNodeVolumes,
+      purgePorts,
+      purgeRouters,
+      purgeSubnets,
+      purgeNetworks,
+      purgeSecurityGroups,
+      purgeServerGroups,
+      purgeCredential,
+    ],
+    features().flatMap((f) => f.delete ?? []),
+    { sequential: true },
+  ),
   /** DELETE_COMPLETE: the row goes (node groups, certificates, operations, events with it), and the walked ledger. */
   async finish(ctx) {
     for (const r of await ctx.ledger.live()) {

@@ -29,10 +29,10 @@ async function recorded(ctx: RunContext, n: NeutronClient, name: string): Promis
 async function create(ctx: RunContext, n: NeutronClient, name: string, portId: string | null, step: string, what: string): Promise<FloatingIp> {
   await ctx.checkpoint();
   const net = await clusterNet(ctx);
-  const fip = await n.floatingIps.create({ floating_network_id: net.externalNetworkId, ...(portId ? { port_id: portId } : {}), description: `${clusterDescription(ctx.cluster.uuid)} ${what}` } as never);
+  const fip = await n.floatingIps.create({ floating_network_id: net.externalNetworkId, ...(portId ? { port_id: portId } : {}), description: `${clusterDescription(ctx.cluster.uuid)} ${what}` });
   await ctx.hooks.afterCreate?.('floatingip', fip.id);
   await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: fip.id, name, step });
-  await n.addTag('floatingips' as never, fip.id, clusterTag(ctx.cluster.uuid));
+  await n.addTag('floatingips', fip.id, clusterTag(ctx.cluster.uuid));
   return fip;
 }
 
@@ -41,7 +41,7 @@ export async function ensureFloatingIp(ctx: RunContext, portId: string): Promise
   const n = await ctx.cloud().neutron();
   const mine = await recorded(ctx, n, API_FIP);
   if (mine) return mine.port_id === portId ? mine : n.associateFloatingIp(mine.id, portId);
-  const onPort = (await n.floatingIps.list({ port_id: portId } as never))[0];
+  const onPort = (await n.floatingIps.list({ port_id: portId }))[0];
   if (onPort) {
     await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: onPort.id, name: API_FIP, step: 'api_lb' });
     return onPort;
@@ -57,7 +57,7 @@ export async function ensureNodeFloatingIp(ctx: RunContext, name: string, portId
   const n = await ctx.cloud().neutron();
   const mine = await recorded(ctx, n, name);
   if (mine) return mine.port_id === portId ? mine : n.associateFloatingIp(mine.id, portId);
-  const onPort = (await n.floatingIps.list({ port_id: portId } as never))[0];
+  const onPort = (await n.floatingIps.list({ port_id: portId }))[0];
   if (onPort) {
     if ((onPort.description ?? '').endsWith(` node ${name}`)) await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: onPort.id, name, step: 'servers' });
     return onPort;
@@ -86,7 +86,7 @@ export const purgeFloatingIps: Step = {
       async find(n) {
         const uuid = ctx.cluster.uuid;
         const occm = occmFloatingIp(uuid);
-        const tagged = await n.floatingIps.list({ tags: clusterTag(uuid) } as never);
+        const tagged = await n.floatingIps.list({ tags: clusterTag(uuid) });
         return [...tagged, ...(await n.floatingIps.list()).filter((f) => occm.test(f.description ?? ''))];
       },
       delete: (n, id) => n.floatingIps.delete(id),

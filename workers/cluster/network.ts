@@ -17,6 +17,8 @@ export const ensureNetwork: Step = {
   name: 'network',
   after: [],
   condition: 'network',
+  /** Its own network, subnet and router, and the router's interface on the subnet (a port). */
+  bill: ({ spec }) => (spec.network.createNetwork ? { network: 1, subnet: 1, router: 1, port: 1 } : {}),
   async run(ctx) {
     const c = ctx.cluster;
     if (c.conditions.network?.status === 'True') return;
@@ -80,6 +82,11 @@ export const ensureSecurityGroups: Step = {
   name: 'security_groups',
   after: [],
   condition: 'security_groups',
+  /** The plan's groups with their rules, and the two egress rules (IPv4, IPv6) Neutron gives every new group. */
+  bill: ({ spec }) => {
+    const groups = Object.values(networkPlan(spec).securityGroups);
+    return { security_group: groups.length, security_group_rule: groups.reduce((n, g) => n + g.rules.length + 2, 0) };
+  },
   async run(ctx) {
     const c = ctx.cluster;
     if (c.conditions.security_groups?.status === 'True') return;
@@ -138,7 +145,7 @@ export const purgeRouters: Step = {
     purge(ctx, {
       service: 'network', type: 'router', children: ['router_interface'],
       client: (cloud) => cloud.neutron(),
-      find: (n) => neutronFinds(ctx, (f) => n.routers.list(f as never), ['router']),
+      find: (n) => neutronFinds(ctx, (f) => n.routers.list(f), ['router']),
       delete: deleteRouter,
     }),
 };
@@ -168,7 +175,7 @@ function purgeNeutron(name: string, type: 'subnet' | 'network', resource: 'subne
       purge(ctx, {
         service: 'network', type,
         client: (cloud) => cloud.neutron(),
-        find: (n) => neutronFinds(ctx, (f) => n[resource].list(f as never) as Promise<Named[]>, [type]),
+        find: (n) => neutronFinds(ctx, (f) => n[resource].list(f) as Promise<Named[]>, [type]),
         delete: (n, id) => n[resource].delete(id),
       }),
   };
@@ -184,9 +191,9 @@ export const purgeSecurityGroups: Step = {
     purge(ctx, {
       service: 'network', type: 'security_group',
       client: (cloud) => cloud.neutron(),
-      find: (n) => neutronFinds(ctx, (f) => n.securityGroups.list(f as never), Object.values(SG_ROLE)),
+      find: (n) => neutronFinds(ctx, (f) => n.securityGroups.list(f), Object.values(SG_ROLE)),
       async delete(n, id) {
-        for (const rule of await n.securityGroupRules.list({ remote_group_id: id } as never)) {
+        for (const rule of await n.securityGroupRules.list({ remote_group_id: id })) {
           if (rule.security_group_id !== id) await n.securityGroupRules.delete(rule.id);
         }
         return n.securityGroups.delete(id);

@@ -16,6 +16,7 @@ import type { RunContext, Step } from '../../src/steps/step.js';
 import { clusterNet, clusterSpec, nodeGroups } from '../../src/steps/context.js';
 import { ensure, purge } from '../../src/steps/ensure.js';
 import { SG_ROLE } from './network.js';
+import { nodeCount } from '../../src/preflight/quotas.js';
 
 
 export interface ObservedServer {
@@ -131,7 +132,7 @@ export async function ensurePort(ctx: RunContext, name: string, role: NodeRole):
         security_groups: [sg],
         allowed_address_pairs: plan.allowedAddressPairs,
         tags: [clusterTag(ctx.cluster.uuid)],
-      } as never),
+      }),
   });
 }
 
@@ -139,6 +140,8 @@ export async function ensurePort(ctx: RunContext, name: string, role: NodeRole):
 export const ensurePorts: Step = {
   name: 'ports',
   after: ['network', 'security_groups'],
+  /** A port per node. */
+  bill: ({ groups }) => ({ port: nodeCount(groups) }),
   async run(ctx) {
     for (const p of await plannedNodes(ctx)) await ensurePort(ctx, p.name, p.role);
   },
@@ -151,7 +154,7 @@ export const purgePorts: Step = {
     purge(ctx, {
       service: 'network', type: 'port',
       client: (cloud) => cloud.neutron(),
-      find: async (n) => (await n.ports.list({ tags: [clusterTag(ctx.cluster.uuid)] } as never)).filter((p) => !(p.device_owner ?? '').startsWith('network:router')),
+      find: async (n) => (await n.ports.list({ tags: clusterTag(ctx.cluster.uuid) })).filter((p) => !(p.device_owner ?? '').startsWith('network:router')),
       delete: (n, id) => n.ports.delete(id),
     }),
 };

@@ -60,7 +60,7 @@ export async function ensureJoinToken(ctx: RunContext, kube: KubeClient): Promis
       'usage-bootstrap-signing': 'true',
       'auth-extra-groups': 'system:bootstrappers:kubeadm:default-node-token',
     },
-  } as never, 'magnum');
+  }, 'magnum');
 }
 
 export async function dropJoinToken(ctx: RunContext, kube: KubeClient): Promise<void> {

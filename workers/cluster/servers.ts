@@ -22,7 +22,7 @@ import type { RunContext, Step } from '../../src/steps/step.js';
 import { endpoint } from './api-lb.js';
 import { kmsInput } from '../../src/features/kms/steps.js';
 import { clusterSpec, nodeGroups, template } from '../../src/steps/context.js';
-import { ensure, purge } from '../../src/steps/ensure.js';
+import { ensure, purge, type Named } from '../../src/steps/ensure.js';
 import { ensureNodeFloatingIp } from './floating-ips.js';
 import { ensurePort, isControlPlane, observedServers, type ObservedServer, type PlannedNode } from './ports.js';
 import { nodeVolumes } from './volumes.js';
@@ -31,6 +31,8 @@ import { nodeVolumes } from './volumes.js';
 export const ensureServerGroups: Step = {
   name: 'server_groups',
   after: [],
+  /** One server group per node group, made for the group even while it has no node. */
+  bill: ({ groups }) => ({ server_groups: groups.length, server_group_members: Math.max(0, ...groups.map((g) => g.count)) }),
   async run(ctx) {
     for (const g of await nodeGroups(ctx)) await serverGroup(ctx, g);
   },
@@ -44,7 +46,7 @@ async function serverGroup(ctx: RunContext, g: NodeGroupRow): Promise<string> {
     get: async (id) => ({ ...(await nova.getServerGroup(id)), description: name }),
     // No tags or descriptions on server groups: the full cluster uuid in the name marks ours.
     findByName: async () => (await nova.listServerGroups({ name })).map((x) => ({ ...x, description: name })),
-    create: () => nova.createServerGroup({ name, policy: 'soft-anti-affinity' } as never),
+    create: () => nova.createServerGroup({ name, policy: 'soft-anti-affinity' }),
   });
   return sg.id;
 }
@@ -162,7 +164,7 @@ class VolumesPending extends Error {}
  * The server of a planned node (its port first), created once: found again by name and tag. It goes in its
  * zone (by its index in its group), with its volumes made there first; undefined while Cinder makes them.
  */
-export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Server | undefined> {
+export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Named | undefined> {
   const nova = await ctx.cloud().servers();
   const spec = await clusterSpec(ctx);
   const t = await template(ctx);
@@ -176,7 +178,8 @@ export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Ser
   const zone = zoneOf(groupZones(spec.nodes, p.group, c.labels), p.index);
   const generation = (await ctx.memo('pki-generation', async () => (await loadClusterPki(ctx.ds, ctx.cloudFactory.secretBox, c.uuid))?.generation ?? 1));
   try {
-    const server = await ensure<Server>(ctx, {
+    // Nova's create answers the id only: the server as the ledger knows it (id, name, tag) is what comes back.
+    const server = await ensure<Named>(ctx, {
       step: 'servers', service: 'compute', type: 'server', name: p.name,
       get: (id) => nova.get(id),
       findByName: () => nova.list({ name: p.name }),
@@ -204,8 +207,8 @@ export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Ser
           ...(c.keypair ?? t.keypair_id ? { key_name: (c.keypair ?? t.keypair_id)! } : {}),
           ...(zone ? { availability_zone: zone } : {}),
         };
-        const created = await nova.create(body as never, { group });
-        return { id: created.id, name: p.name, tags: [clusterTag(c.uuid)] } as unknown as Server;
+        const created = await nova.create(body, { group });
+        return { id: created.id, name: p.name, tags: [clusterTag(c.uuid)] };
       },
     });
     ctx.forget('servers');

@@ -14,6 +14,7 @@ import { clusterDescription } from '../../src/steps/naming.js';
 import type { RunContext, Step } from '../../src/steps/step.js';
 import { ensure, purge } from '../../src/steps/ensure.js';
 import { isControlPlane } from './ports.js';
+import type { BlockDeviceMapping } from '../../src/openstack/nova-servers.js';
 
 /** Metadata marking a node volume as the cluster's (the CSI driver's carry cinder.csi.openstack.org/cluster instead). */
 const CLUSTER_KEY = 'magnum_cluster';
@@ -53,7 +54,7 @@ export interface NodeVolumes {
   /** Every volume available: the server may be made. */
   ready: boolean;
   /** The block device mapping of the server (boot disk first, then the volumes in device order). */
-  mapping: Record<string, unknown>[];
+  mapping: BlockDeviceMapping[];
 }
 
 /**
@@ -96,12 +97,12 @@ export async function nodeVolumes(
     made.push({ disk: w.disk, v });
   }
   const boot = made.find((m) => m.disk === 'root');
-  const mapping: Record<string, unknown>[] = [
+  const mapping: BlockDeviceMapping[] = [
     // The boot disk: the node's boot volume, or the image's root disk named in the mapping beside the volumes.
     boot
       ? { boot_index: 0, source_type: 'volume', destination_type: 'volume', uuid: boot.v.id, delete_on_termination: true }
       : { boot_index: 0, source_type: 'image', uuid: image, destination_type: 'local', delete_on_termination: true },
-    ...made.filter((m) => m.disk !== 'root').map((m) => ({ boot_index: -1, source_type: 'volume', destination_type: 'volume', uuid: m.v.id, delete_on_termination: true, tag: m.disk })),
+    ...made.filter((m) => m.disk !== 'root').map((m): BlockDeviceMapping => ({ boot_index: -1, source_type: 'volume', destination_type: 'volume', uuid: m.v.id, delete_on_termination: true, tag: m.disk })),
   ];
   return { ready: made.every((m) => m.v.status === 'available'), mapping };
 }

@@ -32,7 +32,7 @@ function isPublic(request: FastifyRequest): boolean {
 export type SessionTokenSource = (request: FastifyRequest) => Promise<string | undefined>;
 
 export function registerAuth(app: FastifyInstance, validator: TokenValidator, authUrl: string, sessionToken?: SessionTokenSource): void {
-  app.decorateRequest('auth', null as unknown as AuthContext);
+  app.decorateRequest('auth', null, []);
   app.decorateRequest('authToken', '');
   app.addHook('onRequest', async (request, reply) => {
     if (isPublic(request)) return;

@@ -3,17 +3,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, MicroversionUnsupported, errors, titleOf } from '../../domain/errors.js';
 import { transientInfraError } from '../../process/transient.js';
-import { format, MAX_VERSION, MIN_VERSION } from '../microversion.js';
+import { format, MAX_VERSION, MIN_VERSION } from '../../domain/microversion.js';
 import { routeMatcher } from './route-matcher.js';
+import { validationError, type AjvError } from '../../domain/wire-values.js';
 
-interface AjvError {
-  instancePath: string;
-  keyword: string;
-  params: Record<string, unknown>;
-  message?: string;
-  /** Set when a map's key (not its value) failed the schema's propertyNames. */
-  propertyName?: string;
-}
+export { validationError };
 
 /** Magnum's envelope of one error (spec §4.1). */
 export function envelope(err: ApiError) {
@@ -29,67 +23,6 @@ export function envelope(err: ApiError) {
       },
     ],
   };
-}
-
-function valueAt(data: unknown, pointer: string): unknown {
-  let cur: unknown = data;
-  for (const seg of pointer.split('/').slice(1)) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = Reflect.get(cur, seg.replace(/~1/g, '/').replace(/~0/g, '~'));
-  }
-  return cur;
-}
-
-const typeName = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
-
-/** wsme's wording for one schema failure. */
-export function validationError(e: AjvError, data: unknown): ApiError {
-  if (e.keyword === 'required') {
-    const field = String(e.params.missingProperty);
-    return errors.invalidInput(field, 'None', 'Mandatory field missing.');
-  }
-  const field = e.instancePath.split('/').filter(Boolean).join('.') || 'body';
-  if (e.propertyName !== undefined) return keyError(field, e);
-  const value = valueAt(data, e.instancePath);
-  switch (e.keyword) {
-    case 'minLength':
-      return errors.invalidInput(field, value, `Value should have a minimum character requirement of ${e.params.limit}`);
-    case 'maxLength':
-      return errors.invalidInput(field, value, `Value should have a maximum character requirement of ${e.params.limit}`);
-    case 'minimum':
-      return errors.invalidInput(field, value, `Value should be greater or equal to ${e.params.limit}`);
-    case 'maximum':
-      return errors.invalidInput(field, value, `Value should be lower or equal to ${e.params.limit}`);
-    case 'pattern':
-      return errors.invalidInput(field, value, `Value should match the pattern ${e.params.pattern}`);
-    case 'enum':
-      return errors.invalidInput(field, value, `Value should be one of: ${(e.params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}`);
-    case 'type':
-      return errors.invalidInput(field, value, `Wrong type. Expected '${e.params.type}', got '${typeName(value)}'`);
-    case 'additionalProperties':
-      return errors.unknownAttributes(field, [String(e.params.additionalProperty)]);
-    case 'maxProperties':
-      return errors.invalidInput(field, value, `Value should have at most ${e.params.limit} entries`);
-    case 'maxItems':
-      return errors.invalidInput(field, value, `Value should have at most ${e.params.limit} items`);
-    default:
-      return errors.invalidInput(field, value, e.message ?? 'Invalid value');
-  }
-}
-
-/** A map key refused by propertyNames (too long, empty, reserved): the key is the value shown. */
-function keyError(field: string, e: AjvError): ApiError {
-  const key = e.propertyName!;
-  switch (e.keyword) {
-    case 'maxLength':
-      return errors.invalidInput(field, key, `Keys should have a maximum character requirement of ${e.params.limit}`);
-    case 'minLength':
-      return errors.invalidInput(field, key, 'Keys should not be empty');
-    case 'not':
-      return errors.invalidInput(field, key, 'This key is reserved');
-    default:
-      return errors.invalidInput(field, key, 'Invalid key');
-  }
 }
 
 /** The registry's error for anything a route threw (validation, bad JSON, framework 4xx); undefined for the unexpected. */

@@ -2,7 +2,7 @@
 // by their minimum version, and sets the version headers on the response.
 import type { FastifyInstance } from 'fastify';
 import { errors, MicroversionUnsupported } from '../../domain/errors.js';
-import { atLeast, format, HEADER, parseVersionHeader, versionHeaders, type ApiVersion } from '../microversion.js';
+import { atLeast, format, HEADER, parseVersionHeader, versionHeaders, type ApiVersion } from '../../domain/microversion.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,7 +21,7 @@ declare module 'fastify' {
 const isV1 = (url: string): boolean => url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
 
 export function registerVersioning(app: FastifyInstance): void {
-  app.decorateRequest('apiVersion', null as unknown as ApiVersion);
+  app.decorateRequest('apiVersion', null, []);
   app.decorateRequest('versionText', undefined);
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0] ?? '';

@@ -1,12 +1,13 @@
 // Operational endpoints: liveness, readiness, Prometheus metrics, the OpenAPI document.
 import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ping } from '../../db/data-source.js';
 
 const Check = Type.Object({ status: Type.String(), checks: Type.Optional(Type.Record(Type.String(), Type.String())) });
 const hidden = { hide: true } as const;
 
-export async function opsRoutes(app: FastifyInstance): Promise<void> {
+export const opsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, redis, metrics, config } = app.services;
 
   app.get('/healthz', { config: { public: true }, schema: { ...hidden, response: { 200: Check } } }, async () => ({ status: 'ok' }));
@@ -40,4 +41,4 @@ export async function opsRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.get('/v1/openapi.json', { config: { public: true }, schema: hidden }, async () => app.swagger());
-}
+};

@@ -3,15 +3,16 @@
 // operation, nothing is stored, the API reference and the client leave it out), and `describedby` names this
 // service's own API reference rather than Magnum's retired developer page.
 import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { format, MAX_VERSION, MIN_VERSION } from '../microversion.js';
+import { format, MAX_VERSION, MIN_VERSION } from '../../domain/microversion.js';
 import { hostUrl } from '../views.js';
 
 const COLLECTIONS = ['baymodels', 'bays', 'clustertemplates', 'clusters', 'quotas', 'certificates', 'mservices', 'stats'];
 
 const Href = Type.Array(Type.Object({ href: Type.String(), rel: Type.String(), type: Type.Optional(Type.String()) }));
 
-export async function versionRoutes(app: FastifyInstance): Promise<void> {
+export const versionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/',
     {
@@ -51,28 +52,29 @@ export async function versionRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const host = hostUrl(request);
-      const doc: Record<string, unknown> = {
+      const links: Record<string, { href: string; rel: string }[]> = {};
+      for (const c of COLLECTIONS) {
+        links[c] = [
+          { href: `${host}/v1/${c}/`, rel: 'self' },
+          { href: `${host}/${c}/`, rel: 'bookmark' },
+        ];
+      }
+      links.nodegroups = [
+        { href: `${host}/v1/clusters/{cluster_id}/nodegroups`, rel: 'self' },
+        { href: `${host}/clusters/{cluster_id}/nodegroups`, rel: 'bookmark' },
+      ];
+      return {
         id: 'v1',
         media_types: [{ base: 'application/json', type: 'application/vnd.openstack.magnum.v1+json' }],
         links: [
           { href: `${host}/v1/`, rel: 'self' },
           { href: `${host}/v1/docs`, rel: 'describedby', type: 'text/html' },
         ],
+        ...links,
       };
-      for (const c of COLLECTIONS) {
-        doc[c] = [
-          { href: `${host}/v1/${c}/`, rel: 'self' },
-          { href: `${host}/${c}/`, rel: 'bookmark' },
-        ];
-      }
-      doc.nodegroups = [
-        { href: `${host}/v1/clusters/{cluster_id}/nodegroups`, rel: 'self' },
-        { href: `${host}/clusters/{cluster_id}/nodegroups`, rel: 'bookmark' },
-      ];
-      return doc;
     },
   );
-}
+};
 
 /** Paths Magnum routes as if prefixed with /v1 (any first segment other than v1). */
 export function rewriteToV1(url: string): string {

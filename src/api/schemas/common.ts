@@ -4,8 +4,7 @@ import { LABELS, NODE_COUNT_CEILING, PATCH_OPS_MAX, RESERVED_KEYS, STRING_MAX } 
 
 /** A nullable schema as a JSON-schema type array (keeps ajv's errors and the OpenAPI 3.1 document simple). */
 export function Nullable<T extends TSchema>(schema: T) {
-  const s = schema as unknown as { type: string } & Record<string, unknown>;
-  return Type.Unsafe<Static<T> | null>({ ...s, type: [s.type, 'null'] });
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
 }
 
 export const NStr = (max = 255, min = 1) => Nullable(Type.String({ minLength: min, maxLength: max }));

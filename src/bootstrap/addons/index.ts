@@ -1,32 +1,16 @@
-// The registered add-ons, in apply order (spec k8s-bootstrap §1.7). ADDON_MODULES in spec/registry.ts is this list.
-
-import { calicoAddon } from './cni-calico/index.js';
-import { cinderCsiAddon } from '../../features/cinder-csi/addon.js';
-import { dashboardAddon } from '../../features/dashboard/addon.js';
+// The registered add-ons, in apply order (spec k8s-bootstrap §1.7, each add-on's `order`): the core's (the cloud
+// config, OCCM, the CNI) and the optional capabilities' (src/features/registry.ts). Read lazily, as the module
+// registry is (src/cluster-spec/registry.ts).
+import { features } from '../../features/registry.js';
 import { cloudConfigAddon } from './cloud-config/index.js';
+import { calicoAddon } from './cni-calico/index.js';
 import { flannelAddon } from './cni-flannel/index.js';
-import { dnsAutoscalerAddon } from '../../features/dns-autoscaler/addon.js';
-import { externalDnsAddon } from '../../features/external-dns/addon.js';
 import type { AddonModule } from './framework.js';
-import { ingressAddon } from '../../features/ingress/addon.js';
-import { keystoneAuthAddon } from '../../features/keystone-auth/addon.js';
-import { manilaCsiAddon } from '../../features/manila-csi/addon.js';
-import { metricsServerAddon } from '../../features/metrics-server/addon.js';
-import { monitoringAddon } from '../../features/monitoring/addon.js';
 import { occmAddon } from './occm/index.js';
 
-export const ADDONS: readonly AddonModule[] = [
-  cloudConfigAddon,
-  occmAddon,
-  calicoAddon,
-  flannelAddon,
-  cinderCsiAddon,
-  manilaCsiAddon,
-  metricsServerAddon,
-  dnsAutoscalerAddon,
-  keystoneAuthAddon,
-  ingressAddon,
-  externalDnsAddon,
-  dashboardAddon,
-  monitoringAddon,
-] as unknown as readonly AddonModule[];
+let all: readonly AddonModule[] | undefined;
+
+export function addons(): readonly AddonModule[] {
+  all ??= [cloudConfigAddon, occmAddon, calicoAddon, flannelAddon, ...features().flatMap((f) => (f.addon ? [f.addon] : []))].sort((a, b) => a.order - b.order);
+  return all;
+}

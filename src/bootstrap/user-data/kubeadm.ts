@@ -1,7 +1,7 @@
 // kubeadm v1beta4 documents (InitConfiguration, ClusterConfiguration, JoinConfiguration, KubeletConfiguration).
 
 import { apiServerExtensions } from '../addons/framework.js';
-import { ADDONS } from '../addons/index.js';
+import { addons } from '../addons/index.js';
 import { kmsApiServer } from '../../features/kms/render.js';
 import { caCertHash } from '../join.js';
 import type { ClusterSpec } from '../../cluster-spec/types.js';
@@ -69,7 +69,7 @@ function clusterConfiguration(spec: ClusterSpec, ep: ApiEndpoint): Record<string
 
 /** certSANs plus whatever enabled add-ons contribute (flags, authorizers, mounted config files), and Barbican KMS. */
 function apiServer(spec: ClusterSpec, ep: ApiEndpoint): Record<string, unknown> {
-  const ext = apiServerExtensions(ADDONS, spec);
+  const ext = apiServerExtensions(addons(), spec);
   const kms = spec.kms.enabled ? kmsApiServer() : { extraArgs: [], volumes: [] };
   const extraArgs = [...ext.extraArgs, ...kms.extraArgs];
   const volumes = [...ext.volumes, ...kms.volumes];

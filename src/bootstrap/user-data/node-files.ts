@@ -5,7 +5,7 @@
 
 import { stringify } from 'yaml';
 import { apiServerExtensions } from '../addons/framework.js';
-import { ADDONS } from '../addons/index.js';
+import { addons } from '../addons/index.js';
 import type { NodeImage } from '../../cluster-spec/image.js';
 import { ENCRYPTION_CONFIG_PATH, encryptionConfiguration, KMS_CONFIG_DIR, KMS_MANIFEST_PATH, kmsStaticPod } from '../../features/kms/render.js';
 import type { ControlPlanePki } from '../join.js';
@@ -83,7 +83,7 @@ export function nodeConfig(spec: ClusterSpec, input: UserDataInput): NodeConfig 
   if (input.role !== 'worker') {
     files.push(...pkiFiles(input.pki));
     // every control plane runs an apiserver from the same ClusterConfiguration: each needs the add-ons' files
-    for (const f of apiServerExtensions(ADDONS, spec).files) files.push(file(f.path, f.content, f.permissions ?? '0600'));
+    for (const f of apiServerExtensions(addons(), spec).files) files.push(file(f.path, f.content, f.permissions ?? '0600'));
   }
   files.push(...kmsFiles(spec, input));
   files.push(file(KUBEADM_CONFIG_PATH, kubeadmConfigYaml(spec, input), '0600'));

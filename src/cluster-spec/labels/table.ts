@@ -1,14 +1,14 @@
 // The label table (docs/labels.md): every Magnum label of spec §7 with what this service does with
 // it — supported (its module and meaning), or not, and why — then the labels this service adds.
 // Generated from the module registry and the catalog, so it cannot drift from the code.
-import { ADDON_MODULES, CORE_MODULES, labelOwners } from '../registry.js';
+import { addonModules, coreModules, labelOwners } from '../registry.js';
 import { LABEL_CATALOG } from './catalog.js';
 import { SECTION_7_LABELS } from './magnum-labels.js';
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function labelTable(): string {
-  const owners = labelOwners([...CORE_MODULES, ...ADDON_MODULES]);
+  const owners = labelOwners([...coreModules(), ...addonModules()]);
   const row = (name: string): string => {
     const m = owners.get(name);
     if (m) {

@@ -2,15 +2,13 @@
 // of the cluster's project, named from the cluster (spec.apiServer.dnsRecord). Ours by the cluster
 // uuid in its description; recorded in the ledger as `<zone id>/<recordset id>`. Removed at delete,
 // with the services' wildcard record (ingress-dns.ts).
-import type { DesignateClient, Recordset } from '../../openstack/designate.js';
-import { designate, recordId, zoneOf, type ZoneUse } from '../../steps/designate.js';
+import type { Recordset } from '../../openstack/designate.js';
+import { deleteRecord, designate, recordId, recordsNamed, zoneOf, type ZoneUse } from '../../steps/designate.js';
 import { StepFailure } from '../../steps/errors.js';
 import { clusterDescription } from '../../steps/naming.js';
 import type { RunContext, Step } from '../../steps/step.js';
 import { clusterSpec } from '../../steps/context.js';
-import { ours, purge, type Named } from '../../steps/ensure.js';
-import { settingsOf } from '../../bootstrap/addons/framework.js';
-import type { IngressSettings } from '../ingress/addon.js';
+import { ours, purge } from '../../steps/ensure.js';
 
 const TTL = 300;
 const API_ZONE: ZoneUse = { label: 'api_dns_zone', condition: 'api_lb' };
@@ -19,6 +17,8 @@ export const ensureApiDnsRecord: Step = {
   name: 'api_dns_record',
   condition: 'api_lb',
   after: ['api_endpoint'],
+  /** The API's A record in its zone. */
+  bill: ({ spec }) => (spec.apiServer.dnsRecord ? { zone_recordsets: 1 } : {}),
   async run(ctx) {
     const want = (await clusterSpec(ctx)).apiServer.dnsRecord;
     if (!want) return;
@@ -43,30 +43,17 @@ export const ensureApiDnsRecord: Step = {
   },
 };
 
-/** Delete: the recorded records, and the spec's names (the API's, the services' wildcard) when they carry the cluster's uuid (a create that crashed before recording). */
+/** Delete: the recorded records, and the API's name when it carries the cluster's uuid (a create that crashed before recording). */
 export const purgeDnsRecords: Step = {
   name: 'dns_records',
+  before: ['load_balancers'],
   async run(ctx) {
-    const spec = await clusterSpec(ctx).catch(() => null);
-    const want = spec?.apiServer.dnsRecord ?? null;
-    const wildcard = spec ? settingsOf<IngressSettings>(spec, 'ingress').wildcardDns : null;
+    const want = (await clusterSpec(ctx).catch(() => null))?.apiServer.dnsRecord ?? null;
     await purge(ctx, {
       service: 'dns', type: 'recordset',
       client: (cloud) => cloud.designate(),
-      find: want ? async (d) => [...(await apiRecords(d, want)), ...(wildcard ? await apiRecords(d, wildcard) : [])] : undefined,
-      delete(d, id) {
-        const [zoneId, recordsetId] = id.split('/');
-        return d.deleteRecordset(zoneId!, recordsetId!);
-      },
+      find: want ? (d) => recordsNamed(d, want) : undefined,
+      delete: deleteRecord,
     });
   },
 };
-
-/** The A records named `want.name` in its zone, as ledger ids. */
-async function apiRecords(d: DesignateClient, want: { zone: string; name: string }): Promise<Named[]> {
-  const zoneId = (await d.listZones({ name: want.zone })).find((z) => z.name === want.zone)?.id;
-  if (!zoneId) return [];
-  const found = await d.listRecordsets(zoneId, { name: want.name, type: 'A' });
-  // A `*` in the name filter is a glob to Designate: the exact name only.
-  return found.filter((rs) => rs.id && rs.name === want.name).map((rs) => ({ id: recordId(zoneId, rs.id!), description: rs.description ?? null }));
-}

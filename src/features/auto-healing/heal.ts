@@ -12,7 +12,7 @@ import type { ClusterRow } from '../../db/entities/cluster.js';
 import { ClusterRepo } from '../../db/repos/clusters.js';
 import { nodeReady } from '../../kube/api-client.js';
 import { META } from '../../steps/naming.js';
-import { startServiceOperation } from '../../clusters/service-operation.js';
+import { startRepair } from '../../clusters/repair.js';
 import type { ClusterView } from '../../steps/cluster-view.js';
 
 export interface HealOutcome {
@@ -55,16 +55,11 @@ export async function autoHeal(ds: DataSource, c: ClusterRow, view: ClusterView,
     return { unhealthy, note: `paused: ${keys.length} of ${Math.max(expected, servers.length)} workers unhealthy or missing (more than ${spec.maxUnhealthyPercent}%)` };
   }
   const what = [...due.map((s) => s.name).sort(), ...(dueMissing.length > 0 ? [`${dueMissing.length} missing`] : [])];
-  const blocked = await startServiceOperation(
-    ds,
-    c.uuid,
-    {
-      kind: 'repair',
-      params: { servers: due.map((s) => s.id), names: what, stale_nodes: staleNodes },
-      reason: 'AutoHealing',
-      message: `Replacing unhealthy worker(s): ${what.join(', ')} (for more than ${spec.unhealthySeconds} s).`,
-    },
-    now,
-  );
+  const blocked = await startRepair({ outbox: { db: ds } }, c.uuid, {
+    servers: due.map((s) => s.id),
+    names: what,
+    staleNodes,
+    message: `Replacing unhealthy worker(s): ${what.join(', ')} (for more than ${spec.unhealthySeconds} s).`,
+  }, now);
   return { unhealthy, note: blocked ? `not replacing ${what.join(', ')}: ${blocked}` : `replacing ${what.join(', ')}` };
 }

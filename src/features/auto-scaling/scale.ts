@@ -13,7 +13,7 @@ import { NodeGroupRepo } from '../../db/repos/nodegroups.js';
 import { nodeReady, type KubeNode, type KubePod } from '../../kube/api-client.js';
 import type { ClusterView } from '../../steps/cluster-view.js';
 import { META } from '../../steps/naming.js';
-import { startServiceOperation } from '../../clusters/service-operation.js';
+import { startServiceResize } from '../../clusters/resize.js';
 
 /** How long a pod must have been Unschedulable before nodes are added for it (scheduler retries settle first). */
 export const SCALE_UP_DELAY_MS = 10_000;
@@ -64,11 +64,8 @@ export function nodesNeeded(pods: KubePod[], node: KubeNode | undefined): number
   return Math.max(1, byCpu, byMem);
 }
 
-const resize = (g: NodeGroupRow, count: number, remove: string[]) => ({
-  kind: 'resize' as const,
-  params: { nodegroup: g.uuid, node_count: count, previous_node_count: g.node_count, nodes_to_remove: remove },
-  change: (em: EntityManager) => new NodeGroupRepo(em.connection).updateByUuid(em, g.uuid, { node_count: count, status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() }),
-});
+/** The resize's dependencies on the worker's database. */
+const deps = (ds: DataSource) => ({ nodegroups: new NodeGroupRepo(ds), outbox: { db: ds } });
 
 export async function autoScale(ds: DataSource, c: ClusterRow, view: ClusterView, now: Date): Promise<ScaleOutcome> {
   const spec = view.spec?.autoScaling;
@@ -96,8 +93,7 @@ export async function autoScale(ds: DataSource, c: ClusterRow, view: ClusterView
     if (!g) return { note: `${waiting.length} pod(s) unschedulable; every autoscaled group is at its max_node_count` };
     const sample = membersOf(g).map((s) => nodes.get(s.name)).find((n) => n !== undefined);
     const add = Math.min(g.max_node_count! - g.node_count, nodesNeeded(waiting, sample));
-    const blocked = await startServiceOperation(ds, c.uuid, {
-      ...resize(g, g.node_count + add, []),
+    const blocked = await startServiceResize(deps(ds), c.uuid, g, g.node_count + add, [], {
       reason: 'AutoScaling',
       message: `${waiting.length} pod(s) cannot be scheduled: node group ${g.name} ${g.node_count} → ${g.node_count + add} (max ${g.max_node_count}).`,
     }, now);
@@ -120,8 +116,7 @@ export async function autoScale(ds: DataSource, c: ClusterRow, view: ClusterView
       .filter((s) => idle.has(s.name) && t - idle.get(s.name)! >= spec.scaleDownUnneededSeconds * 1000)
       .sort((a, b) => idle.get(a.name)! - idle.get(b.name)! || a.name.localeCompare(b.name))[0];
     if (!due) continue;
-    const blocked = await startServiceOperation(ds, c.uuid, {
-      ...resize(g, g.node_count - 1, [due.id]),
+    const blocked = await startServiceResize(deps(ds), c.uuid, g, g.node_count - 1, [due.id], {
       reason: 'AutoScaling',
       message: `Node ${due.name} has run only DaemonSet pods for ${spec.scaleDownUnneededSeconds} s or more: node group ${g.name} ${g.node_count} → ${g.node_count - 1} (min ${g.min_node_count}).`,
     }, now);

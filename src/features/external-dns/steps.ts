@@ -17,6 +17,7 @@ const GUARDED = ['A', 'AAAA', 'CNAME'] as const;
 
 export const ensureExternalDnsZone: Step = {
   name: 'external_dns_zone',
+  before: ['addons'],
   condition: 'addons',
   async run(ctx) {
     const zone = settingsOf<ExternalDnsSettings>(await clusterSpec(ctx), 'externalDns').zone;
@@ -47,6 +48,8 @@ export function guarded(txt: Recordset, all: readonly Recordset[]): Recordset[] 
  */
 export const purgeExternalDnsRecords: Step = {
   name: 'external_dns_records',
+  before: ['ports'],
+  after: ['node_volumes'],
   async run(ctx) {
     if (!ctx.cluster.app_cred_id) return;
     const zone = await clusterSpec(ctx).then((s) => settingsOf<ExternalDnsSettings>(s, 'externalDns').zone, () => undefined);

@@ -14,8 +14,8 @@ import { StepFailure } from '../../steps/errors.js';
 import { clusterDescription, clusterTag } from '../../steps/naming.js';
 import type { RunContext, Step } from '../../steps/step.js';
 import { clusterNet, clusterSpec } from '../../steps/context.js';
-import { designate, recordId, zoneOf, type ZoneUse } from '../../steps/designate.js';
-import { ours } from '../../steps/ensure.js';
+import { deleteRecord, designate, recordId, recordsNamed, zoneOf, type ZoneUse } from '../../steps/designate.js';
+import { ours, purge } from '../../steps/ensure.js';
 
 export const INGRESS_FIP = 'ingress';
 const TTL = 300;
@@ -32,16 +32,16 @@ async function ingressAddress(ctx: RunContext): Promise<FloatingIp> {
   }
   const description = `${clusterDescription(ctx.cluster.uuid)} ingress`;
   const record = (id: string) => ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: id, name: INGRESS_FIP, step: 'ingress_dns' });
-  const found = (await n.floatingIps.list({ description } as never)).find((f) => f.description === description);
+  const found = (await n.floatingIps.list({ description })).find((f) => f.description === description);
   if (found) {
     await record(found.id);
     return found;
   }
   await ctx.checkpoint();
-  const fip = await n.floatingIps.create({ floating_network_id: (await clusterNet(ctx)).externalNetworkId, description } as never);
+  const fip = await n.floatingIps.create({ floating_network_id: (await clusterNet(ctx)).externalNetworkId, description });
   await ctx.hooks.afterCreate?.('floatingip', fip.id);
   await record(fip.id);
-  await n.addTag('floatingips' as never, fip.id, clusterTag(ctx.cluster.uuid));
+  await n.addTag('floatingips', fip.id, clusterTag(ctx.cluster.uuid));
   return fip;
 }
 
@@ -49,6 +49,8 @@ export const ensureIngressDnsRecord: Step = {
   name: 'ingress_dns_record',
   condition: 'addons',
   after: ['api_dns_record'],
+  /** The services' wildcard record in the API's zone, and the floating IP it points at. */
+  bill: ({ spec }) => (settingsOf<IngressSettings>(spec, 'ingress').wildcardDns ? { floatingip: 1, zone_recordsets: 1 } : {}),
   async run(ctx) {
     const want = settingsOf<IngressSettings>(await clusterSpec(ctx), 'ingress').wildcardDns;
     if (!want) return;
@@ -70,5 +72,22 @@ export const ensureIngressDnsRecord: Step = {
     await ctx.ledger.record({ service: 'dns', type: 'recordset', cloudId: recordId(zoneId, made.id!), name: want.name, step: 'ingress_dns_record' });
     await ctx.event('addons', 'IngressDnsRecordCreated',
       `The cluster's services are ${want.name.replace(/\.$/, '')} (A ${address}, zone ${want.zone}): the Ingress serving them takes this address with the annotations octavia.ingress.kubernetes.io/floatingip: "${address}" and octavia.ingress.kubernetes.io/keep-floatingip: "true".`, 'info');
+  },
+};
+
+/** Delete (after the API's record, which takes every recorded one): the wildcard record by its name when it carries the cluster's uuid. */
+export const purgeIngressDnsRecord: Step = {
+  name: 'ingress_dns_record',
+  before: ['load_balancers'],
+  async run(ctx) {
+    const spec = await clusterSpec(ctx).catch(() => null);
+    const want = spec ? settingsOf<IngressSettings>(spec, 'ingress').wildcardDns : null;
+    if (!want) return;
+    await purge(ctx, {
+      service: 'dns', type: 'recordset',
+      client: (cloud) => cloud.designate(),
+      find: (d) => recordsNamed(d, want),
+      delete: deleteRecord,
+    });
   },
 };

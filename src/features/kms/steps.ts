@@ -19,7 +19,10 @@ export const kmsKeyName = (uuid: string): string => `magnum-${uuid.toLowerCase()
 
 export const ensureKmsKey: Step = {
   name: 'kms_key',
+  before: ['control_plane_init'],
   condition: 'control_plane',
+  /** The cluster's key, a secret in Barbican. */
+  bill: ({ spec }) => (spec.kms.enabled ? { secrets: 1 } : {}),
   async run(ctx) {
     if (!(await clusterSpec(ctx)).kms.enabled) return;
     if ((await ctx.ledger.live('secret')).length > 0) return;
@@ -65,6 +68,8 @@ export async function kmsInput(ctx: RunContext): Promise<KmsInput | undefined> {
 /** Delete, after the servers (nothing decrypts with it any more): the recorded key and any key by its name. */
 export const purgeKmsKey: Step = {
   name: 'kms_key',
+  before: ['ports'],
+  after: ['node_volumes'],
   run: (ctx) =>
     purge(ctx, {
       service: 'key-manager', type: 'secret',

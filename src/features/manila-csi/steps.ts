@@ -6,7 +6,7 @@ import { settingsOf } from '../../bootstrap/addons/framework.js';
 import { MANILA_CLUSTER_KEY, type ManilaCsiSettings } from './addon.js';
 import type { Step } from '../../steps/step.js';
 import { clusterSpec } from '../../steps/context.js';
-import { purgeCsiStorage } from '../cinder-csi/steps.js';
+import { purgeCsiStorage } from '../../steps/csi-storage.js';
 import { required } from '../../steps/services.js';
 
 /** Statuses Manila deletes from; the others (creating, extending, ...) settle first. */
@@ -14,6 +14,7 @@ const DELETABLE = new Set(['available', 'error', 'inactive']);
 
 export const ensureManilaService: Step = {
   name: 'manila_service',
+  before: ['addons'],
   condition: 'addons',
   async run(ctx) {
     if (!settingsOf<ManilaCsiSettings>(await clusterSpec(ctx), 'manilaCsi').enabled) return;
@@ -22,11 +23,16 @@ export const ensureManilaService: Step = {
 };
 
 /** Manila's shares (label manila_csi_delete_shares). */
-export const purgeShares = purgeCsiStorage({
-  name: 'shares', reason: 'SharesKept', what: 'Manila share(s)',
-  client: (cloud) => cloud.manila(),
-  list: (manila, uuid) => manila.listShares({ metadata: { [MANILA_CLUSTER_KEY]: uuid } }),
-  deleteAsked: (spec) => settingsOf<ManilaCsiSettings>(spec, 'manilaCsi').deleteShares,
-  deletable: (share) => DELETABLE.has(share.status),
-  delete: (manila, id) => manila.deleteShare(id),
-});
+export const purgeShares: Step = {
+  // After the servers and what they used; before the credential, which the listing needs.
+  after: ['server_groups'],
+  before: ['credential'],
+  ...purgeCsiStorage({
+    name: 'shares', reason: 'SharesKept', what: 'Manila share(s)',
+    client: (cloud) => cloud.manila(),
+    list: (manila, uuid) => manila.listShares({ metadata: { [MANILA_CLUSTER_KEY]: uuid } }),
+    deleteAsked: (spec) => settingsOf<ManilaCsiSettings>(spec, 'manilaCsi').deleteShares,
+    deletable: (share) => DELETABLE.has(share.status),
+    delete: (manila, id) => manila.deleteShare(id),
+  }),
+};

@@ -3,6 +3,7 @@
 // keypairs (names only), images with their os_distro, external networks. For the portal's forms;
 // a service that does not answer is named in `unreachable` and its list is empty.
 import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { enforce } from '../../../domain/policy.js';
 import { errorResponses } from '../../schemas/common.js';
@@ -19,7 +20,7 @@ export const CloudChoices = Type.Object(
   { $id: 'CloudChoices' },
 );
 
-export async function cloudChoiceRoutes(app: FastifyInstance): Promise<void> {
+export const cloudChoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;
   app.get(
     '/cloud-choices',
@@ -46,9 +47,9 @@ export async function cloudChoiceRoutes(app: FastifyInstance): Promise<void> {
         ask('image', async () =>
           (await cloud.glance().listImages()).filter((i) => i.status === 'active').map((i) => ({ id: i.id, name: i.name ?? i.id, os_distro: typeof i.os_distro === 'string' ? i.os_distro : null })),
         ),
-        ask('network', async () => (await cloud.neutron().listNetworks({ 'router:external': true } as never)).map((n) => ({ id: n.id, name: n.name ?? n.id }))),
+        ask('network', async () => (await cloud.neutron().listNetworks({ 'router:external': true })).map((n) => ({ id: n.id, name: n.name ?? n.id }))),
       ]);
       return { flavors: flavors.sort((a, b) => a.vcpus - b.vcpus || a.ram - b.ram), keypairs, images, external_networks: networks, unreachable: [...new Set(unreachable)] };
     },
   );
-}
+};

@@ -3,11 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { certificatesRoutes } from './certificates/routes.js';
 import { clustersRoutes } from './clusters/routes.js';
 import { clusterResourceRoutes } from './clusters/resources.js';
+import { clusterDryRunRoutes } from './clusters/dry-run.js';
 import { clusterUpgradeRoutes } from './clusters/upgrades.js';
 import { cloudChoiceRoutes } from './cloud-choices.js';
 import { templateRoutes } from './clustertemplates/routes.js';
-import { dryRunRoutes } from './dry-run.js';
 import { mservicesRoutes } from './mservices.js';
+import { nodegroupDryRunRoutes } from './nodegroups/dry-run.js';
 import { nodegroupsRoutes } from './nodegroups/routes.js';
 import { quotasRoutes } from './quotas/routes.js';
 import { statsRoutes } from './stats.js';
@@ -27,5 +28,6 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
   await app.register(clusterUpgradeRoutes);
   await app.register(streamRoutes);
   await app.register(cloudChoiceRoutes);
-  await app.register(dryRunRoutes);
+  await app.register(clusterDryRunRoutes);
+  await app.register(nodegroupDryRunRoutes);
 }

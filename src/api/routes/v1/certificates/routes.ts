@@ -4,15 +4,15 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses, Ident, UuidBody } from '../../../schemas/common.js';
 import { hostUrl, selfLinks } from '../../../views.js';
 import { CaQuery, Certificate, CertificateCreate, SignedCertificate } from './schema.js';
-import { rotateCa, showCa, signCertificate, type CertificateDeps } from '../../../../clusters/certificates.js';
-import { rotationBill } from '../../../../clusters/node-bills.js';
+import { planRotateCa, startRotateCa } from '../../../../clusters/rotate-ca.js';
+import { showCa, signCertificate, type CertificateDeps } from '../../../../clusters/sign-certificate.js';
 
 const Params = Type.Object({ ident: Ident });
 const TAGS = ['certificates'];
 
 export const certificatesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;
-  const deps: CertificateDeps = { db: s.db, clusters: s.clusters, templates: s.templates.repo, secretBox: s.secretBox, outbox: s.outbox };
+  const deps: CertificateDeps = { db: s.db, clusters: s.clusters, secretBox: s.secretBox };
   const links = (host: string, uuid: string) => selfLinks(host, `certificates/${uuid}`);
 
   app.get(
@@ -70,7 +70,7 @@ export const certificatesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const uuid = await rotateCa(deps, request.auth, request.params.ident, (c) => rotationBill(s, { ctx: request.auth, token: request.authToken }, c));
+      const uuid = await startRotateCa(s, await planRotateCa(s, { ctx: request.auth, token: request.authToken }, request.params.ident));
       return reply.code(202).send({ uuid });
     },
   );

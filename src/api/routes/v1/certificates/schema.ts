@@ -2,11 +2,8 @@
 // document and the TypeScript types.
 import { Type, type Static } from '@sinclair/typebox';
 import { CSR_MAX, STRING_MAX } from '../../../../domain/limits.js';
+import { CA_CERT_TYPES, type CaCertType } from '../../../../clusters/sign-certificate.js';
 import { Links } from '../../../schemas/common.js';
-
-/** `ca_cert_type` values: omitted or `kubernetes` is the cluster CA; both spellings of front-proxy. */
-export const CA_CERT_TYPES = ['kubernetes', 'etcd', 'front_proxy', 'front-proxy'] as const;
-export type CaCertType = (typeof CA_CERT_TYPES)[number];
 
 // A plain enum (not a union of literals): ajv then reports wsme's "Value should be one of: ...".
 const CaCertTypeSchema = Type.Unsafe<CaCertType>({ type: 'string', enum: [...CA_CERT_TYPES] });

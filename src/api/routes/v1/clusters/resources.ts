@@ -5,6 +5,7 @@
 // otherwise, as the delete does), the load balancers its cloud provider made for Services, and the
 // cluster's application credential. A cloud that does not answer is named, never fatal.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import type { Scope } from '../../../../db/repos/clusters.js';
@@ -45,12 +46,12 @@ const truthy = (v: string | undefined): boolean => {
   }
 };
 
-export async function clusterResourceRoutes(app: FastifyInstance): Promise<void> {
+export const clusterResourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;
   const ledgerRepo = new ResourceRepo(s.db);
   const scopeOf = (request: FastifyRequest): Scope => (request.auth.isAdmin ? { all: true } : { all: false, projectId: request.auth.projectId });
 
-  app.get<{ Params: { ident: string } }>(
+  app.get(
     '/clusters/:ident/resources',
     {
       schema: {
@@ -121,7 +122,7 @@ export async function clusterResourceRoutes(app: FastifyInstance): Promise<void>
       return { cluster_uuid: c.uuid, name: c.name, status: c.status, resources, unreachable };
     },
   );
-}
+};
 
 type Static = {
   service: string;

@@ -6,17 +6,21 @@ import { CLUSTER_SORTABLE, type ClusterRow } from '../../../../db/entities/clust
 import type { Scope } from '../../../../db/repos/clusters.js';
 import { errors } from '../../../../domain/errors.js';
 import { checkPatch } from '../../../../domain/json-patch.js';
-import { atLeast } from '../../../microversion.js';
+import { atLeast } from '../../../../domain/microversion.js';
 import { nextLink, parsePage } from '../../../pagination.js';
 import { enforce, type Rule } from '../../../../domain/policy.js';
 import { MAX_SAFE_ID, errorResponses, Ident, ListQuery, NoContent, PatchDocument, QueryStr, UuidBody, type ListQueryT } from '../../../schemas/common.js';
 import { hostUrl } from '../../../views.js';
 import { sendWarnings, WARNING_HEADERS } from '../../../warnings.js';
-import { deleteCluster, resizeCluster, rollbackArg, updateCluster } from '../../../../clusters/actions.js';
-import { upgradeCluster } from '../../../../clusters/upgrade.js';
-import { createCluster, type Flavor } from '../../../../clusters/create.js';
-import { rotateCredential } from '../../../../clusters/rotate-credential.js';
-import type { Caller } from '../../../../preflight/preflight.js';
+import { planCreate, startCreate, type Flavor } from '../../../../clusters/create.js';
+import { startDelete } from '../../../../clusters/delete.js';
+import { findCluster, type Caller } from '../../../../clusters/lookup.js';
+import { planResize, startResize } from '../../../../clusters/resize.js';
+import { startRotateCredential } from '../../../../clusters/rotate-credential.js';
+import { startUpdate } from '../../../../clusters/update.js';
+import { planUpgrade, startUpgrade } from '../../../../clusters/upgrade.js';
+import { parseBool } from '../../../../domain/wire-values.js';
+import type { ApiVersion } from '../../../../domain/microversion.js';
 import {
   Bay,
   BayCreate,
@@ -49,12 +53,7 @@ const SPEC = {
 export const clustersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;
 
-  async function lookup(request: FastifyRequest, ident: string, scope: Scope = scopeOf(request)): Promise<ClusterRow> {
-    const found = await s.clusters.find(ident, scope);
-    if (found === 'ambiguous') throw errors.ambiguousName('clusters', 'cluster');
-    if (!found) throw errors.notFound('Cluster', ident);
-    return found;
-  }
+  const lookup = (request: FastifyRequest, ident: string, scope: Scope = scopeOf(request)): Promise<ClusterRow> => findCluster(s.clusters, ident, scope);
 
   /** The bay view of one cluster, with its node groups. */
   async function bayView(request: FastifyRequest, c: ClusterRow) {
@@ -127,7 +126,8 @@ export const clustersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
       async (request, reply) => {
-        const { row: c, warnings } = await createCluster(s, caller(request), request.body, request.apiVersion, flavor);
+        const who = caller(request);
+        const { row: c, warnings } = await startCreate(s, who, await planCreate(s, who, request.body, request.apiVersion, flavor));
         sendWarnings(reply, warnings);
         if (flavor === 'bay' && !atLeast(request.apiVersion, 2)) {
           reply.code(201).header('location', `${hostUrl(request)}/v1/bays/${c.uuid}`);
@@ -155,7 +155,7 @@ export const clustersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const rollback = rollbackArg(request.query, request.apiVersion);
         const ops = checkPatch(request.body);
         const c = await lookup(request, request.params.ident);
-        const updated = await updateCluster(s, caller(request), c, ops, request.apiVersion, flavor, rollback);
+        const updated = await startUpdate(s, caller(request), c, ops, request.apiVersion, flavor, rollback);
         if (flavor === 'bay' && !atLeast(request.apiVersion, 2)) return reply.code(200).send(await bayView(request, updated));
         return reply.code(202).send({ uuid: c.uuid });
       },
@@ -166,7 +166,7 @@ export const clustersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       { config, schema: { tags: [sp.tag], summary: `Delete a ${flavor}`, params: Params, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409) } } },
       async (request, reply) => {
         const c = await lookup(request, request.params.ident);
-        await deleteCluster(s, caller(request), c, flavor);
+        await startDelete(s, caller(request), c, flavor);
         return reply.code(204).send();
       },
     );
@@ -193,7 +193,7 @@ export const clustersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       // Magnum's resize has no all-projects widening: admins resize in their own project.
       const c = await lookup(request, request.params.ident, scopeOf(request, true));
-      await resizeCluster(s, caller(request), c, request.body, request.apiVersion);
+      await startResize(s, c, await planResize(s, caller(request), c, request.body, request.apiVersion));
       return reply.code(202).send({ uuid: c.uuid });
     },
   );
@@ -214,7 +214,7 @@ export const clustersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       if (!atLeast(request.apiVersion, 8)) throw errors.upgradeUnsupportedVersion();
       const c = await lookup(request, request.params.ident);
-      await upgradeCluster(s, caller(request), c, request.body, request.apiVersion);
+      await startUpgrade(s, c, await planUpgrade(s, caller(request), c, request.body, request.apiVersion));
       return reply.code(202).send({ uuid: c.uuid });
     },
   );
@@ -272,8 +272,17 @@ export const clustersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // project only; an admin of another project gets a 404, never a credential of its own.
       enforce(request.auth, 'credential:rotate');
       const c = await lookup(request, request.params.ident, scopeOf(request, true));
-      await rotateCredential(s, caller(request), c);
+      await startRotateCredential(s, caller(request), c);
       return reply.code(202).send({ uuid: c.uuid });
     },
   );
 };
+
+/** `?rollback=` exists from 1.3 (below, it is an unknown argument). The query is not validated: any value arrives. */
+export function rollbackArg(query: { rollback?: unknown }, version: ApiVersion): boolean {
+  if (!('rollback' in query)) return false;
+  if (!atLeast(version, 3)) throw errors.unknownArgument('rollback');
+  const b = parseBool(query.rollback);
+  if (b === undefined) throw errors.invalidInput('rollback', query.rollback, 'Invalid boolean value');
+  return b;
+}

@@ -3,13 +3,14 @@
 // would roll and in which order: control planes first, one at a time, then the default workers;
 // every other node group afterwards, each by its own upgrade. Surge of one node, batch of one.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Scope } from '../../../../db/repos/clusters.js';
 import { errors } from '../../../../domain/errors.js';
 import { upgradeVerdict } from '../../../../domain/upgrade-path.js';
 import { enforce } from '../../../../domain/policy.js';
 import { errorResponses, Ident } from '../../../schemas/common.js';
-import { visibility } from '../clustertemplates/service.js';
+import { templateVisibility as visibility } from '../../../../clusters/lookup.js';
 
 const NS = Type.Union([Type.String(), Type.Null()]);
 const Target = Type.Object({
@@ -37,11 +38,11 @@ export const ClusterUpgrades = Type.Object(
   { $id: 'ClusterUpgrades' },
 );
 
-export async function clusterUpgradeRoutes(app: FastifyInstance): Promise<void> {
+export const clusterUpgradeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;
   const scopeOf = (request: FastifyRequest): Scope => (request.auth.isAdmin ? { all: true } : { all: false, projectId: request.auth.projectId });
 
-  app.get<{ Params: { ident: string } }>(
+  app.get(
     '/clusters/:ident/upgrades',
     {
       schema: {
@@ -82,4 +83,4 @@ export async function clusterUpgradeRoutes(app: FastifyInstance): Promise<void> 
       return { cluster_uuid: c.uuid, current_version: current ?? null, current_template: c.cluster_template_id, targets, plan, surge: 1, max_batch_size: 1 };
     },
   );
-}
+};

@@ -5,7 +5,7 @@ import type { NodeGroupRow } from '../../../../db/entities/nodegroup.js';
 import { totals } from '../../../../db/repos/clusters.js';
 import { deriveFaults } from '../../../../domain/cluster-status.js';
 import { labelDiff, type Labels } from '../../../../domain/labels.js';
-import { atLeast, type ApiVersion } from '../../../microversion.js';
+import { atLeast, type ApiVersion } from '../../../../domain/microversion.js';
 import { isoSeconds, selfLinks } from '../../../views.js';
 
 export interface ViewContext {

@@ -9,13 +9,16 @@ import { generateName } from '../../../../domain/names.js';
 import { pythonStr } from '../../../../domain/python-literal.js';
 import type { AuthContext } from '../../../../keystone/context.js';
 import { zonesNamed } from '../../../../cluster-spec/zones.js';
-import { nodeImageOf, type TemplateCloud } from '../../../../preflight/cloud-checks.js';
+import { nodeImageOf, type CloudChecks } from '../../../../preflight/cloud-checks.js';
 import { coerceScalars } from '../../../plugins/coerce.js';
 import { validationError } from '../../../plugins/envelope.js';
 import { allowed, enforce } from '../../../../domain/policy.js';
 import { checkDns, checkDriverExists, checkDrivers, DEFAULTS, type Flavor } from './rules.js';
 import type { TemplateCache } from '../../../../db/template-cache.js';
 import { BayModelCreate, TemplateCreate, WRITABLE_KEYS, type TemplateBodyT } from './schema.js';
+import { templateVisibility as visibility } from '../../../../clusters/lookup.js';
+
+export { visibility };
 
 /** A template's attributes by name, as a patch and the create schema see them. */
 type Attributes = Record<string, unknown>;
@@ -36,7 +39,7 @@ export interface TemplateDeps {
   /** Read cache of the GET paths; the repo invalidates it on every write. */
   cache: TemplateCache;
   /** Glance/Nova/Neutron checks; absent when switched off by configuration. */
-  cloud: TemplateCloud | undefined;
+  cloud: CloudChecks | undefined;
 }
 
 export interface Caller {
@@ -99,9 +102,8 @@ export async function createTemplate(deps: TemplateDeps, flavor: Flavor, who: Ca
     created_at: now,
     updated_at: null,
   } as ClusterTemplateRow;
-  const row = t as unknown as Attributes;
-  for (const k of WRITABLE_KEYS) if (k !== 'name') row[k] = body[k] ?? null;
-  for (const [k, v] of Object.entries(DEFAULTS)) row[k] ??= v;
+  Object.assign(t, Object.fromEntries(WRITABLE_KEYS.filter((k) => k !== 'name').map((k) => [k, body[k] ?? null])));
+  for (const [k, v] of Object.entries(DEFAULTS)) if ((Reflect.get(t, k) ?? null) === null) Reflect.set(t, k, v);
   t.labels = labelsToStrings(body.labels);
   t.coe = body.coe ?? '';
   checkDns(t.dns_nameserver, flavor);
@@ -169,8 +171,3 @@ export async function deleteTemplate(deps: TemplateDeps, flavor: Flavor, who: Ca
   }
 }
 
-/** What a caller sees: admins everything; others their project plus public templates. */
-export function visibility(flavor: Flavor, ctx: AuthContext): Visibility {
-  if (ctx.isAdmin && flavor === 'template') return { all: true };
-  return { all: false, projectId: ctx.projectId, hiddenPublic: false };
-}

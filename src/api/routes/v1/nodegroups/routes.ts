@@ -6,13 +6,11 @@ import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import { NODEGROUP_SORTABLE } from '../../../../db/repos/nodegroups.js';
 import { errors } from '../../../../domain/errors.js';
 import { checkPatch } from '../../../../domain/json-patch.js';
-import { atLeast } from '../../../microversion.js';
+import { atLeast } from '../../../../domain/microversion.js';
 import { nextLink, parsePage } from '../../../pagination.js';
 import { enforce } from '../../../../domain/policy.js';
 import { errorResponses, NoContent, PatchDocument } from '../../../schemas/common.js';
-import type { Services } from '../../../services.js';
 import { hostUrl } from '../../../views.js';
-import { nodegroupCreateBill } from '../../../../clusters/node-bills.js';
 import {
   ItemParams,
   ListParams,
@@ -24,7 +22,10 @@ import {
   NodeGroupListQuery,
   READ_ONLY,
 } from './schema.js';
-import { createNodegroup, deleteNodegroup, findCluster, findNodegroup, readScope, updateNodegroup, type Caller, type NodeGroupDeps } from '../../../../clusters/nodegroups.js';
+import { findCluster, findNodegroup, readScope } from '../../../../clusters/lookup.js';
+import { planNodegroupCreate, startNodegroupCreate, type NodegroupCaller } from '../../../../clusters/nodegroup-create.js';
+import { startNodegroupDelete } from '../../../../clusters/nodegroup-delete.js';
+import { startNodegroupUpdate } from '../../../../clusters/nodegroup-update.js';
 import { nodegroupCreated, nodegroupDetail, nodegroupListItem, type NodeGroupViewContext } from './views.js';
 
 /** Nodegroups exist from 1.9 (406 below). */
@@ -47,21 +48,10 @@ export async function refuseLateFields(request: FastifyRequest): Promise<void> {
 
 const tags = ['nodegroups'];
 
-/** What the node group operations need of the app's services (their dry-run too). */
-export const nodegroupDeps = (s: Services): NodeGroupDeps => ({
-  clusters: s.clusters,
-  nodegroups: s.nodegroups,
-  templates: s.templates.repo,
-  outbox: s.outbox,
-  maxNodeCount: s.config.limits.maxNodeCount,
-  bill: (who, cluster, group) => nodegroupCreateBill(s, who, cluster, group),
-  ...(s.templates.cloud ? { checkZones: s.templates.cloud.checkZones } : {}),
-});
-
-export const nodegroupCaller = (request: FastifyRequest): Caller => ({ ctx: request.auth, version: request.apiVersion, token: request.authToken });
+export const nodegroupCaller = (request: FastifyRequest): NodegroupCaller => ({ ctx: request.auth, version: request.apiVersion, token: request.authToken });
 
 export const nodegroupsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const deps = nodegroupDeps(app.services);
+  const s = app.services;
   const config = { minVersion: MIN_VERSION };
 
   app.get(
@@ -79,9 +69,9 @@ export const nodegroupsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       enforce(request.auth, 'nodegroup:get_all');
       const scope = readScope(request.auth);
-      const cluster = await findCluster(deps, request.params.cluster, scope);
-      const page = parsePage(request.query, app.services.config.maxLimit, NODEGROUP_SORTABLE);
-      const rows = await deps.nodegroups.list(cluster.uuid, scope, request.query.role, page, page.marker);
+      const cluster = await findCluster(s.clusters, request.params.cluster, scope);
+      const page = parsePage(request.query, s.config.maxLimit, NODEGROUP_SORTABLE);
+      const rows = await s.nodegroups.list(cluster.uuid, scope, request.query.role, page, page.marker);
       if (rows === 'bad-marker') throw errors.notFound('Nodegroup', page.marker!);
       return {
         nodegroups: rows.map(nodegroupListItem),
@@ -104,8 +94,8 @@ export const nodegroupsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       enforce(request.auth, 'nodegroup:get');
       const scope = readScope(request.auth);
-      const cluster = await findCluster(deps, request.params.cluster, scope);
-      const ng = await findNodegroup(deps, cluster.uuid, request.params.nodegroup, scope);
+      const cluster = await findCluster(s.clusters, request.params.cluster, scope);
+      const ng = await findNodegroup(s.nodegroups, cluster.uuid, request.params.nodegroup, scope);
       return nodegroupDetail(ng, viewContext(request, cluster));
     },
   );
@@ -124,7 +114,8 @@ export const nodegroupsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { ng, cluster } = await createNodegroup(deps, nodegroupCaller(request), request.params.cluster, request.body);
+      const plan = await planNodegroupCreate(s, nodegroupCaller(request), request.params.cluster, request.body);
+      const { ng, cluster } = await startNodegroupCreate(s, plan, request.body);
       reply.code(202);
       return nodegroupCreated(ng, viewContext(request, cluster));
     },
@@ -146,7 +137,7 @@ export const nodegroupsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const ops = checkPatch(request.body);
-      const { ng, cluster } = await updateNodegroup(deps, nodegroupCaller(request), request.params.cluster, request.params.nodegroup, ops);
+      const { ng, cluster } = await startNodegroupUpdate(s, nodegroupCaller(request), request.params.cluster, request.params.nodegroup, ops);
       reply.code(202);
       return nodegroupDetail(ng, viewContext(request, cluster));
     },
@@ -164,7 +155,7 @@ export const nodegroupsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await deleteNodegroup(deps, nodegroupCaller(request), request.params.cluster, request.params.nodegroup);
+      await startNodegroupDelete(s, nodegroupCaller(request), request.params.cluster, request.params.nodegroup);
       return reply.code(204).send();
     },
   );

@@ -5,7 +5,7 @@ import { NODE_LABELS, NODE_TAINTS_MAX, STRING_MAX, VOLUME_SIZE_MAX } from '../..
 import { Ident, LabelsIn, LabelsOut, Links, ListQuery, MapKey, NBool, NInt, NODE_COUNT_RANGE, NStr, Nullable, QueryStr, Timestamp } from '../../../schemas/common.js';
 
 /** The microversion that adds node_labels and node_taints. */
-export const NODE_LABELS_VERSION = 14;
+export { NODE_LABELS_VERSION } from '../../../../domain/microversion.js';
 export const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
 
 const since14 = 'From 1.14 (current Magnum); an unknown attribute below.';

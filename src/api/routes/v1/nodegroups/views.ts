@@ -2,7 +2,7 @@
 // answers, and the reduced list item. labels_* are diffed against the CLUSTER's labels.
 import type { NodeGroupRow } from '../../../../db/entities/nodegroup.js';
 import { labelDiff, type Labels } from '../../../../domain/labels.js';
-import { atLeast, type ApiVersion } from '../../../microversion.js';
+import { atLeast, type ApiVersion } from '../../../../domain/microversion.js';
 import { isoSeconds, selfLinks } from '../../../views.js';
 import { NODE_LABELS_VERSION } from './schema.js';
 

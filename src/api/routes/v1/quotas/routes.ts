@@ -6,7 +6,7 @@ import { nextLink } from '../../../pagination.js';
 import { errorResponses, NoContent } from '../../../schemas/common.js';
 import { hostUrl, isoSeconds } from '../../../views.js';
 import { KeystoneProjects } from './projects.js';
-import { Quota, QuotaCreate, QuotaList, QuotaListQuery, QuotaParams, QuotaUpdate, READ_ONLY } from './schema.js';
+import { Quota, QuotaCreate, QuotaList, QuotaListQuery, QuotaParams, QuotaUpdate, READ_ONLY, UPDATE_READ_ONLY } from './schema.js';
 import { createQuota, deleteQuota, listQuotas, showQuota, updateQuota, type QuotaDeps, type QuotaShown } from './service.js';
 
 export function quotaView(q: QuotaShown) {
@@ -62,7 +62,7 @@ export const quotasRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/quotas/:project_id/:resource',
     {
-      config: { bodyName: 'quotapatch', readOnly: READ_ONLY },
+      config: { bodyName: 'quotapatch', readOnly: UPDATE_READ_ONLY },
       schema: {
         tags,
         summary: 'Change a quota’s hard limit (admin; a plain object, hard_limit omitted means 1)',

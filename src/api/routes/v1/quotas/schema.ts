@@ -30,9 +30,17 @@ export const QuotaCreate = Type.Object(
 );
 export type QuotaCreateT = Static<typeof QuotaCreate>;
 
-/** PATCH takes a quota object, not a JSON patch; the path names the row, and a missing hard_limit means 1. */
+/**
+ * PATCH takes a quota object, not a JSON patch; the path names the row, and a missing hard_limit means 1. Its `id`
+ * is accepted and ignored, as Magnum's Quota type declares it writable (Horizon's magnum-ui sends the row's).
+ */
 export const QuotaUpdate = Type.Object(
-  { project_id: Type.Optional(ProjectId), resource: Type.Optional(Resource), hard_limit: Type.Optional(HardLimit) },
+  {
+    id: Type.Optional(Type.Integer({ minimum: 1, maximum: INT4_MAX, description: 'Accepted and ignored (Magnum’s; the path names the row).' })),
+    project_id: Type.Optional(ProjectId),
+    resource: Type.Optional(Resource),
+    hard_limit: Type.Optional(HardLimit),
+  },
   { additionalProperties: false, $id: 'QuotaUpdate' },
 );
 export type QuotaUpdateT = Static<typeof QuotaUpdate>;
@@ -52,3 +60,5 @@ export type QuotaListQueryT = Static<typeof QuotaListQuery>;
 export const QuotaParams = Type.Object({ project_id: ProjectId, resource: Type.String({ minLength: 1, maxLength: STRING_MAX }) });
 
 export const READ_ONLY = ['id', 'created_at', 'updated_at'] as const;
+/** A PATCH body may name the row's id (ignored): only the timestamps are read-only there. */
+export const UPDATE_READ_ONLY = ['created_at', 'updated_at'] as const;

@@ -1,24 +1,14 @@
 // Quota operations in Magnum's order of checks (spec §3.6).
-import type { EntityManager } from 'typeorm';
 import type { QuotaRow } from '../../../../db/entities/quota.js';
 import { QUOTA_SORTABLE } from '../../../../db/entities/quota.js';
 import type { QuotaRepo } from '../../../../db/repos/quotas.js';
-import { CLUSTER_RESOURCE, clusterQuotaReached } from '../../../../db/repos/quotas.js';
+import { CLUSTER_RESOURCE } from '../../../../db/repos/quotas.js';
 import { errors } from '../../../../domain/errors.js';
 import type { AuthContext } from '../../../../keystone/context.js';
 import { parseIdPage, type IdPage } from '../../../pagination.js';
 import { enforce } from '../../../../domain/policy.js';
 import type { KeystoneProjects } from './projects.js';
 import type { QuotaCreateT, QuotaListQueryT, QuotaUpdateT } from './schema.js';
-
-/**
- * The create path's check, in the transaction that then inserts the cluster: 403 when the project
- * has as many clusters as its quota (or max_clusters_per_project) allows; see clusterQuotaReached.
- */
-export async function checkClusterQuota(em: EntityManager, projectId: string, defaultLimit: number): Promise<void> {
-  const limit = await clusterQuotaReached(em, projectId, defaultLimit);
-  if (limit !== undefined) throw errors.clusterQuotaExceeded(limit);
-}
 
 export interface QuotaDeps {
   repo: QuotaRepo;

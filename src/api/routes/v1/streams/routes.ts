@@ -4,6 +4,7 @@
 // process. Same policies and project scoping as the GET routes. Under the portal's cookie,
 // EventSource (which sends no headers) passes its CSRF token and project in the query.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { NotifyHub, type ClusterChange } from '../../../../db/notify-hub.js';
 import { ClusterViewRepo } from '../../../../db/repos/cluster-views.js';
@@ -27,7 +28,7 @@ const EVENT_PAGE = 500;
 
 const scopeOf = (request: FastifyRequest): Scope => (request.auth.isAdmin ? { all: true } : { all: false, projectId: request.auth.projectId });
 
-export async function streamRoutes(app: FastifyInstance): Promise<void> {
+export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;
   const views = new ClusterViewRepo(s.db);
   const events = new ClusterEventRepo(s.db);
@@ -52,7 +53,7 @@ export async function streamRoutes(app: FastifyInstance): Promise<void> {
     return st;
   };
 
-  app.get<{ Querystring: { csrf?: string; project?: string } }>(
+  app.get(
     '/streams/clusters',
     {
       config: { stream: true },
@@ -107,7 +108,7 @@ export async function streamRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get<{ Params: { ident: string }; Querystring: { csrf?: string; project?: string } }>(
+  app.get(
     '/streams/clusters/:ident',
     {
       config: { stream: true },
@@ -188,4 +189,4 @@ export async function streamRoutes(app: FastifyInstance): Promise<void> {
       timer ??= setTimeout(() => flush().catch((e: Error) => st.end('error', { reason: e.message })), 0);
     },
   );
-}
+};

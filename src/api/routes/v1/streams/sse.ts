@@ -2,7 +2,7 @@
 // proxies from closing it, and ends when the client goes, when the caller's token expires or is
 // no longer valid (re-checked every `recheckMs`), or when the app closes.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { versionHeaders } from '../../../microversion.js';
+import { versionHeaders } from '../../../../domain/microversion.js';
 
 export interface SseOptions {
   /** Re-validates the caller; false ends the stream. */

@@ -1,0 +1,137 @@
+// What a cluster delete takes as made by the cluster's cloud provider: the descriptions
+// cloud-provider-openstack gives its load balancers (OCCM for Services, octavia-ingress-controller for
+// Ingresses, --cluster-name = the cluster uuid), and nothing of another cluster or of the project's own; and the API
+// endpoint's steps (load balancer, listener, pool, members, monitor, floating IP) and their purge.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Wait } from '../../../src/steps/errors.js';
+import { resourceName } from '../../../src/steps/naming.js';
+import { ensureApiEndpoint, ensureApiListener, ensureApiMembers, ensureApiMonitor, occmLoadBalancer, purgeLoadBalancers, syncMembers } from '../../../workers/cluster/api-lb.js';
+import { API_FIP } from '../../../workers/cluster/floating-ips.js';
+import { controlPlanePorts } from '../../../workers/cluster/ports.js';
+import { Crash, crashAfterCreate, create, recordedOf, startStepCloud, stepRun, type ClusterShape, type StepCloud, type StepRun } from '../../support/run-context.js';
+
+const mine = '3f0d9c1e-7a51-4a8e-9b55-2f6a9d1c0e42';
+const other = '9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d';
+
+test('load balancers: Services and Ingresses of the cluster (also once the ingress controller added its version), no one else\'s', () => {
+  const cases: [string, boolean][] = [
+    [`Kubernetes external service default/web from cluster ${mine}`, true],
+    [`Kubernetes ingress shop in namespace prod from cluster ${mine}`, true],
+    [`Kubernetes Ingress shop in namespace prod from cluster ${mine}, version: 48213`, true],
+    [`Kubernetes external service default/web from cluster ${other}`, false],
+    [`Kubernetes Ingress shop in namespace prod from cluster ${other}, version: 7`, false],
+    [`Kubernetes external service default/web from cluster ${mine}-copy`, false],
+    [`Magnum cluster ${mine}`, false],
+    ['my own load balancer', false],
+  ];
+  for (const [description, ours] of cases) assert.equal(occmLoadBalancer(mine).test(description), ours, description);
+});
+
+// ---- the API endpoint's steps, with an in-memory run context against the simulated Octavia and Neutron ----
+
+let cloud: StepCloud;
+before(async () => {
+  cloud = await startStepCloud();
+});
+after(async () => {
+  await cloud.close();
+});
+
+/** Through the ports step: what the endpoint is made from. */
+async function ported(shape: ClusterShape): Promise<StepRun> {
+  const r = await stepRun(cloud, shape);
+  await create(r, 'ports');
+  r.fresh();
+  return r;
+}
+
+const lbOf = (r: StepRun) => cloud.sims.octavia.state.loadbalancers.get(r.ledger.rows.find((x) => x.type === 'loadbalancer')!.cloud_id)!;
+
+test('the endpoint: one graph create of the load balancer with its listener, pool and a member per control plane; the floating IP on its VIP is the API address', async () => {
+  const r = await ported({ masters: 3, workers: 1, template: { master_lb_enabled: true, floating_ip_enabled: true } });
+  await r.run(ensureApiEndpoint);
+  assert.equal(r.usage().load_balancer, 1);
+  assert.deepEqual([r.usage().listener, r.usage().pool, r.usage().member], [1, 1, 3], 'built with the load balancer, not one update at a time');
+  const lb = lbOf(r);
+  assert.equal(lb.name, resourceName(r.ctx.cluster, 'kubeapi'));
+  const [fip] = (await recordedOf(r, 'floatingip'));
+  assert.equal(fip?.[0], API_FIP);
+  const address = (await (await r.clients().neutron()).floatingIps.get(fip![1])).floating_ip_address;
+  assert.equal(r.ctx.cluster.api_address, `https://${address}:6443`);
+  assert.equal(r.db.clusters.get(r.uuid)!.api_address, `https://${address}:6443`, 'written on the row at once');
+  assert.equal(r.ctx.cluster.conditions.api_lb?.reason, 'Creating');
+  const members = [...cloud.sims.octavia.state.members.values()].filter((m) => m.project_id === r.project).map((m) => m.address).sort();
+  const cps = (await controlPlanePorts(r.ctx)).map((p) => p.port.fixed_ips![0]!.ip_address!).sort();
+  assert.deepEqual(members, cps, 'a member per control plane\'s port');
+
+  // Listener and pool came with it: found and recorded, none made; members and monitor once ACTIVE; the condition True.
+  for (const step of [ensureApiListener, ensureApiMembers, ensureApiMonitor]) {
+    r.fresh();
+    await r.run(step);
+  }
+  assert.deepEqual([r.usage().listener, r.usage().pool, r.usage().member, r.usage().health_monitor], [1, 1, 3, 1]);
+  assert.equal((await recordedOf(r, 'listener')).length, 1);
+  assert.equal((await recordedOf(r, 'pool')).length, 1);
+  assert.equal((await recordedOf(r, 'healthmonitor')).length, 1);
+  assert.equal(r.db.clusters.get(r.uuid)!.conditions.api_lb?.status, 'True');
+});
+
+test('a load balancer made but never recorded is found by its name; a lost member is added again, an unwanted one removed, one change at a time', async () => {
+  const r = await ported({ masters: 2, workers: 0, template: { master_lb_enabled: true, floating_ip_enabled: false, labels: { master_lb_floating_ip_enabled: 'false' } } });
+  const made = crashAfterCreate(r, 'loadbalancer');
+  await assert.rejects(r.run(ensureApiEndpoint), Crash);
+  r.hooks.afterCreate = undefined;
+  r.fresh();
+  await r.run(ensureApiEndpoint);
+  assert.deepEqual((await recordedOf(r, 'loadbalancer')).map(([, id]) => id), made);
+  assert.equal(r.usage().load_balancer, 1);
+  assert.equal(r.ctx.cluster.api_address, `https://${lbOf(r).vip_address}:6443`, 'no floating IP: the VIP');
+  await r.run(ensureApiListener);
+  await r.run(ensureApiMembers);
+
+  const o = await r.clients().octavia();
+  const pool = (await recordedOf(r, 'pool'))[0]![1];
+  const [lost] = await o.listMembers(pool);
+  await o.deleteMember(pool, lost!.id);
+  for (let i = 0; i < 500 && (await o.provisioningStatus(lbOf(r).id)) !== 'ACTIVE'; i++) await sleep(5);
+  r.fresh();
+  await assert.rejects(syncMembers(r.ctx), (e) => e instanceof Wait && e.why === `member ${lost!.address} being added`);
+  r.fresh();
+  await r.run({ name: 'sync', run: (ctx) => syncMembers(ctx) });
+  assert.deepEqual((await o.listMembers(pool)).map((m) => m.address).sort(), (await controlPlanePorts(r.ctx)).map((p) => p.port.fixed_ips![0]!.ip_address).sort());
+  // A control plane leaving: its member goes first.
+  const leaving = (await controlPlanePorts(r.ctx))[1]!;
+  r.fresh();
+  await r.run({ name: 'sync', run: (ctx) => syncMembers(ctx, (port) => port !== leaving.name) });
+  assert.deepEqual((await o.listMembers(pool)).map((m) => m.address), [(await controlPlanePorts(r.ctx))[0]!.port.fixed_ips![0]!.ip_address]);
+});
+
+test('without a load balancer the API is the first control plane\'s address (its floating IP when asked); nothing of Octavia is made', async () => {
+  const r = await ported({ masters: 1, workers: 1, template: { master_lb_enabled: false, floating_ip_enabled: true } });
+  for (const step of [ensureApiEndpoint, ensureApiListener, ensureApiMembers, ensureApiMonitor]) await r.run(step);
+  assert.deepEqual([r.usage().load_balancer, r.usage().listener, r.usage().member], [0, 0, 0]);
+  const [cp] = await controlPlanePorts(r.ctx);
+  const fip = (await (await r.clients().neutron()).floatingIps.list({ port_id: cp!.port.id } as never))[0]!;
+  assert.equal(r.ctx.cluster.api_address, `https://${fip.floating_ip_address}:6443`);
+  assert.match(r.db.clusters.get(r.uuid)!.conditions.api_lb?.message ?? '', /no load balancer/);
+});
+
+test('the delete takes the API load balancer and those the cluster\'s cloud provider made, by cascade, and waits until they are gone; another\'s stays', async () => {
+  const r = await ported({ masters: 1, workers: 0, template: { master_lb_enabled: true, floating_ip_enabled: false, labels: { master_lb_floating_ip_enabled: 'false' } } });
+  await r.run(ensureApiEndpoint);
+  await r.run(ensureApiListener);
+  const o = await r.clients().octavia();
+  const subnet = (await recordedOf(r, 'subnet'))[0]![1];
+  const occm = await o.createLoadBalancer({ name: 'kube_service_x', description: `Kubernetes external service default/web from cluster ${r.uuid}`, vip_subnet_id: subnet } as never);
+  const theirs = await o.createLoadBalancer({ name: 'kube_service_y', description: 'Kubernetes external service default/web from cluster 9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d', vip_subnet_id: subnet } as never);
+  for (let i = 0; i < 500 && (await o.provisioningStatus(occm.id)) !== 'ACTIVE'; i++) await sleep(5);
+  r.fresh();
+  await assert.rejects(r.once(purgeLoadBalancers), (e) => e instanceof Wait && /load balancer/.test(e.why));
+  await r.run(purgeLoadBalancers);
+  assert.equal(await o.provisioningStatus(occm.id), 'DELETED');
+  assert.notEqual(await o.provisioningStatus(theirs.id), 'DELETED');
+  assert.deepEqual([r.usage().listener, r.usage().pool], [0, 0]);
+  assert.deepEqual((await r.ledger.live()).filter((x) => ['loadbalancer', 'listener', 'pool', 'healthmonitor'].includes(x.type)), [], 'its children marked with it');
+});

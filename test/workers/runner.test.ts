@@ -1,0 +1,134 @@
+// The runner (workers/runner.ts) and a step meeting PostgreSQL failing for a moment (issue 15 hole 7): the
+// step is run again with backoff instead of failing its operation with InternalError, and a failure that
+// outlasts the retries ends the operation as ServiceUnavailable. (The classification itself:
+// test/steps/errors.test.ts.) And an operation naming a step it lacks is refused when its runner is made.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import type { DataSource } from 'typeorm';
+import { OperationEntity } from '../../src/db/entities/operation.js';
+import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
+import { CloudFactory } from '../../src/steps/cloud.js';
+import { transientInfraError } from '../../src/steps/errors.js';
+import { dispatcher } from '../../workers/operations.js';
+import { operationRunner } from '../../workers/runner.js';
+import type { OperationSpec } from '../../src/steps/step.js';
+import { testApp, type TestApp } from '../support/app.js';
+
+test('an operation whose step comes after a step it does not have is refused when the runner is made (it would be skipped for ever)', () => {
+  const spec: OperationSpec = { kind: 'create', steps: [{ name: 'a', run: async () => undefined }, { name: 'b', after: ['a', 'missing'], run: async () => undefined }] };
+  assert.throws(() => operationRunner({} as Parameters<typeof operationRunner>[0], spec), /create: step b comes after missing, which the operation does not have/);
+  assert.equal(typeof operationRunner({} as Parameters<typeof operationRunner>[0], { ...spec, steps: spec.steps.slice(0, 1) }), 'function');
+});
+
+describe('a worker step meeting a PostgreSQL failure', () => {
+  let t: TestApp;
+  let template: string;
+  let worker: Worker;
+  const closing = new AbortController();
+  const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+  /** What the step does on each run of the test's operation (by cluster name). */
+  const behaviour = new Map<string, (ds: DataSource, run: number) => Promise<void>>();
+  const runs = new Map<string, number>();
+
+  before(async () => {
+    t = await testApp({ config: (c) => { c.operationSweepMs = 100; } });
+    const res = await t.as('demo', {
+      method: 'POST',
+      url: '/v1/clustertemplates',
+      payload: { name: 'k8s', coe: 'kubernetes', image_id: 'ubuntu-24.04', external_network_id: 'public', master_lb_enabled: true },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    template = res.json().uuid;
+    const spec: OperationSpec = {
+      kind: 'create',
+      steps: [
+        {
+          name: 'flaky',
+          condition: 'network',
+          async run(ctx) {
+            const name = ctx.cluster.name!;
+            const n = (runs.get(name) ?? 0) + 1;
+            runs.set(name, n);
+            await behaviour.get(name)?.(ctx.ds, n);
+          },
+        },
+      ],
+    };
+    const deps = { ds: t.app.services.db, redis, prefix: t.config.queuePrefix, cloud: new CloudFactory(t.config), signal: closing.signal, pollMs: 20, lockRetryMs: 20 };
+    // Wired as startWorker wires the runner: one connection for BullMQ and the cluster locks.
+    const run = operationRunner({ ...deps, backoff: { baseMs: 20, maxMs: 100, maxRetries: 3 } }, spec);
+    worker = new Worker(OPERATIONS_QUEUE, dispatcher(new Map([['create', run]])), { connection: redis, prefix: t.config.queuePrefix, concurrency: 2 });
+    await worker.waitUntilReady();
+  });
+  after(async () => {
+    closing.abort();
+    await worker?.close();
+    redis.disconnect();
+    await t?.close();
+  });
+
+  async function create(name: string): Promise<string> {
+    const res = await t.as('demo', { method: 'POST', url: '/v1/clusters', payload: { cluster_template_id: template, name } });
+    assert.equal(res.statusCode, 202, res.body);
+    return res.json().uuid;
+  }
+
+  async function ended(cluster: string): Promise<{ state: string; error: string | null }> {
+    for (let i = 0; i < 400; i++) {
+      // The pool may hand out a connection that died with the terminated backend's: ask again, as the worker does.
+      const op = await t.app.services.db.getRepository(OperationEntity).findOneByOrFail({ cluster_id: cluster }).catch((e: unknown) => {
+        if (transientInfraError(e)) return undefined;
+        throw e;
+      });
+      if (op && ['succeeded', 'failed', 'cancelled'].includes(op.state)) return op;
+      await sleep(25);
+    }
+    assert.fail('the operation did not end');
+  }
+
+  /** Runs `SELECT pg_sleep(10)` on the step's connection and terminates that backend from outside. */
+  async function terminatedMidStatement(ds: DataSource): Promise<void> {
+    const marker = `flaky-${Math.random().toString(36).slice(2)}`;
+    const running = ds.query(`SELECT pg_sleep(10) AS "${marker}"`);
+    running.catch(() => undefined);
+    const killer = new pg.Client({ connectionString: t.config.databaseUrl });
+    await killer.connect();
+    try {
+      for (let i = 0; i < 100; i++) {
+        const r = await killer.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`, [`%${marker}%`]);
+        if (r.rowCount) break;
+        await sleep(20);
+      }
+    } finally {
+      await killer.end();
+    }
+    await running;
+  }
+
+  test('a backend terminated under a step: the step runs again and the operation succeeds', async () => {
+    behaviour.set('pg-restart', async (ds, run) => {
+      if (run === 1) await terminatedMidStatement(ds);
+    });
+    const uuid = await create('pg-restart');
+    const op = await ended(uuid);
+    assert.equal(op.state, 'succeeded', op.error ?? '');
+    assert.equal(runs.get('pg-restart'), 2, 'retried once');
+  });
+
+  test('a failure that lasts past the retries ends the operation as ServiceUnavailable, not InternalError', async () => {
+    behaviour.set('pg-down', async (ds) => {
+      await terminatedMidStatement(ds);
+    });
+    const uuid = await create('pg-down');
+    const op = await ended(uuid);
+    assert.equal(op.state, 'failed');
+    assert.match(op.error ?? '', /^ServiceUnavailable: /);
+    // The first run and three retries; more when recording the failure meets a connection that died with the
+    // terminated backend (the job then fails and the relay queues the operation again).
+    assert.ok(runs.get('pg-down')! >= 4, `${runs.get('pg-down')} runs`);
+  });
+});
