@@ -416,18 +416,3 @@ export function registerCinderRoutes(scope: FastifyInstance, s: CinderState): vo
     });
   }
 }
-
-/** GET / (unauthenticated): v3.0 CURRENT with its microversion range (spec §7.6). */
-export function registerCinderVersions(app: FastifyInstance): void {
-  const v3 = (b: string) => ({
-    id: 'v3.0',
-    status: 'CURRENT',
-    version: MAX_VERSION,
-    min_version: MIN_VERSION,
-    updated: '2023-08-31T00:00:00Z',
-    links: [{ rel: 'self', href: `${b}/v3/` }],
-    'media-types': [{ base: 'application/json', type: 'application/vnd.openstack.volume+json;version=3' }],
-  });
-  app.get('/', async (request, reply) => reply.code(300).send({ versions: [v3(hostUrl(request))] }));
-  app.get('/v3', async (request) => ({ version: v3(hostUrl(request)) }));
-}

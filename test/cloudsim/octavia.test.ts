@@ -84,14 +84,6 @@ describe('catalog and version document', () => {
     assert.match(urlOf('block-storage'), /\/v3\/[0-9a-f]{32}$/);
   });
 
-  test('GET / lists v2.0 … v2.30 without a token', async () => {
-    const r = await call('GET', `${sims.urls['load-balancer']}/`, undefined);
-    assert.equal(r.status, 200);
-    assert.equal(r.body.versions.length, 31);
-    assert.deepEqual(r.body.versions.at(-1).id, 'v2.30');
-    assert.equal(r.body.versions.at(-1).status, 'CURRENT');
-  });
-
   test('no token: the middleware 401', async () => {
     assert.equal((await call('GET', `${lbUrl}/loadbalancers`, undefined)).status, 401);
   });

@@ -1,32 +1,13 @@
 // Glance's schema documents, as glanceclient (Horizon's image client) reads them before a list or show:
 // Zed's image and member schemas with Debian's custom image properties, their collections, behind the token.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CloudSims } from '../../../cloudsim/cloud.js';
-import { BUILTIN_USERS } from '../../../cloudsim/embedded.js';
-import type { KeystoneSim } from '../../../cloudsim/keystone/index.js';
-import { passwordToken, startKeystone, startSims } from '../../support/app.js';
+import { getJson, withSims } from '../support-sims.js';
 
-let keystone: KeystoneSim;
-let sims: CloudSims;
-let demo: string;
-before(async () => {
-  keystone = await startKeystone();
-  sims = await startSims(keystone);
-  demo = await passwordToken(keystone, 'demo', BUILTIN_USERS.demo.password, 'demo');
-});
-after(async () => {
-  await sims.close();
-  await keystone.app.close();
-});
-
-async function schema(name: string, token?: string) {
-  const res = await fetch(`${sims.urls.image}/v2/schemas/${name}`, { headers: { accept: 'application/json', ...(token ? { 'x-auth-token': token } : {}) } });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
+const t = withSims();
+const schema = (name: string, token?: string) => getJson(`${t.sims.urls.image}/v2/schemas/${name}`, token);
 test('the image schema: permissive (string extras), the base properties, the custom ones marked is_base false, the links', async () => {
-  const { status, body } = await schema('image', demo);
+  const { status, body } = await schema('image', t.demo);
   assert.equal(status, 200);
   assert.equal(body.name, 'image');
   assert.deepEqual(body.additionalProperties, { type: 'string' });
@@ -45,9 +26,8 @@ test('the image schema: permissive (string extras), the base properties, the cus
 });
 
 test('every image the simulator lists fits the schema glanceclient validates it with', async () => {
-  const { body: image } = await schema('image', demo);
-  const res = await fetch(`${sims.urls.image}/v2/images`, { headers: { 'x-auth-token': demo, accept: 'application/json' } });
-  const images = ((await res.json()) as { images: Record<string, unknown>[] }).images;
+  const { body: image } = await schema('image', t.demo);
+  const images = (await getJson(`${t.sims.urls.image}/v2/images`, t.demo)).body.images as Record<string, unknown>[];
   assert.ok(images.length > 0);
   for (const i of images) {
     for (const [k, v] of Object.entries(i)) {
@@ -61,7 +41,7 @@ test('every image the simulator lists fits the schema glanceclient validates it 
 });
 
 test('the images collection wraps the image schema with paging links; members likewise', async () => {
-  const [image, images, member, members] = (await Promise.all(['image', 'images', 'member', 'members'].map((n) => schema(n, demo)))).map((r) => r.body);
+  const [image, images, member, members] = (await Promise.all(['image', 'images', 'member', 'members'].map((n) => schema(n, t.demo)))).map((r) => r.body);
   assert.deepEqual(images.properties.images, { type: 'array', items: image });
   assert.deepEqual(Object.keys(images.properties), ['images', 'first', 'next', 'schema']);
   assert.deepEqual(images.links.map((l: { rel: string }) => l.rel), ['first', 'next', 'describedby']);
@@ -74,5 +54,5 @@ test('the images collection wraps the image schema with paging links; members li
 
 test('the schemas need a token, as the rest of /v2 does', async () => {
   assert.equal((await schema('image')).status, 401);
-  assert.equal((await schema('nothing', demo)).status, 404);
+  assert.equal((await schema('nothing', t.demo)).status, 404);
 });
