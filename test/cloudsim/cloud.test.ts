@@ -61,6 +61,15 @@ describe('version documents (no token)', () => {
   });
 });
 
+describe('catalog', () => {
+  test('Cinder is in the catalog as block-storage and, as devstack registers it, volumev3 (Horizon and cinderclient look for it)', async () => {
+    const types = keystone.state.catalog.services.filter((x) => x.name === 'cinderv3').map((x) => x.type).sort();
+    assert.deepEqual(types, ['block-storage', 'volumev3']);
+    const urls = keystone.state.catalog.services.filter((x) => x.name === 'cinderv3').map((x) => x.endpoints.map((e) => e.url));
+    assert.deepEqual(urls[0], urls[1]);
+  });
+});
+
 describe('authentication and scoping', () => {
   test('no token or a bad one: the middleware 401 on every service', async () => {
     for (const url of [`${sims.urls.image}/v2/images`, `${sims.urls.compute}/flavors`, `${sims.urls.network}/v2.0/networks`]) {
