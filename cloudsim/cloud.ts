@@ -171,6 +171,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
     cinder.state.zones = seed.availability_zones.map((z) => z.name);
   }
   if (seed.cross_az_attach !== undefined) nova.state.behaviour.crossAzAttach = seed.cross_az_attach;
+  if (seed.octavia_policy !== undefined) octavia.state.behaviour.policy = seed.octavia_policy;
 
   // Neutron before Octavia: restoring an LB being deleted releases its VIP port.
   // The simulated clusters after Nova: they follow its restored servers.

@@ -114,6 +114,8 @@ export const CloudSeedSchema = Type.Object(
     availability_zones: Type.Optional(Type.Array(ZoneSeed, { minItems: 1 })),
     /** nova.conf [cinder] cross_az_attach (default true, as Nova's): false keeps every server's volumes in its zone. */
     cross_az_attach: Type.Optional(Type.Boolean()),
+    /** Octavia's API policy: admin_or_owner (devstack's, the default) or default (Zed's: users need load-balancer_member or _observer). */
+    octavia_policy: Type.Optional(Type.Union([Type.Literal('admin_or_owner'), Type.Literal('default')])),
     quotas: Type.Optional(QuotaSeed),
   },
   Strict,

@@ -8,11 +8,13 @@ import { registerLoadBalancerRoutes } from './routes-loadbalancers.js';
 import { registerMemberRoutes } from './routes-members.js';
 import { registerPoolRoutes } from './routes-pools.js';
 import { registerQuotaRoutes } from './routes-quotas.js';
+import { registerOctaviaPolicy } from './policy.js';
 import { registerOctaviaVersionNames } from './routes-versions.js';
 import type { OctaviaState } from './state.js';
 
 export function registerOctaviaRoutes(scope: FastifyInstance, state: OctaviaState): void {
   registerOctaviaVersionNames(scope);
+  registerOctaviaPolicy(scope, () => state.behaviour.policy);
   for (const root of ['/v2/lbaas', '/v2.0/lbaas']) {
     registerLoadBalancerRoutes(scope, state, root);
     registerListenerRoutes(scope, state, root);

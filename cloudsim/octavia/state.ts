@@ -2,6 +2,7 @@
 // of spec openstack-apis §4.1: every mutation test-and-sets the LB (ACTIVE → PENDING_*), and a
 // clock timer settles it (→ ACTIVE, ERROR or gone). Objects are kept in their API (snake_case)
 // shape (resources.ts), each kind in an IndexedMap.
+import type { OctaviaPolicy } from './policy.js';
 import { randomUUID } from 'node:crypto';
 import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js';
 import { SimClock, type DelayName, type SimTimer } from '../common/clock.js';
@@ -19,6 +20,8 @@ export interface OctaviaBehaviour {
   createErrorFraction: number;
   /** Never settle: every PENDING_* stays forever (a stuck controller). */
   stuck: boolean;
+  /** The API policy: 'admin_or_owner' (devstack's, the default) or 'default' (Zed's: load-balancer_* roles; policy.ts). */
+  policy: OctaviaPolicy;
 }
 
 export interface OctaviaStateOptions {
@@ -81,7 +84,7 @@ export class OctaviaState implements Auditable, Snapshotable {
   constructor(opts: OctaviaStateOptions = {}) {
     this.clock = opts.clock ?? new SimClock();
     this.vip = opts.vip ?? new LocalVipAllocator();
-    this.behaviour = { createErrorFraction: 0, stuck: false, ...opts.behaviour };
+    this.behaviour = { createErrorFraction: 0, stuck: false, policy: 'admin_or_owner', ...opts.behaviour };
     this.defaultQuota = { load_balancer: -1, listener: -1, pool: -1, member: -1, health_monitor: -1, ...opts.defaultQuota };
   }
 

@@ -153,7 +153,7 @@ test('roles, grants and role_assignments (filters, include_names, effective)', a
   const { state } = ks;
   const admin = await tokenFor(ks, 'admin');
   const roles = (await api(ks, admin, 'GET', '/v3/roles')).json().roles;
-  assert.deepEqual(roles.map((r: { name: string }) => r.name).sort(), ['admin', 'member', 'reader', 'service']);
+  assert.deepEqual(roles.map((r: { name: string }) => r.name).sort(), ['admin', 'load-balancer_member', 'load-balancer_observer', 'member', 'reader', 'service']);
   assert.equal((await api(ks, admin, 'GET', '/v3/roles?name=member')).json().roles[0].id, state.roleId('member'));
 
   const other = state.userId('other');
