@@ -172,6 +172,7 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
   }
   if (seed.cross_az_attach !== undefined) nova.state.behaviour.crossAzAttach = seed.cross_az_attach;
   if (seed.octavia_policy !== undefined) octavia.state.behaviour.policy = seed.octavia_policy;
+  if (seed.octavia_jobboard !== undefined) octavia.state.behaviour.jobboard = seed.octavia_jobboard;
 
   // Neutron before Octavia: restoring an LB being deleted releases its VIP port.
   // The simulated clusters after Nova: they follow its restored servers.

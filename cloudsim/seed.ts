@@ -116,6 +116,8 @@ export const CloudSeedSchema = Type.Object(
     cross_az_attach: Type.Optional(Type.Boolean()),
     /** Octavia's API policy: admin_or_owner (devstack's, the default) or default (Zed's: users need load-balancer_member or _observer). */
     octavia_policy: Type.Optional(Type.Union([Type.Literal('admin_or_owner'), Type.Literal('default')])),
+    /** Octavia's [task_flow] jobboard_enabled (default true): false leaves a fully populated create's children PENDING_CREATE, as Zed does. */
+    octavia_jobboard: Type.Optional(Type.Boolean()),
     quotas: Type.Optional(QuotaSeed),
   },
   Strict,

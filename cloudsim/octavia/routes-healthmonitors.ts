@@ -17,8 +17,7 @@ export function registerHealthMonitorRoutes(scope: FastifyInstance, s: OctaviaSt
     const hm = buildHm(s, pool, b);
     s.checkQuota(pool.project_id, { healthmonitor: 1 });
     const lb = lbOf(s, pool);
-    s.lock(lb, 'child');
-    s.checkPool(pool);
+    s.lockPool(lb, pool);
     s.healthmonitors.set(hm.id, hm);
     pool.healthmonitor_id = hm.id;
     s.childChanged(lb);
@@ -42,7 +41,7 @@ export function registerHealthMonitorRoutes(scope: FastifyInstance, s: OctaviaSt
     const t = tags(b);
     if (t !== undefined) patch.tags = t;
     const lb = lbOf(s, hm);
-    s.lock(lb, 'child');
+    s.lockPool(lb, s.pools.get(hm.pool_id)!);
     Object.assign(hm, patch, { provisioning_status: 'PENDING_UPDATE' });
     s.touch(hm);
     s.refile(hm);
@@ -52,7 +51,7 @@ export function registerHealthMonitorRoutes(scope: FastifyInstance, s: OctaviaSt
   scope.delete<P<'id'>>(`${hPath}/:id`, async (req, reply) => {
     const hm = find<HealthMonitor>(s, 'healthmonitor', req.params.id, callerOf(req));
     const lb = lbOf(s, hm);
-    s.lock(lb, 'child');
+    s.lockPool(lb, s.pools.get(hm.pool_id)!);
     hm.provisioning_status = 'PENDING_DELETE';
     s.childChanged(lb);
     return reply.code(204).send();

@@ -65,6 +65,8 @@ export function registerLoadBalancerRoutes(scope: FastifyInstance, s: OctaviaSta
     for (const l of listeners) s.listeners.set(l.id, l);
     for (const t of trees) insertPool(s, t);
     const fail = s.clock.random.chance(s.behaviour.createErrorFraction);
+    // Without the jobboard, Zed's worker builds the load balancer alone: what came with it stays PENDING_CREATE.
+    if (!s.behaviour.jobboard) s.abandonChildren(lb.id);
     s.settle(lb, 'octavia.loadbalancer.create', () => {
       if (fail) {
         lb.provisioning_status = 'ERROR';

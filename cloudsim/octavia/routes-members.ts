@@ -24,7 +24,7 @@ export function registerMemberRoutes(scope: FastifyInstance, s: OctaviaState, ro
     const m = buildMember(s, pool, b, []);
     s.checkQuota(pool.project_id, { member: 1 });
     const lb = lbOf(s, pool);
-    s.lock(lb, 'child');
+    s.lockPool(lb, pool);
     s.members.set(m.id, m);
     s.childChanged(lb);
     return reply.code(201).send({ member: renderMember(s, m) });
@@ -49,7 +49,7 @@ export function registerMemberRoutes(scope: FastifyInstance, s: OctaviaState, ro
     const gone = existing.filter((m) => !wanted.has(key(m.address, m.protocol_port)));
     s.checkQuota(pool.project_id, { member: Math.max(0, fresh.length - gone.length) });
     const lb = lbOf(s, pool);
-    s.lock(lb, 'child');
+    s.lockPool(lb, pool);
     for (const m of fresh) s.members.set(m.id, m);
     for (const [m, b] of updates) {
       const w = int(b, 'weight', 0, 256);
@@ -91,7 +91,7 @@ export function registerMemberRoutes(scope: FastifyInstance, s: OctaviaState, ro
     const t = tags(b);
     if (t !== undefined) patch.tags = t;
     const lb = lbOf(s, pool);
-    s.lock(lb, 'child');
+    s.lockPool(lb, pool);
     Object.assign(m, patch, { provisioning_status: 'PENDING_UPDATE' });
     s.touch(m);
     s.refile(m);
@@ -101,7 +101,7 @@ export function registerMemberRoutes(scope: FastifyInstance, s: OctaviaState, ro
   scope.delete<P<'pool_id' | 'id'>>(`${mPath}/:id`, async (req, reply) => {
     const { pool, m } = findMember(req);
     const lb = lbOf(s, pool);
-    s.lock(lb, 'child');
+    s.lockPool(lb, pool);
     m.provisioning_status = 'PENDING_DELETE';
     s.childChanged(lb);
     return reply.code(204).send();

@@ -22,6 +22,13 @@ export interface OctaviaBehaviour {
   stuck: boolean;
   /** The API policy: 'admin_or_owner' (devstack's, the default) or 'default' (Zed's: load-balancer_* roles; policy.ts). */
   policy: OctaviaPolicy;
+  /**
+   * [task_flow] jobboard_enabled. False is Zed's default and its bug (Octavia 11's v2 controller worker drops the
+   * `listeners` of a create flow without the jobboard): a fully populated load balancer goes ACTIVE while the
+   * listeners, pools, members and health monitors of its create stay PENDING_CREATE for ever, so calls on such a
+   * pool's members and health monitor are 409 "Pool … is immutable". Default true (the objects settle).
+   */
+  jobboard: boolean;
 }
 
 export interface OctaviaStateOptions {
@@ -79,12 +86,14 @@ export class OctaviaState implements Auditable, Snapshotable {
   maxLimit = 1000;
   enabledProviders = ['amphora', 'octavia'];
   private seq = 0;
+  /** The children a jobboard-less create left PENDING_CREATE (behaviour.jobboard false). */
+  private readonly abandoned = new Set<string>();
   private readonly timers = new Map<string, SimTimer>();
 
   constructor(opts: OctaviaStateOptions = {}) {
     this.clock = opts.clock ?? new SimClock();
     this.vip = opts.vip ?? new LocalVipAllocator();
-    this.behaviour = { createErrorFraction: 0, stuck: false, policy: 'admin_or_owner', ...opts.behaviour };
+    this.behaviour = { createErrorFraction: 0, stuck: false, policy: 'admin_or_owner', jobboard: true, ...opts.behaviour };
     this.defaultQuota = { load_balancer: -1, listener: -1, pool: -1, member: -1, health_monitor: -1, ...opts.defaultQuota };
   }
 
@@ -192,9 +201,13 @@ export class OctaviaState implements Auditable, Snapshotable {
     this.touch(lb);
   }
 
-  /** Child of a pool: the pool must be ACTIVE too. */
-  checkPool(pool: Pool): void {
-    if (pool.provisioning_status !== 'ACTIVE') throw new SimError(409, `Pool ${pool.id} is immutable and cannot be updated.`);
+  /**
+   * A change to a pool's members or health monitor: the pool must be ACTIVE (Octavia tests it before it locks
+   * the load balancer), then the load balancer is locked as for any child.
+   */
+  lockPool(lb: LoadBalancer, pool: Pool): void {
+    if (lb.provisioning_status === 'ACTIVE' && pool.provisioning_status !== 'ACTIVE') throw new SimError(409, `Pool ${pool.id} is immutable and cannot be updated.`);
+    this.lock(lb, 'child');
   }
 
   /** After the named delay, runs `apply` (the provider's work) and settles the LB. */
@@ -233,11 +246,17 @@ export class OctaviaState implements Auditable, Snapshotable {
     this.activateTree(lbId, to);
   }
 
-  /** Marks every PENDING_CREATE/PENDING_UPDATE object of the LB's tree `to`. */
+  /** Marks every PENDING_CREATE/PENDING_UPDATE object of the LB's tree `to` (but those a jobboard-less create left behind). */
   activateTree(lbId: string, to: 'ACTIVE' | 'ERROR' = 'ACTIVE'): void {
     for (const o of this.childrenOf(lbId)) {
+      if (this.abandoned.has(o.id)) continue;
       if (o.provisioning_status === 'PENDING_CREATE' || o.provisioning_status === 'PENDING_UPDATE') o.provisioning_status = to;
     }
+  }
+
+  /** A fully populated create without the jobboard: the load balancer settles, the objects made with it never do. */
+  abandonChildren(lbId: string): void {
+    for (const o of this.childrenOf(lbId)) this.abandoned.add(o.id);
   }
 
   /** Operating statuses as a healthy amphora reports them (spec §4.1). */
@@ -257,6 +276,7 @@ export class OctaviaState implements Auditable, Snapshotable {
 
   /** Removes an LB and everything under it, releasing the VIP port. */
   removeLb(lb: LoadBalancer): void {
+    for (const o of this.childrenOf(lb.id)) this.abandoned.delete(o.id);
     for (const p of this.poolsOf(lb.id)) this.removePool(p);
     for (const l of this.listenersOf(lb.id)) this.listeners.delete(l.id);
     this.loadbalancers.delete(lb.id);
