@@ -147,12 +147,12 @@ async function allSettled(h: Harness, uuids: string[], start: number, timeoutMs:
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
-/** The shipped seed with a public /20: room for hundreds of routers and floating IPs. */
+/** The shipped seed with a public /20 (loopback, as every floating-IP range we configure): room for hundreds of routers and floating IPs. */
 function bigPublicSeed(): CloudSeed {
   const seed = structuredClone(loadSeed());
   for (const n of seed.networks ?? []) {
     if (n.name !== 'public') continue;
-    n.subnets = [{ ...n.subnets![0]!, cidr: '172.24.0.0/20', gateway_ip: '172.24.0.1', allocation_pools: [{ start: '172.24.0.2', end: '172.24.15.254' }] }];
+    n.subnets = [{ ...n.subnets![0]!, cidr: '127.24.0.0/20', gateway_ip: '127.24.0.1', allocation_pools: [{ start: '127.24.0.2', end: '127.24.15.254' }] }];
   }
   return seed;
 }

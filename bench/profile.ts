@@ -1,5 +1,5 @@
 // Summary of a V8 .cpuprofile (as written by bench/server.ts or node --cpu-prof): where the CPU
-// time goes, by area (our src/ files, each npm package, Node core, GC) and by function.
+// time goes, by area (our src/, workers/ and cloudsim/ files, each npm package, Node core, GC) and by function.
 //   tsx bench/profile.ts bench/profiles/app-show.cpuprofile [top]
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -24,6 +24,10 @@ export interface CpuProfile {
 }
 
 const SPECIAL = new Set(['(root)', '(program)', '(idle)', '(garbage collector)']);
+/** The checkout's root as a file URL, and our code's folders in it. */
+const ROOT = new URL('../', import.meta.url).href;
+const OURS = ['src/', 'workers/', 'cloudsim/'];
+const ours = (area: string) => OURS.some((o) => area.startsWith(o));
 /** Areas at the bottom of nearly every stack (event loop, microtask queue): not shown in totals. */
 const DISPATCH = new Set(['(root)', 'node:process', '(V8 builtins / native)']);
 
@@ -42,11 +46,11 @@ export function areaOf(f: CallFrame): string {
     const rest = url.slice(nm + '/node_modules/'.length).split('/');
     return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
-  const src = url.indexOf('/src/');
-  if (src >= 0) return url.slice(src + 1);
-  const bench = url.indexOf('/bench/');
-  if (bench >= 0) return url.slice(bench + 1);
-  return url;
+  // A file of this checkout: its path from the root (the compiled copy's, from dist/); of another
+  // copy of the repository (a profile taken elsewhere): from its first top-level folder.
+  if (url.startsWith(ROOT)) return url.slice(ROOT.length).replace(/^dist\//, '');
+  const top = /\/(src|workers|cloudsim|bench|test|scripts)\//.exec(url);
+  return top ? url.slice(top.index + 1) : url;
 }
 
 const frameName = (f: CallFrame): string => {
@@ -97,7 +101,7 @@ export function summarize(p: CpuProfile): ProfileSummary {
       const area = areaOf(f);
       if (DISPATCH.has(area)) continue;
       areas.add(area);
-      if (area.startsWith('src/')) fns.add(frameName(f));
+      if (ours(area)) fns.add(frameName(f));
     }
     for (const a of areas) add(totalArea, a, dt);
     for (const f of fns) add(totalSrcFn, f, dt);
@@ -123,7 +127,7 @@ export function formatSummary(title: string, s: ProfileSummary, top = 15): strin
     section('self time by area (where the CPU actually is)', s.selfByArea),
     section('total time by area (on the stack: includes callees)', s.totalByArea),
     section('self time by function', s.selfByFunction),
-    section('total time of our src/ functions (includes callees)', s.totalBySrcFunction),
+    section('total time of our functions (src/, workers/, cloudsim/; includes callees)', s.totalBySrcFunction),
   ].join('\n');
 }
 

@@ -171,6 +171,8 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
     cinder.state.zones = seed.availability_zones.map((z) => z.name);
   }
   if (seed.cross_az_attach !== undefined) nova.state.behaviour.crossAzAttach = seed.cross_az_attach;
+  if (seed.octavia_policy !== undefined) octavia.state.behaviour.policy = seed.octavia_policy;
+  if (seed.octavia_jobboard !== undefined) octavia.state.behaviour.jobboard = seed.octavia_jobboard;
 
   // Neutron before Octavia: restoring an LB being deleted releases its VIP port.
   // The simulated clusters after Nova: they follow its restored servers.
@@ -250,6 +252,8 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
       'cloudsim-admin': `${await listen(admin.app, opts.ports?.admin)}/v1`,
     };
     for (const [type, name] of Object.entries(CATALOG_NAMES)) await identity.registerEndpoint(type, name, urls[type as keyof CloudSims['urls']]);
+    // Cinder also under its older type, as devstack registers it: Horizon and cinderclient look for volumev3.
+    await identity.registerEndpoint('volumev3', 'cinderv3', urls['block-storage']);
     return { glance, nova, neutron, octavia, cinder, designate, manila, barbican, admin, kube, clock, urls, ...cloud, restored: saved !== undefined, close: () => close() };
   } catch (e) {
     // Nothing ran: the state file keeps what it had.

@@ -7,7 +7,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse } from 'yaml';
 import type { GlanceState, Visibility } from './glance/state.js';
-import { defaultPools } from './neutron/ipam.js';
+import { parseCidr } from './neutron/ip.js';
+import { defaultPools, dhcpRefusal } from './neutron/ipam.js';
 import { QUOTA_RESOURCES, type NeutronState, type QuotaResource } from './neutron/state.js';
 import { QUOTA_DEFAULTS as COMPUTE_QUOTAS } from './nova/quota.js';
 
@@ -113,6 +114,10 @@ export const CloudSeedSchema = Type.Object(
     availability_zones: Type.Optional(Type.Array(ZoneSeed, { minItems: 1 })),
     /** nova.conf [cinder] cross_az_attach (default true, as Nova's): false keeps every server's volumes in its zone. */
     cross_az_attach: Type.Optional(Type.Boolean()),
+    /** Octavia's API policy: admin_or_owner (devstack's, the default) or default (Zed's: users need load-balancer_member or _observer). */
+    octavia_policy: Type.Optional(Type.Union([Type.Literal('admin_or_owner'), Type.Literal('default')])),
+    /** Octavia's [task_flow] jobboard_enabled (default true): false leaves a fully populated create's children PENDING_CREATE, as Zed does. */
+    octavia_jobboard: Type.Optional(Type.Boolean()),
     quotas: Type.Optional(QuotaSeed),
   },
   Strict,
@@ -242,6 +247,9 @@ export function seedNetworks(neutron: NeutronState, networks: NetworkSeed[] = []
     });
     for (const s of n.subnets ?? []) {
       const gatewayIp = s.gateway_ip === undefined ? firstHost(s.cidr) : s.gateway_ip;
+      // What Neutron's API would refuse (a loopback floating-IP pool needs DHCP off).
+      const refusal = (s.enable_dhcp ?? true) ? dhcpRefusal(parseCidr(s.cidr)!) : undefined;
+      if (refusal) throw new Error(`seed: subnet ${s.cidr} of network ${n.name}: ${refusal}`);
       neutron.addSubnet({
         networkId: network.id,
         name: s.name ?? '',

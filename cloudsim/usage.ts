@@ -49,10 +49,10 @@ export interface UsageStates {
 
 export function projectUsage(s: UsageStates, projectId: string): ProjectUsage {
   const nova = s.nova.usage(projectId);
-  const groups = [...s.nova.serverGroups.values()].filter((g) => g.projectId === projectId);
-  const volumes = [...s.cinder.volumes.values()].filter((v) => v.projectId === projectId);
-  const octavia = (m: Map<string, { project_id: string }>) => [...m.values()].filter((o) => o.project_id === projectId).length;
-  const zones = [...s.designate.zones.values()].filter((z) => z.projectId === projectId);
+  const groups = s.nova.serverGroups.by('project', projectId);
+  const volumes = s.cinder.usage(projectId);
+  const octavia = (m: { count(index: 'project', key: string): number }) => m.count('project', projectId);
+  const zones = s.designate.zones.by('project', projectId);
   const neutron = Object.fromEntries(QUOTA_RESOURCES.map((r) => [r, s.neutron.usage(projectId, r)])) as Record<(typeof QUOTA_RESOURCES)[number], number>;
   return {
     instances: nova.instances,
@@ -60,8 +60,8 @@ export function projectUsage(s: UsageStates, projectId: string): ProjectUsage {
     ram: nova.ram,
     server_groups: nova.server_groups,
     server_group_members: Math.max(0, ...groups.map((g) => g.members.length)),
-    volumes: volumes.length,
-    gigabytes: volumes.reduce((n, v) => n + v.size, 0),
+    volumes: volumes.volumes,
+    gigabytes: volumes.gigabytes,
     ...neutron,
     load_balancer: octavia(s.octavia.loadbalancers),
     listener: octavia(s.octavia.listeners),
@@ -69,7 +69,7 @@ export function projectUsage(s: UsageStates, projectId: string): ProjectUsage {
     member: octavia(s.octavia.members),
     health_monitor: octavia(s.octavia.healthmonitors),
     zone_recordsets: Math.max(0, ...zones.map((z) => s.designate.recordsetsOf(z.id).length)),
-    secrets: [...s.barbican.secrets.values()].filter((x) => x.projectId === projectId).length,
+    secrets: s.barbican.secrets.count('project', projectId),
   };
 }
 

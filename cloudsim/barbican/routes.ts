@@ -68,9 +68,8 @@ export function registerBarbicanRoutes(scope: FastifyInstance, st: BarbicanState
   scope.get('/v1/secrets', async (request: Req) => {
     const projectId = callerOf(request).projectId;
     const q = request.query as RawQuery;
-    let all = [...st.secrets.values()].filter((s) => s.projectId === projectId).sort((a, b) => a.seq - b.seq);
     const name = one(q, 'name');
-    if (name !== undefined) all = all.filter((s) => s.name === name);
+    const all = (name === undefined ? st.secrets.by('project', projectId) : st.secrets.by('projectName', `${projectId}|${name}`)).sort((a, b) => a.seq - b.seq);
     const offset = Number(one(q, 'offset') ?? 0);
     const limit = Number(one(q, 'limit') ?? 10);
     if (!Number.isInteger(offset) || offset < 0 || !Number.isInteger(limit) || limit < 0) throw new SimError(400, 'limit and offset must be non-negative integers');

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js';
 import { Faults } from '../common/faults.js';
+import { IndexedMap } from '../common/indexed-map.js';
 
 export interface Secret {
   id: string;
@@ -21,7 +22,8 @@ export interface Secret {
 }
 
 export class BarbicanState implements Auditable, Snapshotable {
-  readonly secrets = new Map<string, Secret>();
+  /** `projectName`: `project|name` (a project's secrets of one name). */
+  readonly secrets = new IndexedMap<Secret, 'project' | 'projectName'>({ project: (s) => s.projectId, projectName: (s) => (s.name === null ? null : `${s.projectId}|${s.name}`) });
   readonly faults = new Faults();
   /** Barbican's default per-project secrets quota is unlimited (-1). */
   secretQuota = -1;

@@ -8,7 +8,8 @@ import { jsonschemaMessage } from '../common/schema-messages.js';
 import { createServiceApp } from '../common/service-app.js';
 import { novaStyleErrors } from '../nova/errors.js';
 import { invalidInput, pyRepr } from '../nova/validate.js';
-import { registerCinderRoutes, registerCinderVersions } from './routes.js';
+import { registerCinderRoutes } from './routes.js';
+import { registerCinderV3Root, registerCinderVersions } from './routes-versions.js';
 import { registerVolumeTypeRoutes } from './routes-types.js';
 import { CinderState, type CinderBehaviour, type CinderQuota } from './state.js';
 
@@ -53,6 +54,7 @@ export function createCinderSim(opts: CinderSimOptions): CinderSim {
     publicRoutes: registerCinderVersions,
     routes: (scope) => {
       registerCinderRoutes(scope, state);
+      registerCinderV3Root(scope);
       registerVolumeTypeRoutes(scope, state);
     },
   });

@@ -41,7 +41,7 @@ export function registerVolumeTypeRoutes(scope: FastifyInstance, s: CinderState)
       projectOf(request);
       const id = request.params.id!;
       if (id === 'default') {
-        const t = [...s.types.values()].find((x) => x.name === s.defaultTypeName);
+        const t = s.types.first('name', s.defaultTypeName);
         if (!t) throw new SimError(404, 'Default volume type can not be found.');
         return { volume_type: render(request, t) };
       }

@@ -116,7 +116,7 @@ function renderVolume(s: CinderState, v: Volume, request: FastifyRequest<{ Param
     body.shared_targets = false;
   }
   if (minor >= 61 && admin) body.cluster_name = null;
-  if (minor >= 63) body.volume_type_id = [...s.types.values()].find((t) => t.name === v.volumeType)?.id ?? null;
+  if (minor >= 63) body.volume_type_id = s.types.first('name', v.volumeType)?.id ?? null;
   if (minor >= 65) body.consumes_quota = true;
   return body;
 }
@@ -144,9 +144,10 @@ function listVolumes(s: CinderState, request: FastifyRequest<{ Params: Params }>
   const caller = callerOf(request);
   const q = request.query as RawQuery;
   const allTenants = caller.isAdmin && parseBool(one(q, 'all_tenants') ?? 'false') === true;
-  let vols = [...s.volumes.values()].filter((v) => allTenants || v.projectId === projectId);
   const name = one(q, 'name');
-  if (name !== undefined) vols = vols.filter((v) => v.name === name);
+  let vols = (name !== undefined ? s.volumes.by('name', name) : allTenants ? [...s.volumes.values()] : s.volumes.by('project', projectId)).filter(
+    (v) => allTenants || v.projectId === projectId,
+  );
   const status = one(q, 'status');
   if (status !== undefined) vols = vols.filter((v) => v.status === status);
   const bootable = one(q, 'bootable');
@@ -224,8 +225,7 @@ export function registerCinderRoutes(scope: FastifyInstance, s: CinderState): vo
       const target = req.params.target;
       if (target !== caller.projectId && !caller.isAdmin) throw new SimError(403, 'Policy does not allow volume_extension:quotas:show to be performed.');
       const q = s.quotaOf(target);
-      const mine = [...s.volumes.values()].filter((v) => v.projectId === target);
-      const used = { volumes: mine.length, gigabytes: mine.reduce((n, v) => n + v.size, 0) };
+      const used = s.usage(target);
       const usage = /^(1|true|yes)$/i.test(req.query.usage ?? '');
       const entry = (k: 'volumes' | 'gigabytes') => (usage ? { limit: q[k], in_use: used[k], reserved: 0, allocated: 0 } : q[k]);
       const unlimited = (n: number) => (usage ? { limit: n, in_use: 0, reserved: 0, allocated: 0 } : n);
@@ -246,15 +246,15 @@ export function registerCinderRoutes(scope: FastifyInstance, s: CinderState): vo
     scope.get(`${root}/limits`, async (req: R) => {
       const projectId = projectOf(req);
       const q = s.quotaOf(projectId);
-      const mine = [...s.volumes.values()].filter((v) => v.projectId === projectId);
+      const used = s.usage(projectId);
       return {
         limits: {
           rate: [],
           absolute: {
             maxTotalVolumes: q.volumes,
-            totalVolumesUsed: mine.length,
+            totalVolumesUsed: used.volumes,
             maxTotalVolumeGigabytes: q.gigabytes,
-            totalGigabytesUsed: mine.reduce((n, v) => n + v.size, 0),
+            totalGigabytesUsed: used.gigabytes,
             maxTotalSnapshots: -1,
             totalSnapshotsUsed: 0,
             maxTotalBackups: -1,
@@ -316,6 +316,7 @@ export function registerCinderRoutes(scope: FastifyInstance, s: CinderState): vo
       if (typeof b.display_name === 'string') v.name = b.display_name;
       if (typeof b.description === 'string' || b.description === null) v.description = b.description as string | null;
       if (b.metadata !== undefined) v.metadata = { ...metadataOf(b, 'metadata') };
+      s.volumes.refile(v.id);
       return { volume: renderVolume(s, v, req, base(req, projectOf(req))) };
     });
     scope.delete(`${root}/volumes/:id`, async (req: R, reply: FastifyReply) => {
@@ -414,19 +415,4 @@ export function registerCinderRoutes(scope: FastifyInstance, s: CinderState): vo
       return { attachments: [] };
     });
   }
-}
-
-/** GET / (unauthenticated): v3.0 CURRENT with its microversion range (spec §7.6). */
-export function registerCinderVersions(app: FastifyInstance): void {
-  const v3 = (b: string) => ({
-    id: 'v3.0',
-    status: 'CURRENT',
-    version: MAX_VERSION,
-    min_version: MIN_VERSION,
-    updated: '2023-08-31T00:00:00Z',
-    links: [{ rel: 'self', href: `${b}/v3/` }],
-    'media-types': [{ base: 'application/json', type: 'application/vnd.openstack.volume+json;version=3' }],
-  });
-  app.get('/', async (request, reply) => reply.code(300).send({ versions: [v3(hostUrl(request))] }));
-  app.get('/v3', async (request) => ({ version: v3(hostUrl(request)) }));
 }

@@ -6,6 +6,7 @@ import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js'
 import { SimClock, type SimTimer } from '../common/clock.js';
 import { SimError } from '../common/errors.js';
 import { Faults } from '../common/faults.js';
+import { IndexedMap } from '../common/indexed-map.js';
 
 export interface Attachment {
   id: string;
@@ -91,15 +92,15 @@ interface CinderSnapshot {
 }
 
 export class CinderState implements Auditable, Snapshotable {
-  readonly volumes = new Map<string, Volume>();
-  readonly attachments = new Map<string, Attachment>();
+  readonly volumes = new IndexedMap<Volume, 'project' | 'name'>({ project: (v) => v.projectId, name: (v) => v.name });
+  readonly attachments = new IndexedMap<Attachment, 'volume'>({ volume: (a) => a.volumeId });
   readonly faults = new Faults();
   readonly clock: SimClock;
   readonly behaviour: CinderBehaviour;
   defaultQuota: CinderQuota;
   readonly quotas = new Map<string, Partial<CinderQuota>>();
   /** Volume types by id (configuration: the default type, not saved with the state). */
-  readonly types = new Map<string, VolumeType>([[DEFAULT_VOLUME_TYPE.id, { ...DEFAULT_VOLUME_TYPE }]]);
+  readonly types = new IndexedMap<VolumeType, 'name'>({ name: (t) => t.name }).set(DEFAULT_VOLUME_TYPE.id, { ...DEFAULT_VOLUME_TYPE });
   /** The type of volumes that name none ([DEFAULT] default_volume_type). */
   defaultTypeName = DEFAULT_VOLUME_TYPE.name;
   /** The storage availability zones; the first is where a volume that names none goes. */
@@ -131,14 +132,20 @@ export class CinderState implements Auditable, Snapshotable {
 
   /** A type by id or name, as Cinder's get_by_name_or_id (404 in Cinder's words when unknown). */
   typeOf(idOrName: string): VolumeType {
-    const t = this.types.get(idOrName) ?? [...this.types.values()].find((x) => x.name === idOrName);
+    const t = this.types.get(idOrName) ?? this.types.first('name', idOrName);
     if (t) return t;
     const uuid = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(idOrName);
     throw new SimError(404, uuid ? `Volume type ${idOrName} could not be found.` : `Volume type with name ${idOrName} could not be found.`);
   }
 
   attachmentsOf(volumeId: string): Attachment[] {
-    return [...this.attachments.values()].filter((a) => a.volumeId === volumeId);
+    return this.attachments.by('volume', volumeId);
+  }
+
+  /** The project's volumes and the GiB they hold. */
+  usage(projectId: string): { volumes: number; gigabytes: number } {
+    const mine = this.volumes.by('project', projectId);
+    return { volumes: mine.length, gigabytes: mine.reduce((n, v) => n + v.size, 0) };
   }
 
   private later(v: Volume, delay: string, fn: () => void): void {
@@ -160,10 +167,10 @@ export class CinderState implements Auditable, Snapshotable {
   /** 413 overLimit (Retry-After: 0) when the project cannot have one more volume of `size` GiB. */
   checkQuota(projectId: string, size: number): void {
     const q = this.quotaOf(projectId);
-    const mine = [...this.volumes.values()].filter((v) => v.projectId === projectId);
+    const used = this.usage(projectId);
     const headers = { 'retry-after': '0' };
     if (q.gigabytes >= 0) {
-      const consumed = mine.reduce((n, v) => n + v.size, 0);
+      const consumed = used.gigabytes;
       if (consumed + size > q.gigabytes) {
         throw new SimError(
           413,
@@ -173,7 +180,7 @@ export class CinderState implements Auditable, Snapshotable {
         );
       }
     }
-    if (q.volumes >= 0 && mine.length + 1 > q.volumes) {
+    if (q.volumes >= 0 && used.volumes + 1 > q.volumes) {
       throw new SimError(413, `VolumeLimitExceeded: Maximum number of volumes allowed (${q.volumes}) exceeded for quota 'volumes'.`, 'overLimit', headers);
     }
   }

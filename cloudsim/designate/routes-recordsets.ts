@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { one, type RawQuery } from '../common/query.js';
 import { hostUrl } from '../common/service-app.js';
-import { checkUuid, contextOf, listBody, visible, wildcard } from './context.js';
+import { checkUuid, contextOf, listBody, wildcard } from './context.js';
 import { dnsErrors } from './errors.js';
 import { renderRecordSet } from './render.js';
 import { findZone } from './routes-zones.js';
@@ -104,7 +104,7 @@ export function registerRecordSetRoutes(scope: FastifyInstance, s: DesignateStat
 
   scope.get('/v2/recordsets', async (request) => {
     const ctx = contextOf(request);
-    const items = [...s.recordsets.values()].filter((r) => visible(ctx, r.projectId));
+    const items = ctx.allProjects ? [...s.recordsets.values()] : s.recordsets.by('project', ctx.projectId);
     return list(request, byData(request, items), '/v2/recordsets');
   });
 

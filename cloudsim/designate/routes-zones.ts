@@ -36,11 +36,12 @@ function create(s: DesignateState, ctx: DnsContext, b: Body): Zone {
   const description = v.description(b);
   const attributes = b.attributes && typeof b.attributes === 'object' ? (b.attributes as Record<string, string>) : {};
   if (s.zoneByName(name)) throw dnsErrors.duplicateZone();
-  for (const other of s.zones.values()) {
-    if (name.endsWith(`.${other.name}`) && other.projectId !== ctx.projectId) throw dnsErrors.illegalChild();
+  // Its parent domains (each a suffix after a dot), by name: one of another project's refuses it.
+  for (let at = name.indexOf('.'); at >= 0 && at < name.length - 1; at = name.indexOf('.', at + 1)) {
+    if (s.zones.by('name', name.slice(at + 1)).some((other) => other.projectId !== ctx.projectId)) throw dnsErrors.illegalChild();
   }
   const quota = s.quotaOf(ctx.projectId).zones;
-  const owned = [...s.zones.values()].filter((z) => z.projectId === ctx.projectId).length;
+  const owned = s.zones.count('project', ctx.projectId);
   if (quota >= 0 && owned + 1 > quota) throw dnsErrors.overQuota('zones');
   return s.createZone({
     projectId: ctx.projectId,
@@ -64,7 +65,7 @@ export function registerZoneRoutes(scope: FastifyInstance, s: DesignateState): v
   scope.get('/v2/zones', async (request) => {
     const ctx = contextOf(request);
     return listBody<Zone>(request, {
-      items: [...s.zones.values()].filter((z) => visible(ctx, z.projectId)),
+      items: ctx.allProjects ? [...s.zones.values()] : s.zones.by('project', ctx.projectId),
       key: 'zones',
       path: '/v2/zones',
       filters: { name: (z) => z.name, email: (z) => z.email, status: (z) => z.status, type: (z) => z.type, description: (z) => z.description, ttl: (z) => z.ttl },

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js';
 import { SimClock, type SimTimer } from '../common/clock.js';
 import { Faults } from '../common/faults.js';
+import { IndexedMap } from '../common/indexed-map.js';
 
 export type Status = 'PENDING' | 'ACTIVE' | 'ERROR';
 export type Action = 'CREATE' | 'UPDATE' | 'DELETE' | 'NONE';
@@ -70,8 +71,8 @@ export interface DesignateStateOptions {
 }
 
 export class DesignateState implements Auditable, Snapshotable {
-  readonly zones = new Map<string, Zone>();
-  readonly recordsets = new Map<string, RecordSet>();
+  readonly zones = new IndexedMap<Zone, 'project' | 'name'>({ project: (z) => z.projectId, name: (z) => z.name });
+  readonly recordsets = new IndexedMap<RecordSet, 'zone' | 'project'>({ zone: (r) => r.zoneId, project: (r) => r.projectId });
   readonly faults = new Faults();
   readonly clock: SimClock;
   defaultQuota: DnsQuota;
@@ -97,12 +98,11 @@ export class DesignateState implements Auditable, Snapshotable {
   }
 
   recordsetsOf(zoneId: string): RecordSet[] {
-    return [...this.recordsets.values()].filter((r) => r.zoneId === zoneId);
+    return this.recordsets.by('zone', zoneId);
   }
 
   zoneByName(name: string): Zone | undefined {
-    for (const z of this.zones.values()) if (z.name === name) return z;
-    return undefined;
+    return this.zones.first('name', name);
   }
 
   private now(): string {

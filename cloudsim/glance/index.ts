@@ -1,9 +1,10 @@
-// Glance v2 simulator: version documents and the image read API over in-memory state.
+// Glance v2 simulator: version and schema documents and the image read API over in-memory state.
 import type { FastifyInstance } from 'fastify';
 import { KeystoneAuth, type KeystoneAuthOptions } from '../common/keystone-auth.js';
 import { createServiceApp } from '../common/service-app.js';
 import { renderGlanceError } from './errors.js';
 import { registerImageRoutes } from './routes-images.js';
+import { registerSchemaRoutes } from './routes-schemas.js';
 import { registerVersionRoutes } from './routes-versions.js';
 import { seedGlance, type ProjectIds } from './seed.js';
 import { GlanceState } from './state.js';
@@ -33,7 +34,10 @@ export function createGlanceSim(opts: GlanceSimOptions): GlanceSim {
     faults: state.faults,
     renderError: renderGlanceError,
     publicRoutes: registerVersionRoutes,
-    routes: (scope) => registerImageRoutes(scope, state),
+    routes: (scope) => {
+      registerSchemaRoutes(scope);
+      registerImageRoutes(scope, state);
+    },
   });
   return { app, state };
 }

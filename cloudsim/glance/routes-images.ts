@@ -129,6 +129,25 @@ function filterOf(q: RawQuery): (i: Image) => boolean {
   return (i) => checks.every((c) => c(i));
 }
 
+/** The images the filters then judge: those of the narrowest index a filter names (id, name, owner, tag), else all. */
+function candidates(state: GlanceState, q: RawQuery): Image[] {
+  const { images } = state;
+  const wanted = (key: string) => {
+    const raw = one(q, key);
+    return raw === undefined ? undefined : raw.startsWith('in:') ? raw.slice(3).split(',') : [raw];
+  };
+  const options: Image[][] = [];
+  const ids = wanted('id');
+  if (ids) options.push(ids.map((id) => images.get(id)).filter((i): i is Image => i !== undefined));
+  for (const [key, index] of [['name', 'name'], ['owner', 'owner']] as const) {
+    const values = wanted(key);
+    if (values) options.push(images.byAny(index, values));
+  }
+  const tags = all(q, 'tag');
+  if (tags.length > 0) options.push(images.by('tag', tags.reduce((a, b) => (images.count('tag', b) < images.count('tag', a) ? b : a))));
+  return options.length > 0 ? options.reduce((a, b) => (b.length < a.length ? b : a)) : [...images.values()];
+}
+
 export function registerImageRoutes(app: FastifyInstance, state: GlanceState): void {
   app.get<{ Params: { id: string } }>('/v2/images/:id', async (request) => {
     const image = state.images.get(request.params.id);
@@ -148,7 +167,7 @@ export function registerImageRoutes(app: FastifyInstance, state: GlanceState): v
     }
     const order = sortOrder(q);
     const matches = filterOf(q);
-    let images = [...state.images.values()].filter((i) => listed(i, caller, vis as Visibility | 'all' | undefined) && matches(i)).sort(order);
+    let images = candidates(state, q).filter((i) => listed(i, caller, vis as Visibility | 'all' | undefined) && matches(i)).sort(order);
     const markerId = one(q, 'marker');
     if (markerId !== undefined) {
       const marker = state.images.get(markerId);

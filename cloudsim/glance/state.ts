@@ -2,6 +2,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js';
 import { Faults } from '../common/faults.js';
+import { IndexedMap } from '../common/indexed-map.js';
 
 export type Visibility = 'public' | 'private' | 'shared' | 'community';
 
@@ -36,7 +37,8 @@ export interface Image {
 export type NewImage = Partial<Omit<Image, 'name'>> & { name: string | null };
 
 export class GlanceState implements Auditable, Snapshotable {
-  readonly images = new Map<string, Image>();
+  /** `name`, `owner`: as the list filters compare them (String of the value, so `null` too). */
+  readonly images = new IndexedMap<Image, 'name' | 'owner' | 'tag'>({ name: (i) => String(i.name), owner: (i) => String(i.owner), tag: (i) => i.tags });
   readonly faults = new Faults();
   /** [DEFAULT] limit_param_default and api_limit_max. */
   limits = { default: 25, max: 1000 };
@@ -82,8 +84,7 @@ export class GlanceState implements Auditable, Snapshotable {
 
   /** The image named `name` (the first, when several share it); for tests. */
   byName(name: string): Image | undefined {
-    for (const i of this.images.values()) if (i.name === name) return i;
-    return undefined;
+    return this.images.by('name', name).find((i) => i.name === name);
   }
 
   /** Images some project owns (those nobody owns are the cloud's own). */

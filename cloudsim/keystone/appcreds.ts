@@ -1,4 +1,5 @@
 // Application credentials: secrets stored hashed, roles intersected with the owner's current roles.
+import { IndexedMap } from '../common/indexed-map.js';
 import { ksErrors } from './errors.js';
 import { hashSecret, newAppCredSecret, newId, verifySecret } from './secrets.js';
 import type { KeystoneState } from './state.js';
@@ -56,7 +57,8 @@ export interface NewAppCred {
 }
 
 export class AppCredStore {
-  private readonly byId = new Map<string, AppCred>();
+  /** `userName`: `user|name`, unique. */
+  private readonly byId = new IndexedMap<AppCred, 'user' | 'userName'>({ user: (c) => c.userId, userName: (c) => `${c.userId}|${c.name}` });
 
   constructor(private readonly state: KeystoneState) {}
 
@@ -87,7 +89,7 @@ export class AppCredStore {
   }
 
   listForUser(userId: string, name?: string): AppCred[] {
-    return [...this.byId.values()].filter((c) => c.userId === userId && (name === undefined || c.name === name));
+    return name === undefined ? this.byId.by('user', userId) : this.byId.by('userName', `${userId}|${name}`);
   }
 
   delete(id: string): boolean {

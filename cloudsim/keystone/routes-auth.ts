@@ -80,8 +80,9 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: SimContext): void 
   app.get('/v3/auth/domains', async (request) => {
     const caller = await callerToken(ctx, request);
     const ids = new Set(
-      ctx.state.assignments
-        .filter((a) => a.userId === caller.user.id && a.scope.kind === 'domain')
+      ctx.state
+        .assignmentsOf(caller.user.id)
+        .filter((a) => a.scope.kind === 'domain')
         .map((a) => a.scope.id),
     );
     const domains = [...ctx.state.domains.values()].filter((d) => d.enabled && ids.has(d.id));

@@ -21,7 +21,7 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: SimContext): vo
   app.get<{ Querystring: Query }>('/v3/projects', async (request) => {
     requireAdmin(ctx, await callerToken(ctx, request), 'identity:list_projects');
     const q = request.query;
-    const projects = [...state.projects.values()].filter(
+    const projects = (q.name === undefined ? [...state.projects.values()] : state.projects.by('name', q.name)).filter(
       (p) =>
         (q.name === undefined || p.name === q.name) &&
         (q.domain_id === undefined || p.domainId === q.domain_id) &&
@@ -60,9 +60,7 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: SimContext): vo
   app.get<{ Querystring: Query }>('/v3/domains', async (request) => {
     requireAdmin(ctx, await callerToken(ctx, request), 'identity:list_domains');
     const q = request.query;
-    const domains = [...state.domains.values()].filter(
-      (d) => (q.name === undefined || d.name === q.name) && matchesEnabled(q, d.enabled),
-    );
+    const domains = (q.name === undefined ? [...state.domains.values()] : state.domains.by('name', q.name)).filter((d) => matchesEnabled(q, d.enabled));
     return list(urls, '/domains', 'domains', domains.map((d) => renderDomain(urls, d)));
   });
 
@@ -76,7 +74,8 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: SimContext): vo
 
   app.get<{ Querystring: Query }>('/v3/roles', async (request) => {
     requireAdmin(ctx, await callerToken(ctx, request), 'identity:list_roles');
-    const roles = [...state.roles.values()].filter((r) => request.query.name === undefined || r.name === request.query.name);
+    const name = request.query.name;
+    const roles = name === undefined ? [...state.roles.values()] : state.roles.by('name', name);
     return list(urls, '/roles', 'roles', roles.map((r) => renderRole(urls, r)));
   });
 
@@ -131,7 +130,7 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: SimContext): vo
     const q = request.query;
     const names = 'include_names' in q && q.include_names !== '0' && q.include_names !== 'false';
     const rows: { a: Assignment; prior?: string }[] = [];
-    for (const a of state.assignments) {
+    for (const a of q['user.id'] === undefined ? state.assignments.values() : state.assignmentsOf(q['user.id'])) {
       if ('effective' in q) {
         for (const id of state.expandRoles([a.roleId])) {
           rows.push(id === a.roleId ? { a } : { a: { ...a, roleId: id }, prior: a.roleId });

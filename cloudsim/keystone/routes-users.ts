@@ -1,4 +1,6 @@
-// Users: list, create, show, update (enabled, password, ...), delete, and a user's projects.
+// Users: list, create, show, update (enabled, password, ...), delete, and a user's projects; groups, of
+// which the simulated Keystone has none (listed empty, as a Keystone without groups lists them: Horizon's
+// identity panels read them).
 import type { FastifyInstance } from 'fastify';
 import { callerToken, requireAdmin, requireAdminOrOwner, type SimContext } from './context.js';
 import { ksErrors } from './errors.js';
@@ -20,7 +22,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: SimContext): void 
   app.get<{ Querystring: Query }>('/v3/users', async (request) => {
     requireAdmin(ctx, await callerToken(ctx, request), 'identity:list_users');
     const q = request.query;
-    const users = [...state.users.values()].filter(
+    const users = (q.name === undefined ? [...state.users.values()] : state.users.by('name', q.name)).filter(
       (u) =>
         (q.name === undefined || u.name === q.name) &&
         (q.domain_id === undefined || u.domainId === q.domain_id) &&
@@ -65,6 +67,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: SimContext): void 
           throw ksErrors.conflict('user', `Duplicate entry found with name ${patch.name}.`);
         }
         user.name = patch.name;
+        state.users.refile(user.id);
       }
       if (patch.default_project_id !== undefined) {
         const projectId = requireProject(patch.default_project_id);
@@ -93,5 +96,21 @@ export function registerUserRoutes(app: FastifyInstance, ctx: SimContext): void 
     if (!state.users.has(request.params.id)) throw ksErrors.notFound('user', request.params.id);
     const projects = state.projectsOfUser(request.params.id);
     return list(urls, `/users/${request.params.id}/projects`, 'projects', projects.map((p) => renderProject(urls, p)));
+  });
+
+  app.get('/v3/groups', async (request) => {
+    requireAdmin(ctx, await callerToken(ctx, request), 'identity:list_groups');
+    return list(urls, '/groups', 'groups', []);
+  });
+
+  app.get<{ Params: IdParams }>('/v3/groups/:id', async (request) => {
+    requireAdmin(ctx, await callerToken(ctx, request), 'identity:get_group');
+    throw ksErrors.notFound('group', request.params.id);
+  });
+
+  app.get<{ Params: IdParams }>('/v3/users/:id/groups', async (request) => {
+    requireAdminOrOwner(ctx, await callerToken(ctx, request), request.params.id, 'identity:list_groups_for_user');
+    if (!state.users.has(request.params.id)) throw ksErrors.notFound('user', request.params.id);
+    return list(urls, `/users/${request.params.id}/groups`, 'groups', []);
   });
 }

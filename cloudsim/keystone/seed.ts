@@ -20,6 +20,9 @@ export function seedState(state: KeystoneState, passwords: Partial<Record<Builti
   state.createRole('member', ['reader']);
   state.createRole('admin', ['member']);
   state.createRole('service');
+  // Octavia's roles, granted to nobody: its default policy (seed.yaml octavia_policy) needs them.
+  state.createRole('load-balancer_observer');
+  state.createRole('load-balancer_member');
 
   const project = (name: string) => state.createProject(name, { description: `Bootstrap project ${name}` });
   const admin = project('admin');

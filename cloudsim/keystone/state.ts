@@ -1,5 +1,6 @@
 // In-memory identity data: domains, projects, users, roles, assignments, app credentials, revocations.
 import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js';
+import { IndexedMap } from '../common/indexed-map.js';
 import { AppCredStore, type AppCred } from './appcreds.js';
 import type { Catalog } from './catalog.js';
 import { ksErrors } from './errors.js';
@@ -84,16 +85,21 @@ interface KeystoneSnapshot {
   appCreds: AppCred[];
 }
 
+/** The key of an assignment, one a user, role and scope. */
+const assignmentKey = (a: Assignment): string => `${a.userId}|${a.roleId}|${a.scope.kind}|${a.scope.id}`;
+
 export class KeystoneState implements Auditable, Snapshotable {
   /** Number of GET/HEAD /v3/auth/tokens requests handled. */
   validations = 0;
-  readonly domains = new Map<string, Domain>();
-  readonly projects = new Map<string, Project>();
-  readonly users = new Map<string, User>();
-  readonly roles = new Map<string, Role>();
+  readonly domains = new IndexedMap<Domain, 'name'>({ name: (d) => d.name });
+  /** `domainName`: `domain|name`, unique. */
+  readonly projects = new IndexedMap<Project, 'name' | 'domainName'>({ name: (p) => p.name, domainName: (p) => `${p.domainId}|${p.name}` });
+  readonly users = new IndexedMap<User, 'name' | 'domainName'>({ name: (u) => u.name, domainName: (u) => `${u.domainId}|${u.name}` });
+  readonly roles = new IndexedMap<Role, 'name'>({ name: (r) => r.name });
   /** prior role id → implied role ids */
   readonly implications = new Map<string, string[]>();
-  assignments: Assignment[] = [];
+  /** Role assignments by assignmentKey, in the order granted. */
+  readonly assignments = new IndexedMap<Assignment, 'user'>({ user: (a) => a.userId });
   readonly appCreds: AppCredStore;
 
   readonly revocations = new Revocations();
@@ -112,24 +118,20 @@ export class KeystoneState implements Auditable, Snapshotable {
   // ---- lookups -------------------------------------------------------------------------------------------
 
   findProjectByName(name: string, domainId: string): Project | undefined {
-    for (const p of this.projects.values()) if (p.name === name && p.domainId === domainId) return p;
-    return undefined;
+    return this.projects.first('domainName', `${domainId}|${name}`);
   }
 
   findUserByName(name: string, domainId: string): User | undefined {
-    for (const u of this.users.values()) if (u.name === name && u.domainId === domainId) return u;
-    return undefined;
+    return this.users.first('domainName', `${domainId}|${name}`);
   }
 
   findRoleByName(name: string): Role | undefined {
-    for (const r of this.roles.values()) if (r.name === name) return r;
-    return undefined;
+    return this.roles.first('name', name);
   }
 
   findDomain(ref: { id?: string | undefined; name?: string | undefined }): Domain | undefined {
     if (ref.id !== undefined) return this.domains.get(ref.id);
-    for (const d of this.domains.values()) if (d.name === ref.name) return d;
-    return undefined;
+    return ref.name === undefined ? undefined : this.domains.first('name', ref.name);
   }
 
   projectId(name: string, domainId = 'default'): string {
@@ -211,17 +213,18 @@ export class KeystoneState implements Auditable, Snapshotable {
   }
 
   grant(userId: string, scope: Scope, roleId: string): void {
-    const exists = this.assignments.some((a) => a.userId === userId && a.roleId === roleId && sameScope(a.scope, scope));
-    if (!exists) this.assignments.push({ userId, roleId, scope });
+    const a: Assignment = { userId, roleId, scope };
+    if (!this.assignments.has(assignmentKey(a))) this.assignments.set(assignmentKey(a), a);
   }
 
   /** Removes an assignment; returns false when there was none. */
   ungrant(userId: string, scope: Scope, roleId: string): boolean {
-    const before = this.assignments.length;
-    this.assignments = this.assignments.filter(
-      (a) => !(a.userId === userId && a.roleId === roleId && sameScope(a.scope, scope)),
-    );
-    return this.assignments.length !== before;
+    return this.assignments.delete(assignmentKey({ userId, roleId, scope }));
+  }
+
+  /** The user's assignments, in the order granted. */
+  assignmentsOf(userId: string): Assignment[] {
+    return this.assignments.by('user', userId);
   }
 
   assignRole(userId: string, projectId: string, roleName: string): void {
@@ -249,7 +252,7 @@ export class KeystoneState implements Auditable, Snapshotable {
   deleteUser(userId: string): void {
     this.requireUser(userId);
     this.users.delete(userId);
-    this.assignments = this.assignments.filter((a) => a.userId !== userId);
+    for (const a of this.assignmentsOf(userId)) this.assignments.delete(assignmentKey(a));
     this.appCreds.deleteForUser(userId);
     this.revocations.revokeUser(userId);
   }
@@ -276,7 +279,7 @@ export class KeystoneState implements Auditable, Snapshotable {
   }
 
   directRoleIds(userId: string, scope: Scope): string[] {
-    return this.assignments.filter((a) => a.userId === userId && sameScope(a.scope, scope)).map((a) => a.roleId);
+    return this.assignmentsOf(userId).filter((a) => sameScope(a.scope, scope)).map((a) => a.roleId);
   }
 
   effectiveRoleIds(userId: string, scope: Scope): string[] {
@@ -285,9 +288,7 @@ export class KeystoneState implements Auditable, Snapshotable {
 
   /** Enabled projects where the user holds at least one role. */
   projectsOfUser(userId: string): Project[] {
-    const ids = new Set(
-      this.assignments.filter((a) => a.userId === userId && a.scope.kind === 'project').map((a) => a.scope.id),
-    );
+    const ids = new Set(this.assignmentsOf(userId).filter((a) => a.scope.kind === 'project').map((a) => a.scope.id));
     return [...this.projects.values()].filter((p) => ids.has(p.id));
   }
 
@@ -316,7 +317,7 @@ export class KeystoneState implements Auditable, Snapshotable {
       users: [...this.users.values()],
       roles: [...this.roles.values()],
       implications: [...this.implications.entries()],
-      assignments: this.assignments,
+      assignments: [...this.assignments.values()],
       appCreds: this.appCreds.all(),
     };
   }
@@ -333,7 +334,8 @@ export class KeystoneState implements Auditable, Snapshotable {
     load(this.roles, s.roles);
     this.implications.clear();
     for (const [k, v] of s.implications) this.implications.set(k, v);
-    this.assignments = s.assignments;
+    this.assignments.clear();
+    for (const a of s.assignments) this.assignments.set(assignmentKey(a), a);
     this.appCreds.load(s.appCreds);
   }
 }

@@ -2,8 +2,8 @@
 // and their addresses, and whether an address:port reaches a control plane's apiserver through
 // the network as the cloud has wired it (a fixed IP, a load balancer's VIP, a floating IP).
 import type { GlanceState } from '../glance/state.js';
-import type { Member as LbMember, OctaviaState } from '../octavia/state.js';
-import type { NeutronState } from '../neutron/state.js';
+import type { LoadBalancer, Member as LbMember, OctaviaState } from '../octavia/state.js';
+import { addressKey, type NeutronState } from '../neutron/state.js';
 import type { NovaState } from '../nova/state.js';
 import type { Server } from '../nova/servers.js';
 
@@ -66,7 +66,7 @@ export class CloudView {
 
   /** Live servers of a project with this name (how OCCM finds a node without a provider id). */
   serversNamed(projectId: string, name: string): Server[] {
-    return this.s.nova.liveServers().filter((x) => x.projectId === projectId && x.name === name && x.taskState !== 'deleting');
+    return this.s.nova.serversNamed(projectId, name).filter((x) => x.taskState !== 'deleting');
   }
 
   fixedAddresses(serverId: string): FixedAddress[] {
@@ -80,7 +80,7 @@ export class CloudView {
   /** Floating IPs associated with one of the server's ports. */
   floatingAddresses(serverId: string): string[] {
     const ports = new Set((this.server(serverId)?.ports ?? []).map((p) => p.portId));
-    return [...this.s.neutron.floatingIps.values()].filter((f) => f.portId !== null && ports.has(f.portId)).map((f) => f.floatingIpAddress);
+    return [...ports].flatMap((portId) => this.s.neutron.floatingIps.by('port', portId)).map((f) => f.floatingIpAddress);
   }
 
   /**
@@ -100,15 +100,31 @@ export class CloudView {
         for (const m of o.membersOf(l.default_pool_id)) out.add(`${(m.subnet_id && this.networkOfSubnet(m.subnet_id)) || lb.vip_network_id}|${m.address}`);
       }
     };
-    for (const lb of o.loadbalancers.values()) {
-      if (lb.vip_address === address && (from === undefined || from.has(lb.vip_network_id))) members(lb);
+    for (const lb of o.loadbalancers.by('vipAddress', address)) {
+      if (from === undefined || from.has(lb.vip_network_id)) members(lb);
     }
-    for (const fip of this.s.neutron.floatingIps.values()) {
-      if (fip.floatingIpAddress !== address || fip.portId === null) continue;
+    for (const fip of this.s.neutron.floatingIps.by('address', address)) {
+      if (fip.portId === null) continue;
       for (const f of this.s.neutron.ports.get(fip.portId)?.fixedIps ?? []) out.add(`${this.networkOfSubnet(f.subnetId)}|${f.ipAddress}`);
-      for (const lb of o.loadbalancers.values()) if (lb.vip_port_id === fip.portId) members(lb);
+      for (const lb of o.loadbalancers.by('vipPort', fip.portId)) members(lb);
     }
     return out;
+  }
+
+  /**
+   * The servers holding a fixed address among `behind`'s keys (`network|ip`, or `*|ip` on any
+   * network), each once: from the address to its ports, from a port to its device.
+   */
+  serversBehind(keys: ReadonlySet<string>): string[] {
+    const n = this.s.neutron;
+    const out = new Set<string>();
+    for (const key of keys) {
+      const bar = key.indexOf('|');
+      const [net, ip] = [key.slice(0, bar), key.slice(bar + 1)];
+      const ports = net === '*' ? n.ports.by('ip', ip) : n.subnets.by('network', net).flatMap((s) => n.ports.by('address', addressKey(s.id, ip)));
+      for (const p of ports) if (this.s.nova.servers.has(p.deviceId)) out.add(p.deviceId);
+    }
+    return [...out];
   }
 
   /** Whether a fixed address is among `behind`'s keys. */
@@ -156,8 +172,8 @@ export class CloudView {
       const hit = byIp.get(m.address);
       return settled(m) && hit !== undefined && hit.b.bindPort === m.protocol_port && (m.subnet_id === null || m.subnet_id === hit.f.subnetId);
     };
-    const viaLb = (vip: (lb: { vip_address: string; vip_port_id: string; vip_network_id: string }) => boolean) => {
-      for (const lb of this.s.octavia.loadbalancers.values()) {
+    const viaLb = (lbs: LoadBalancer[], vip: (lb: LoadBalancer) => boolean) => {
+      for (const lb of lbs) {
         // An amphora keeps serving its last configuration while a change is pushed (PENDING_UPDATE).
         if (!settled(lb) || !vip(lb)) continue;
         for (const l of this.s.octavia.listenersOf(lb.id)) {
@@ -168,12 +184,13 @@ export class CloudView {
       }
       return false;
     };
-    if (viaLb((lb) => lb.vip_address === address && (from === undefined || from.has(lb.vip_network_id)))) return true;
-    for (const fip of this.s.neutron.floatingIps.values()) {
-      if (fip.floatingIpAddress !== address || fip.portId === null) continue;
+    const lbs = this.s.octavia.loadbalancers;
+    if (viaLb(lbs.by('vipAddress', address), (lb) => from === undefined || from.has(lb.vip_network_id))) return true;
+    for (const fip of this.s.neutron.floatingIps.by('address', address)) {
+      if (fip.portId === null) continue;
       const onServer = byPort.get(fip.portId);
       if (onServer && onServer.b.bindPort === port && (fip.fixedIpAddress === null || fip.fixedIpAddress === onServer.f.ip)) return true;
-      if (viaLb((lb) => lb.vip_port_id === fip.portId)) return true;
+      if (viaLb(lbs.by('vipPort', fip.portId), () => true)) return true;
     }
     return false;
   }

@@ -134,9 +134,15 @@ export class KubeSim implements Snapshotable {
   }
 
   private reachable(address: string, port: number, projectId: string | undefined, from?: ReadonlySet<string>): SimCluster | undefined {
-    // Hundreds of clusters: only those with a control plane behind the address are looked at closely.
+    // Hundreds of clusters: only those with a control plane behind the address are looked at, found
+    // from the address's servers (a member's agent names its cluster), not by trying every cluster.
     const behind = this.view.behind(address, from);
-    for (const c of this.clusters.values()) {
+    const candidates = new Set<SimCluster>();
+    for (const serverId of this.view.serversBehind(behind)) {
+      const c = this.clusterOf(serverId);
+      if (c) candidates.add(c);
+    }
+    for (const c of candidates) {
       if (c.port === undefined || (projectId !== undefined && c.info.projectId !== projectId)) continue;
       const cps = c.liveControlPlanes();
       if (!cps.some((m) => this.view.fixedAddresses(m.serverId).some((f) => this.view.isBehind(behind, f)))) continue;

@@ -1,14 +1,15 @@
 // The HTTPS side of a simulated apiserver: one listener (on loopback unless the simulator listens elsewhere), serving a certificate the
 // cluster CA signed, asking every client for a certificate and checking it, on each request,
 // against the CAs the control planes trust now (so a CA dropped from the trust set stops working
-// at once, kept-alive connections included).
+// at once, kept-alive connections included). A connection's certificate is parsed and its signature
+// checked once per trust set; its validity period on every request.
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import type { ApiAnswer, ApiRequest, KubeUser } from './rest.js';
-import { issuedByAny, userOf } from './tls.js';
+import { signedByAny, userOf, validAt } from './tls.js';
 import type { KeyPair } from './userdata.js';
 
 export interface ListenerIdentity {
@@ -22,6 +23,8 @@ const MAX_BODY = 8 * 1024 * 1024;
 export class ApiListener {
   private server: Server | undefined;
   private trusted: X509Certificate[] = [];
+  /** Each connection's client certificate, checked against one trust set (`trusted` replaced: checked again). */
+  private readonly checked = new WeakMap<TLSSocket, { trusted: X509Certificate[]; cert: X509Certificate | undefined; user: KubeUser | undefined }>();
   port: number | undefined;
 
   constructor(private readonly handle: (req: ApiRequest) => ApiAnswer) {}
@@ -68,11 +71,15 @@ export class ApiListener {
 
   private userOf(req: IncomingMessage): KubeUser | undefined {
     const socket = req.socket as TLSSocket;
-    const peer = socket.getPeerCertificate();
-    if (!peer || !peer.raw) return undefined;
-    const cert = new X509Certificate(peer.raw);
-    if (!issuedByAny(cert, this.trusted)) return undefined;
-    return userOf(peer.subject as unknown as Record<string, string | string[] | undefined>);
+    let c = this.checked.get(socket);
+    if (c?.trusted !== this.trusted) {
+      const peer = socket.getPeerCertificate();
+      const cert = peer?.raw ? new X509Certificate(peer.raw) : undefined;
+      const signed = cert !== undefined && signedByAny(cert, this.trusted);
+      c = { trusted: this.trusted, cert, user: signed ? userOf(peer.subject as unknown as Record<string, string | string[] | undefined>) : undefined };
+      this.checked.set(socket, c);
+    }
+    return c.cert && c.user && validAt(c.cert, Date.now()) ? c.user : undefined;
   }
 
   private serve(req: IncomingMessage, res: ServerResponse): void {

@@ -1,9 +1,11 @@
 // One cluster's objects, as etcd would hold them behind the apiserver: keyed by API group,
 // resource, namespace and name, with uid, creationTimestamp and generation kept across writes and
 // one resourceVersion counter bumped only by writes that change something. Errors are
-// Kubernetes Status objects.
+// Kubernetes Status objects. What goes in and out is a copy (copyOf: JSON-shaped data). Objects
+// are filed by resource and by resource and namespace, so a list reads only its own kind.
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import { IndexedMap } from '../common/indexed-map.js';
 
 export interface ObjectMeta {
   name: string;
@@ -84,7 +86,28 @@ export function notFound(k: ObjKey): KubeStatus {
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * A deep copy of JSON-shaped data (what the store holds): plain objects and arrays copied member by
+ * member, several times faster than structuredClone; anything else (a Date, a Buffer) is
+ * structuredClone'd.
+ */
+export function copyOf<T>(v: T): T {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(copyOf) as T;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto !== Object.prototype && proto !== null) return structuredClone(v);
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    // A `__proto__` key (JSON.parse makes it an own property) stays a property.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: copyOf(x), enumerable: true, writable: true, configurable: true });
+    else out[k] = copyOf(x);
+  }
+  return out as T;
+}
 const keyOf = (k: ObjKey): string => `${k.group}/${k.resource}/${k.namespace}/${k.name}`;
+const kindOf = (group: string, resource: string): string => `${group}/${resource}`;
+const kindIn = (group: string, resource: string, namespace: string): string => `${group}/${resource}/${namespace}`;
 
 export interface StoreSnapshot {
   rv: number;
@@ -93,7 +116,11 @@ export interface StoreSnapshot {
 
 export class ObjectStore {
   private rv = 0;
-  private readonly items = new Map<string, { key: ObjKey; object: Obj }>();
+  private readonly items = new IndexedMap<{ key: ObjKey; object: Obj }, 'kind' | 'kindIn' | 'namespace'>({
+    kind: (i) => kindOf(i.key.group, i.key.resource),
+    kindIn: (i) => kindIn(i.key.group, i.key.resource, i.key.namespace),
+    namespace: (i) => i.key.namespace,
+  });
 
   constructor(readonly now: () => number) {}
 
@@ -103,7 +130,7 @@ export class ObjectStore {
 
   get(k: ObjKey): Obj | undefined {
     const hit = this.items.get(keyOf(k));
-    return hit ? structuredClone(hit.object) : undefined;
+    return hit ? copyOf(hit.object) : undefined;
   }
 
   has(k: ObjKey): boolean {
@@ -112,11 +139,9 @@ export class ObjectStore {
 
   /** Objects of a resource, in one namespace or (undefined) all, sorted by namespace and name. */
   list(group: string, resource: string, namespace?: string): Obj[] {
-    const out: Obj[] = [];
-    for (const { key, object } of this.items.values()) {
-      if (key.group === group && key.resource === resource && (namespace === undefined || key.namespace === namespace)) out.push(object);
-    }
-    return structuredClone(out.sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || a.metadata.name.localeCompare(b.metadata.name)));
+    const found = namespace === undefined ? this.items.by('kind', kindOf(group, resource)) : this.items.by('kindIn', kindIn(group, resource, namespace));
+    const out = found.map((i) => i.object);
+    return copyOf(out.sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || a.metadata.name.localeCompare(b.metadata.name)));
   }
 
   /**
@@ -125,7 +150,7 @@ export class ObjectStore {
    */
   write(k: ObjKey, obj: Obj): Obj {
     const old = this.items.get(keyOf(k))?.object;
-    const next = structuredClone(obj);
+    const next = copyOf(obj);
     const meta: ObjectMeta = { ...next.metadata, name: k.name };
     if (k.namespace) meta.namespace = k.namespace;
     else delete meta.namespace;
@@ -135,10 +160,10 @@ export class ObjectStore {
     meta.generation = (old?.metadata.generation ?? 0) + (specChanged ? 1 : 0);
     meta.resourceVersion = old?.metadata.resourceVersion ?? '';
     next.metadata = meta;
-    if (old && isDeepStrictEqual(old, next)) return structuredClone(old);
+    if (old && isDeepStrictEqual(old, next)) return copyOf(old);
     meta.resourceVersion = String(++this.rv);
     this.items.set(keyOf(k), { key: { ...k }, object: next });
-    return structuredClone(next);
+    return copyOf(next);
   }
 
   /** 409 AlreadyExists when present. */
@@ -160,7 +185,7 @@ export class ObjectStore {
 
   /** Every object of a namespace (any resource), for a namespace delete. */
   keysIn(namespace: string): ObjKey[] {
-    return [...this.items.values()].filter((i) => i.key.namespace === namespace).map((i) => ({ ...i.key }));
+    return this.items.by('namespace', namespace).map((i) => ({ ...i.key }));
   }
 
   snapshot(): StoreSnapshot {

@@ -76,7 +76,14 @@ export async function issueServingCert(ca: KeyPair, names: string[]): Promise<Ke
 
 /** True when `peer` was issued by one of `trusted` and is within its validity period. */
 export function issuedByAny(peer: X509Certificate, trusted: readonly X509Certificate[], now = Date.now()): boolean {
-  if (now < Date.parse(peer.validFrom) || now > Date.parse(peer.validTo)) return false;
+  return validAt(peer, now) && signedByAny(peer, trusted);
+}
+
+/** Whether `now` is within the certificate's validity period. */
+export const validAt = (cert: X509Certificate, now: number): boolean => now >= Date.parse(cert.validFrom) && now <= Date.parse(cert.validTo);
+
+/** True when `peer` was issued and signed by one of `trusted`. */
+export function signedByAny(peer: X509Certificate, trusted: readonly X509Certificate[]): boolean {
   return trusted.some((ca) => {
     try {
       return peer.checkIssued(ca) && peer.verify(ca.publicKey);

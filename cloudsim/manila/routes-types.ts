@@ -43,7 +43,7 @@ export function registerShareTypeRoutes(scope: FastifyInstance, st: ManilaState)
     });
     scope.get(`${prefix}/types/default`, async (request: Req) => {
       projectOf(request);
-      const t = [...st.types.values()].find((x) => x.name === st.defaultTypeName);
+      const t = st.types.first('name', st.defaultTypeName);
       if (!t) throw new SimError(404, 'Share type not found.');
       return both(st, request, t);
     });

@@ -32,7 +32,7 @@ function render(st: ManilaState, s: Share, detail: boolean, base: string): Recor
     status: s.status,
     size: s.size,
     share_proto: s.shareProto,
-    share_type: [...st.types.values()].find((t) => t.name === s.shareType)?.id ?? null,
+    share_type: st.types.first('name', s.shareType)?.id ?? null,
     share_type_name: s.shareType,
     share_network_id: s.shareNetworkId,
     availability_zone: s.availabilityZone,
@@ -78,7 +78,7 @@ export function registerManilaRoutes(scope: FastifyInstance, st: ManilaState): v
   const list = (detail: boolean) => async (request: Req) => {
     const projectId = projectOf(request);
     const q = request.query as RawQuery;
-    let shares = [...st.shares.values()].filter((s) => s.projectId === projectId).sort((a, b) => b.seq - a.seq);
+    let shares = st.shares.by('project', projectId).sort((a, b) => b.seq - a.seq);
     const name = one(q, 'name');
     if (name !== undefined) shares = shares.filter((s) => s.name === name);
     const status = one(q, 'status');

@@ -6,6 +6,7 @@ import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js'
 import { SimClock, type SimTimer } from '../common/clock.js';
 import { SimError } from '../common/errors.js';
 import { Faults } from '../common/faults.js';
+import { IndexedMap } from '../common/indexed-map.js';
 
 export interface Share {
   id: string;
@@ -58,9 +59,9 @@ export const PROTOCOLS = ['NFS', 'CIFS', 'CEPHFS', 'GLUSTERFS', 'HDFS', 'MAPRFS'
 export const iso = (ms: number): string => new Date(ms).toISOString().replace(/Z$/, '000');
 
 export class ManilaState implements Auditable, Snapshotable {
-  readonly shares = new Map<string, Share>();
+  readonly shares = new IndexedMap<Share, 'project'>({ project: (s) => s.projectId });
   /** Share types by id (configuration: the default type, not saved with the state). */
-  readonly types = new Map<string, ShareType>([[DEFAULT_SHARE_TYPE.id, { ...DEFAULT_SHARE_TYPE }]]);
+  readonly types = new IndexedMap<ShareType, 'name'>({ name: (t) => t.name }).set(DEFAULT_SHARE_TYPE.id, { ...DEFAULT_SHARE_TYPE });
   /** The type of shares that name none ([DEFAULT] default_share_type). */
   defaultTypeName = DEFAULT_SHARE_TYPE.name;
   readonly faults = new Faults();
@@ -93,7 +94,7 @@ export class ManilaState implements Auditable, Snapshotable {
 
   /** A type by id or name (404 in Manila's words when unknown). */
   typeOf(idOrName: string): ShareType {
-    const t = this.types.get(idOrName) ?? [...this.types.values()].find((x) => x.name === idOrName);
+    const t = this.types.get(idOrName) ?? this.types.first('name', idOrName);
     if (!t) throw new SimError(404, `Share type with name or ID ${idOrName} could not be found.`);
     return t;
   }
@@ -105,7 +106,7 @@ export class ManilaState implements Auditable, Snapshotable {
   create(input: Pick<Share, 'projectId' | 'userId' | 'size' | 'shareProto'> & Partial<Pick<Share, 'name' | 'description' | 'shareType' | 'shareNetworkId' | 'availabilityZone' | 'metadata'>>): Share {
     const type = this.typeOf(input.shareType ?? this.defaultTypeName);
     const q = this.defaultQuota;
-    const mine = [...this.shares.values()].filter((s) => s.projectId === input.projectId);
+    const mine = this.shares.by('project', input.projectId);
     if (q.shares >= 0 && mine.length + 1 > q.shares) throw new SimError(413, `Maximum number of shares allowed (${q.shares}) exceeded`);
     const used = mine.reduce((n, s) => n + s.size, 0);
     if (q.gigabytes >= 0 && used + input.size > q.gigabytes) {

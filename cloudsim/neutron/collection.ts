@@ -1,8 +1,11 @@
 // How every Neutron collection lists (spec openstack-apis §3.4): exact-match filters on attributes
 // (a repeated parameter is an OR, unknown ones are a 400), tag filters, `fields`, sorting, and
-// limit/marker/page_reverse pagination with `<collection>_links` next and previous.
+// limit/marker/page_reverse pagination with `<collection>_links` next and previous. The candidates
+// come from the narrowest index a filter names (id, device_id, tags...), else from what the caller
+// may see: a list costs what it returns, not what the cloud holds.
 import type { FastifyRequest } from 'fastify';
 import { SimError } from '../common/errors.js';
+import type { IndexedMap } from '../common/indexed-map.js';
 import { all, compareBy, one, parseBool, withParams, type RawQuery } from '../common/query.js';
 import { hostUrl } from '../common/service-app.js';
 
@@ -13,13 +16,19 @@ export interface Attribute<T> {
   sortable?: boolean;
 }
 
-export interface CollectionSpec<T> {
+export interface CollectionSpec<T extends { id: string }, I extends string> {
   /** Plural name: the path segment and the body key, e.g. 'networks'. */
   name: string;
   attributes: Record<string, Attribute<T>>;
-  id(item: T): string;
-  /** The items the caller may see, in any order. */
-  visible: T[];
+  items: IndexedMap<T, I>;
+  /** The string attributes an index of `items` answers (it files the attribute's value as is). */
+  indexed: Partial<Record<string, I>>;
+  /** The tags of an item and the index filing them, for collections that have tags. */
+  tags?: { of(item: T): string[]; index: I };
+  /** Whether the caller may see the item. */
+  visible(item: T): boolean;
+  /** What the caller may see (a superset will do; each item once), when no filter names an index. */
+  scope(): Iterable<T>;
   render(item: T): Record<string, unknown>;
   notFound(id: string): SimError;
 }
@@ -45,7 +54,9 @@ export function selectFields(body: Record<string, unknown>, q: RawQuery): Record
   return fields.length === 0 ? body : Object.fromEntries(fields.filter((f) => f in body).map((f) => [f, body[f]]));
 }
 
-function filterOf<T>(spec: CollectionSpec<T>, q: RawQuery, tagsOf: ((item: T) => string[]) | undefined): (item: T) => boolean {
+const tagList = (q: RawQuery, key: string) => all(q, key).flatMap((v) => v.split(',')).filter(Boolean);
+
+function filterOf<T extends { id: string }, I extends string>(spec: CollectionSpec<T, I>, q: RawQuery): (item: T) => boolean {
   const invalid = Object.keys(q).filter((k) => !RESERVED.has(k) && !(k in spec.attributes));
   if (invalid.length > 0) throw new SimError(400, `[${invalid.map((k) => `'${k}'`).join(', ')}] is invalid attribute for filtering`);
   const checks: ((item: T) => boolean)[] = [];
@@ -53,9 +64,9 @@ function filterOf<T>(spec: CollectionSpec<T>, q: RawQuery, tagsOf: ((item: T) =>
     const wanted = all(q, key).map((raw) => convert(attr.kind, raw));
     if (wanted.length > 0) checks.push((item) => wanted.includes(attr.get(item)));
   }
+  const tagsOf = spec.tags?.of;
   if (tagsOf) {
-    const list = (key: string) => all(q, key).flatMap((v) => v.split(',')).filter(Boolean);
-    const [tags, any, notTags, notAny] = ['tags', 'tags-any', 'not-tags', 'not-tags-any'].map(list) as [string[], string[], string[], string[]];
+    const [tags, any, notTags, notAny] = ['tags', 'tags-any', 'not-tags', 'not-tags-any'].map((k) => tagList(q, k)) as [string[], string[], string[], string[]];
     if (tags.length) checks.push((i) => tags.every((t) => tagsOf(i).includes(t)));
     if (any.length) checks.push((i) => any.some((t) => tagsOf(i).includes(t)));
     if (notTags.length) checks.push((i) => !notTags.every((t) => tagsOf(i).includes(t)));
@@ -64,7 +75,33 @@ function filterOf<T>(spec: CollectionSpec<T>, q: RawQuery, tagsOf: ((item: T) =>
   return (item) => checks.every((c) => c(item));
 }
 
-function orderOf<T>(spec: CollectionSpec<T>, q: RawQuery): (a: T, b: T) => number {
+/**
+ * The items the filters may keep: those of the narrowest index a filter names (an id, an indexed
+ * attribute, a tag), else the caller's scope; the filters then judge each.
+ */
+function candidates<T extends { id: string }, I extends string>(spec: CollectionSpec<T, I>, q: RawQuery): Iterable<T> {
+  const options: T[][] = [];
+  const ids = all(q, 'id');
+  if (ids.length > 0) options.push(ids.map((id) => spec.items.get(id)).filter((i): i is T => i !== undefined));
+  for (const [attribute, index] of Object.entries(spec.indexed) as [string, I][]) {
+    const wanted = all(q, attribute);
+    if (wanted.length > 0) options.push(spec.items.byAny(index, wanted));
+  }
+  if (spec.tags) {
+    const { index } = spec.tags;
+    const every = tagList(q, 'tags');
+    if (every.length > 0) {
+      const rarest = every.reduce((a, b) => (spec.items.count(index, b) < spec.items.count(index, a) ? b : a));
+      options.push(spec.items.by(index, rarest));
+    }
+    const any = tagList(q, 'tags-any');
+    if (any.length > 0) options.push(spec.items.byAny(index, any));
+  }
+  if (options.length === 0) return spec.scope();
+  return options.reduce((a, b) => (b.length < a.length ? b : a));
+}
+
+function orderOf<T extends { id: string }, I extends string>(spec: CollectionSpec<T, I>, q: RawQuery): (a: T, b: T) => number {
   const keys = all(q, 'sort_key');
   const dirs = all(q, 'sort_dir');
   if (keys.length !== dirs.length && dirs.length > 0) throw new SimError(400, 'The number of sort_keys and sort_dirs must be same', 'HTTPBadRequest');
@@ -76,12 +113,12 @@ function orderOf<T>(spec: CollectionSpec<T>, q: RawQuery): (a: T, b: T) => numbe
     return { get: (i: T) => attr.get(i), desc: dir === 'desc' };
   });
   // The id always ends the order, so a marker is a position.
-  if (!keys.includes('id')) order.push({ get: (i: T) => spec.id(i), desc: order[order.length - 1]?.desc ?? false });
+  if (!keys.includes('id')) order.push({ get: (i: T) => i.id, desc: order[order.length - 1]?.desc ?? false });
   return compareBy(order);
 }
 
 /** GET /v2.0/<collection>: the `{<name>: [...], <name>_links?: [...]}` body. */
-export function listCollection<T>(request: FastifyRequest, spec: CollectionSpec<T>, tagsOf?: (item: T) => string[]): Record<string, unknown> {
+export function listCollection<T extends { id: string }, I extends string>(request: FastifyRequest, spec: CollectionSpec<T, I>): Record<string, unknown> {
   const q = request.query as RawQuery;
   const rawLimit = one(q, 'limit');
   if (rawLimit !== undefined && !/^\d+$/.test(rawLimit)) {
@@ -89,14 +126,16 @@ export function listCollection<T>(request: FastifyRequest, spec: CollectionSpec<
   }
   const limit = rawLimit === undefined ? 0 : Number(rawLimit);
   const pageReverse = parseBool(one(q, 'page_reverse') ?? 'false') ?? false;
-  const matches = filterOf(spec, q, tagsOf);
+  const matches = filterOf(spec, q);
   const forward = orderOf(spec, q);
   const order = pageReverse ? (a: T, b: T) => forward(b, a) : forward;
-  let items = spec.visible.filter(matches).sort(order);
+  let items: T[] = [];
+  for (const i of candidates(spec, q)) if (spec.visible(i) && matches(i)) items.push(i);
+  items.sort(order);
   const markerId = one(q, 'marker');
   if (markerId !== undefined && limit > 0) {
-    const marker = spec.visible.find((i) => spec.id(i) === markerId);
-    if (!marker) throw spec.notFound(markerId);
+    const marker = spec.items.get(markerId);
+    if (!marker || !spec.visible(marker)) throw spec.notFound(markerId);
     items = items.filter((i) => order(i, marker) > 0);
   }
   if (limit > 0) items = items.slice(0, limit);
@@ -109,12 +148,19 @@ export function listCollection<T>(request: FastifyRequest, spec: CollectionSpec<
     const links: { rel: string; href: string }[] = [];
     // A full page always links onwards (even when nothing follows); a forward page always links back.
     if (!(items.length < limit && !pageReverse)) {
-      links.push({ rel: 'next', href: `${url}?${withParams(q, { page_reverse: undefined, ...(last ? { marker: spec.id(last) } : {}) })}` });
+      links.push({ rel: 'next', href: `${url}?${withParams(q, { page_reverse: undefined, ...(last ? { marker: last.id } : {}) })}` });
     }
     if (!(items.length < limit && pageReverse)) {
-      links.push({ rel: 'previous', href: `${url}?${withParams(q, { ...(first ? { marker: spec.id(first) } : {}), page_reverse: 'True' })}` });
+      links.push({ rel: 'previous', href: `${url}?${withParams(q, { ...(first ? { marker: first.id } : {}), page_reverse: 'True' })}` });
     }
     body[`${spec.name}_links`] = links;
   }
   return body;
+}
+
+/** The items of several lists, each once, in order (a caller's scope: its own and the shared ones). */
+export function union<T extends { id: string }>(...lists: Iterable<T>[]): T[] {
+  const seen = new Map<string, T>();
+  for (const list of lists) for (const i of list) if (!seen.has(i.id)) seen.set(i.id, i);
+  return [...seen.values()];
 }

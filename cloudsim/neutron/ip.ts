@@ -38,6 +38,12 @@ export const contains = (c: Cidr, ip: number): boolean => ip >= c.network && ip 
 
 export const overlaps = (a: Cidr, b: Cidr): boolean => a.network <= b.last && b.network <= a.last;
 
+/** Within 127.0.0.0/8 (netaddr's is_loopback of a network). */
+export const isLoopback = (c: Cidr): boolean => c.prefix >= 8 && c.network >>> 24 === 127;
+
+/** Within 224.0.0.0/4. */
+export const isMulticast = (c: Cidr): boolean => c.prefix >= 4 && c.network >>> 28 === 14;
+
 /** Usable hosts: all but the network and broadcast addresses (except for /31 and /32). */
 export function hostRange(c: Cidr): [number, number] {
   return c.prefix >= 31 ? [c.network, c.last] : [c.network + 1, c.last - 1];

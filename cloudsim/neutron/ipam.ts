@@ -1,9 +1,21 @@
 // The simulated IPAM: allocation pools, the lowest free address of a subnet, explicit addresses
 // (409 IpAddressAlreadyAllocated) and exhaustion (409 IpAddressGenerationFailure).
 import { SimError } from '../common/errors.js';
-import { contains, formatIp, hostRange, parseCidr, parseIp } from './ip.js';
-import type { FixedIp, Network, NeutronState, Pool, Subnet } from './state.js';
+import { contains, formatIp, hostRange, isLoopback, isMulticast, parseCidr, parseIp, type Cidr } from './ip.js';
+import { addressKey, type FixedIp, type Network, type NeutronState, type Pool, type Subnet } from './state.js';
 import { badRequest, conflict } from './writes.js';
+
+/**
+ * Why a subnet cannot have DHCP, as Neutron refuses it when DHCP is enabled (on create, or by an
+ * update that turns it on): too small a prefix, a multicast or a loopback range. Undefined when it
+ * can. A loopback floating-IP pool is fine with DHCP off (an external subnet's usual setting).
+ */
+export function dhcpRefusal(c: Cidr): string | undefined {
+  if (c.prefix > 30) return 'Subnet has a prefix length that is incompatible with DHCP service enabled';
+  if (isMulticast(c)) return 'Multicast IP subnet is not supported if enable_dhcp is True';
+  if (isLoopback(c)) return 'Loopback IP subnet is not supported if enable_dhcp is True';
+  return undefined;
+}
 
 /** The default pools: every host address but the gateway. */
 export function defaultPools(cidr: string, gateway: string | null): Pool[] {
@@ -14,21 +26,29 @@ export function defaultPools(cidr: string, gateway: string | null): Pool[] {
   return ranges.filter(([a, b]) => a <= b).map(([a, b]) => ({ start: formatIp(a), end: formatIp(b) }));
 }
 
-/** The addresses of the subnet held by ports (every port, whoever owns it). */
-export function usedIps(state: NeutronState, subnetId: string, except?: string): Set<string> {
-  const used = new Set<string>();
-  for (const p of state.ports.values()) {
-    if (p.id === except) continue;
-    for (const f of p.fixedIps) if (f.subnetId === subnetId) used.add(f.ipAddress);
-  }
-  return used;
+/** Whether a port other than `except` holds `ip` on the subnet (whoever owns it). */
+function held(state: NeutronState, subnetId: string, ip: string, except?: string): boolean {
+  for (const id of state.ports.ids('address', addressKey(subnetId, ip))) if (id !== except) return true;
+  return false;
 }
 
-function lowestFree(state: NeutronState, subnet: Subnet, taken: Set<string>): string | undefined {
-  for (const pool of subnet.allocationPools) {
-    for (let ip = parseIp(pool.start)!; ip <= parseIp(pool.end)!; ip++) {
+/**
+ * The lowest address of the subnet's pools that no port but `except` holds and that is not in
+ * `taken`, looked for from where the last search left off (every address below is held) unless a
+ * port's own addresses count as free (`except`).
+ */
+function lowestFree(state: NeutronState, subnet: Subnet, except?: string, taken: ReadonlySet<string> = new Set()): string | undefined {
+  const hinted = except === undefined && taken.size === 0;
+  const from = hinted ? state.freeFrom.get(subnet.id) : undefined;
+  const pools = subnet.allocationPools;
+  for (let n = from?.pool ?? 0; n < pools.length; n++) {
+    const pool = pools[n]!;
+    const start = n === from?.pool ? Math.max(parseIp(pool.start)!, from.ip) : parseIp(pool.start)!;
+    for (let ip = start; ip <= parseIp(pool.end)!; ip++) {
       const s = formatIp(ip);
-      if (!taken.has(s)) return s;
+      if (taken.has(s) || held(state, subnet.id, s, except)) continue;
+      if (hinted) state.freeFrom.set(subnet.id, { pool: n, ip });
+      return s;
     }
   }
   return undefined;
@@ -51,7 +71,7 @@ export function allocateFixedIps(
   if (requested === undefined) {
     if (subnets.length === 0) return [];
     for (const s of subnets) {
-      const ip = lowestFree(state, s, usedIps(state, s.id, portId));
+      const ip = lowestFree(state, s, portId);
       if (ip) return [{ subnetId: s.id, ipAddress: ip }];
     }
     throw exhausted(network.id);
@@ -78,14 +98,12 @@ export function allocateFixedIps(
       if (!subnet) throw badRequest(`IP address ${String(ipAddress)} is not a valid IP for any of the subnets on the specified network.`, 'InvalidIpForNetwork');
       const addr = formatIp(ip);
       const mine = keep.some((k) => k.subnetId === subnet!.id && k.ipAddress === addr);
-      if (!mine && (usedIps(state, subnet.id, portId).has(addr) || out.some((o) => o.ipAddress === addr))) {
+      if (!mine && (held(state, subnet.id, addr, portId) || out.some((o) => o.ipAddress === addr))) {
         throw conflict('IpAddressAlreadyAllocated', `IP address ${addr} already allocated in subnet ${subnet.id}`);
       }
       out.push({ subnetId: subnet.id, ipAddress: addr });
     } else if (subnet) {
-      const taken = usedIps(state, subnet.id, portId);
-      for (const o of out) taken.add(o.ipAddress);
-      const ip = lowestFree(state, subnet, taken);
+      const ip = lowestFree(state, subnet, portId, new Set(out.map((o) => o.ipAddress)));
       if (!ip) throw exhausted(network.id);
       out.push({ subnetId: subnet.id, ipAddress: ip });
     } else {

@@ -93,7 +93,7 @@ export function registerFloatingIpRoutes(scope: FastifyInstance, state: NeutronS
         'ExternalGatewayForFloatingIPNotFound',
       );
     }
-    const other = [...state.floatingIps.values()].find((f) => f.id !== fip.id && f.portId === port.id && f.fixedIpAddress === ip.ipAddress);
+    const other = state.floatingIps.by('port', port.id).find((f) => f.id !== fip.id && f.fixedIpAddress === ip.ipAddress);
     if (other) {
       throw conflict(
         'FloatingIPPortAlreadyAssociated',
@@ -105,8 +105,24 @@ export function registerFloatingIpRoutes(scope: FastifyInstance, state: NeutronS
 
   scope.get('/v2.0/floatingips', async (request) => {
     const caller = callerOf(request);
-    const visible = [...state.floatingIps.values()].filter((f) => owns(caller, f));
-    return listCollection(request, { name: 'floatingips', attributes: ATTRIBUTES, id: (f) => f.id, visible, render, notFound: fipNotFound }, (f) => f.tags);
+    return listCollection(request, {
+      name: 'floatingips',
+      attributes: ATTRIBUTES,
+      items: state.floatingIps,
+      indexed: {
+        project_id: 'project',
+        tenant_id: 'project',
+        floating_ip_address: 'address',
+        floating_network_id: 'network',
+        port_id: 'port',
+        router_id: 'router',
+      },
+      tags: { of: (f) => f.tags, index: 'tag' },
+      visible: (f) => owns(caller, f),
+      scope: () => (caller.isAdmin ? state.floatingIps.values() : state.floatingIps.by('project', caller.projectId)),
+      render,
+      notFound: fipNotFound,
+    });
   });
 
   scope.get<{ Params: { id: string } }>('/v2.0/floatingips/:id', async (request) => {
@@ -161,6 +177,7 @@ export function registerFloatingIpRoutes(scope: FastifyInstance, state: NeutronS
     if (b.port_id !== undefined) associate(fip, b, caller);
     if (description !== undefined) fip.description = description;
     touch(fip);
+    state.floatingIps.refile(fip.id);
     return { floatingip: render(fip) };
   });
 

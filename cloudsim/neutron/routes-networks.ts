@@ -5,7 +5,7 @@ import { SimError } from '../common/errors.js';
 import type { SimCaller } from '../common/keystone-auth.js';
 import type { RawQuery } from '../common/query.js';
 import { callerOf } from '../common/service-app.js';
-import { listCollection, selectFields, type Attribute } from './collection.js';
+import { listCollection, selectFields, union, type Attribute } from './collection.js';
 import type { Network, NeutronState } from './state.js';
 import { AUTO_DELETE_OWNERS, applyNames, bodyOf, bool, checkQuota, checkRevision, conflict, int, iso, list, owns, policy, projectFor, str, touch, type Body, type Caller } from './writes.js';
 
@@ -72,18 +72,17 @@ export const networkNotFound = (id: string) => new SimError(404, `Network ${id} 
 export function registerNetworkRoutes(scope: FastifyInstance, state: NeutronState): void {
   scope.get('/v2.0/networks', async (request) => {
     const caller = callerOf(request);
-    return listCollection(
-      request,
-      {
-        name: 'networks',
-        attributes: ATTRIBUTES,
-        id: (n) => n.id,
-        visible: [...state.networks.values()].filter((n) => visibleNetwork(n, caller)),
-        render: (n) => renderNetwork(n, caller),
-        notFound: networkNotFound,
-      },
-      (n) => n.tags,
-    );
+    return listCollection(request, {
+      name: 'networks',
+      attributes: ATTRIBUTES,
+      items: state.networks,
+      indexed: { name: 'name', project_id: 'project', tenant_id: 'project' },
+      tags: { of: (n) => n.tags, index: 'tag' },
+      visible: (n) => visibleNetwork(n, caller),
+      scope: () => (caller.isAdmin ? state.networks.values() : union(state.networks.by('project', caller.projectId), state.networks.by('open', 'yes'))),
+      render: (n) => renderNetwork(n, caller),
+      notFound: networkNotFound,
+    });
   });
 
   scope.get<{ Params: { id: string } }>('/v2.0/networks/:id', async (request) => {
@@ -111,6 +110,7 @@ export function registerNetworkRoutes(scope: FastifyInstance, state: NeutronStat
       const unknownZone = network.availabilityZoneHints.find((z) => !state.zones.includes(z));
       if (unknownZone !== undefined) throw new SimError(404, `AvailabilityZone ${unknownZone} could not be found.`, 'AvailabilityZoneNotFound');
       update(network, b, caller, 'create');
+      state.networks.refile(network.id);
     } catch (e) {
       state.networks.delete(network.id);
       throw e;
@@ -124,11 +124,12 @@ export function registerNetworkRoutes(scope: FastifyInstance, state: NeutronStat
     checkRevision(request, network);
     const b = bodyOf(request, 'network', UPDATABLE, [...READ_ONLY, 'project_id', 'tenant_id', 'provider:network_type', 'provider:physical_network', 'provider:segmentation_id', 'availability_zone_hints']);
     if (b.shared === false && network.shared) {
-      const others = [...state.ports.values()].some((p) => p.networkId === network.id && p.projectId !== network.projectId && p.projectId !== '');
+      const others = state.ports.by('network', network.id).some((p) => p.projectId !== network.projectId && p.projectId !== '');
       if (others) throw conflict('InvalidSharedSetting', `Unable to reconfigure sharing settings for network ${network.id}. Multiple tenants are using it.`);
     }
     update(network, b, caller, 'update');
     touch(network);
+    state.networks.refile(network.id);
     return { network: renderNetwork(network, caller) };
   });
 
@@ -136,7 +137,7 @@ export function registerNetworkRoutes(scope: FastifyInstance, state: NeutronStat
     const caller = callerOf(request);
     const network = owned(request.params.id, caller, 'delete_network');
     checkRevision(request, network);
-    const inUse = [...state.ports.values()].filter((p) => p.networkId === network.id && !AUTO_DELETE_OWNERS.includes(p.deviceOwner));
+    const inUse = state.ports.by('network', network.id).filter((p) => !AUTO_DELETE_OWNERS.includes(p.deviceOwner));
     if (inUse.length > 0) {
       throw conflict(
         'NetworkInUse',

@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { SimError } from '../common/errors.js';
 import type { RawQuery } from '../common/query.js';
 import { callerOf } from '../common/service-app.js';
-import { listCollection, selectFields, type Attribute } from './collection.js';
+import { listCollection, selectFields, union, type Attribute } from './collection.js';
 import { isIpv6, parseCidr, parseIp } from './ip.js';
 import { allocateFixedIps } from './ipam.js';
 import { networkNotFound, visibleNetwork } from './routes-networks.js';
@@ -64,17 +64,17 @@ const UPDATABLE = ['name', 'description', 'admin_state_up', 'fixed_ips', 'securi
 
 /** A MAC address in OpenStack's fa:16:3e prefix, unique in the simulator. */
 export function newMac(state: NeutronState): string {
-  const used = new Set([...state.ports.values()].map((p) => p.macAddress));
   for (;;) {
     const mac = `fa:16:3e:${[0, 0, 0].map(() => randomInt(256).toString(16).padStart(2, '0')).join(':')}`;
-    if (!used.has(mac)) return mac;
+    if (state.ports.count('mac', mac) === 0) return mac;
   }
 }
 
 /** Disassociates floating IPs from a port that goes away. */
 export function releaseFloatingIps(state: NeutronState, portId: string): void {
-  for (const f of state.floatingIps.values()) {
-    if (f.portId === portId) Object.assign(f, { portId: null, fixedIpAddress: null, routerId: null });
+  for (const f of state.floatingIps.by('port', portId)) {
+    Object.assign(f, { portId: null, fixedIpAddress: null, routerId: null });
+    state.floatingIps.refile(f.id);
   }
 }
 
@@ -89,8 +89,21 @@ export function registerPortRoutes(scope: FastifyInstance, state: NeutronState):
 
   scope.get('/v2.0/ports', async (request) => {
     const caller = callerOf(request);
-    const items = [...state.ports.values()].filter((p) => visible(p, caller));
-    return listCollection(request, { name: 'ports', attributes: ATTRIBUTES, id: (p) => p.id, visible: items, render: (p) => renderPort(p, caller), notFound: portNotFound }, (p) => p.tags);
+    return listCollection(request, {
+      name: 'ports',
+      attributes: ATTRIBUTES,
+      items: state.ports,
+      indexed: { name: 'name', project_id: 'project', tenant_id: 'project', network_id: 'network', device_id: 'device', mac_address: 'mac' },
+      tags: { of: (p) => p.tags, index: 'tag' },
+      visible: (p) => visible(p, caller),
+      // Its own ports, and those on its networks.
+      scope: () =>
+        caller.isAdmin
+          ? state.ports.values()
+          : union(state.ports.by('project', caller.projectId), state.ports.byAny('network', state.networks.by('project', caller.projectId).map((n) => n.id))),
+      render: (p) => renderPort(p, caller),
+      notFound: portNotFound,
+    });
   });
 
   scope.get<{ Params: { id: string } }>('/v2.0/ports/:id', async (request) => {
@@ -138,6 +151,7 @@ export function registerPortRoutes(scope: FastifyInstance, state: NeutronState):
     apply(copy, state.networks.get(port.networkId)!, b, caller, false);
     Object.assign(port, copy);
     touch(port);
+    state.ports.refile(port.id);
     return { port: renderPort(port, caller) };
   });
 
@@ -180,7 +194,7 @@ export function registerPortRoutes(scope: FastifyInstance, state: NeutronState):
       if (!owns(caller, network)) throw policy(`${create ? 'create' : 'update'}_port:mac_address`);
       const mac = String(b.mac_address).toLowerCase();
       if (!/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(mac)) throw badRequest(`Invalid input for mac_address. Reason: '${String(b.mac_address)}' is not a valid MAC address.`);
-      if ([...state.ports.values()].some((p) => p.id !== port.id && p.networkId === network.id && p.macAddress === mac)) {
+      if (state.ports.by('mac', mac).some((p) => p.id !== port.id && p.networkId === network.id)) {
         throw conflict('MacAddressInUse', `Unable to complete operation for network ${network.id}. The mac address ${mac} is in use.`);
       }
       port.macAddress = mac;

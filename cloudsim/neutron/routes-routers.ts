@@ -31,13 +31,13 @@ const ATTRIBUTES: Record<string, Attribute<Router>> = {
 
 /** The router's interface ports. */
 export const interfacesOf = (state: NeutronState, routerId: string): Port[] =>
-  [...state.ports.values()].filter((p) => p.deviceId === routerId && INTERFACE_OWNERS.includes(p.deviceOwner));
+  state.ports.by('device', routerId).filter((p) => INTERFACE_OWNERS.includes(p.deviceOwner));
 
 /** The routers with an interface on `subnetId`, in the order of their interface ports. */
 export function routersOnSubnet(state: NeutronState, subnetId: string): Router[] {
   const found = new Set<Router>();
-  for (const p of state.ports.values()) {
-    if (!INTERFACE_OWNERS.includes(p.deviceOwner) || !p.fixedIps.some((f) => f.subnetId === subnetId)) continue;
+  for (const p of state.ports.by('subnet', subnetId)) {
+    if (!INTERFACE_OWNERS.includes(p.deviceOwner)) continue;
     const r = state.routers.get(p.deviceId);
     if (r) found.add(r);
   }
@@ -70,7 +70,7 @@ export function registerRouterRoutes(scope: FastifyInstance, state: NeutronState
     if (!r || !owns(caller, r)) throw routerNotFound(id);
     return r;
   };
-  const fipsOf = (routerId: string) => [...state.floatingIps.values()].filter((f) => f.routerId === routerId);
+  const fipsOf = (routerId: string) => state.floatingIps.by('router', routerId);
 
   /** Sets, changes or clears (`{}` / null) the gateway. */
   function setGateway(router: Router, raw: unknown, caller: Caller, action: string): void {
@@ -110,8 +110,17 @@ export function registerRouterRoutes(scope: FastifyInstance, state: NeutronState
 
   scope.get('/v2.0/routers', async (request) => {
     const caller = callerOf(request);
-    const visible = [...state.routers.values()].filter((r) => owns(caller, r));
-    return listCollection(request, { name: 'routers', attributes: ATTRIBUTES, id: (r) => r.id, visible, render: (r) => render(r, caller), notFound: routerNotFound }, (r) => r.tags);
+    return listCollection(request, {
+      name: 'routers',
+      attributes: ATTRIBUTES,
+      items: state.routers,
+      indexed: { name: 'name', project_id: 'project', tenant_id: 'project' },
+      tags: { of: (r) => r.tags, index: 'tag' },
+      visible: (r) => owns(caller, r),
+      scope: () => (caller.isAdmin ? state.routers.values() : state.routers.by('project', caller.projectId)),
+      render: (r) => render(r, caller),
+      notFound: routerNotFound,
+    });
   });
 
   scope.get<{ Params: { id: string } }>('/v2.0/routers/:id', async (request) => {
@@ -145,6 +154,7 @@ export function registerRouterRoutes(scope: FastifyInstance, state: NeutronState
     applyNames(router, b);
     if (admin !== undefined) router.adminStateUp = admin;
     touch(router);
+    state.routers.refile(router.id);
     return { router: render(router, caller) };
   });
 
@@ -203,6 +213,7 @@ export function registerRouterRoutes(scope: FastifyInstance, state: NeutronState
       checkSubnet(subnet);
       Object.assign(port, { deviceId: router.id, deviceOwner: 'network:router_interface' });
       touch(port);
+      state.ports.refile(port.id);
       touch(router);
       return interfaceInfo(router, port, subnet.id);
     }
@@ -243,7 +254,7 @@ export function registerRouterRoutes(scope: FastifyInstance, state: NeutronState
       if (!port) throw new SimError(404, `Router ${router.id} has no interface on subnet ${subnetId}`, 'RouterInterfaceNotFoundForSubnet');
     }
     const subnetIds = port.fixedIps.map((f) => f.subnetId);
-    for (const fip of [...state.floatingIps.values()].filter((f) => f.routerId === router.id)) {
+    for (const fip of state.floatingIps.by('router', router.id)) {
       const inner = fip.portId ? state.ports.get(fip.portId) : undefined;
       const behind = inner?.fixedIps.find((f) => f.ipAddress === fip.fixedIpAddress && subnetIds.includes(f.subnetId));
       if (behind) {

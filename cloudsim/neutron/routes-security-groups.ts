@@ -45,7 +45,7 @@ function newGroup(state: NeutronState, projectId: string, name: string, descript
 
 /** The project's `default` group, created on first use with Neutron's four rules. */
 export function ensureDefaultGroup(state: NeutronState, projectId: string): SecurityGroup {
-  const found = [...state.securityGroups.values()].find((g) => g.projectId === projectId && g.name === 'default');
+  const found = state.securityGroups.first('projectName', `${projectId}|default`);
   if (found) return found;
   const sg = newGroup(state, projectId, 'default', 'Default security group');
   addRule(state, sg, { direction: 'ingress', ethertype: 'IPv4', remoteGroupId: sg.id });
@@ -109,7 +109,7 @@ export function registerSecurityGroupRoutes(scope: FastifyInstance, state: Neutr
     ...renderStandard(g),
     stateful: g.stateful,
     shared: false,
-    security_group_rules: [...state.securityGroupRules.values()].filter((r) => r.securityGroupId === g.id).map(renderRule),
+    security_group_rules: state.securityGroupRules.by('group', g.id).map(renderRule),
   });
   const group = (id: string, caller: Caller): SecurityGroup => {
     const g = state.securityGroups.get(id);
@@ -120,8 +120,17 @@ export function registerSecurityGroupRoutes(scope: FastifyInstance, state: Neutr
   scope.get('/v2.0/security-groups', async (request) => {
     const caller = callerOf(request);
     ensureDefaultGroup(state, caller.projectId);
-    const visible = [...state.securityGroups.values()].filter((g) => owns(caller, g));
-    return listCollection(request, { name: 'security_groups', attributes: SG_ATTRIBUTES, id: (g) => g.id, visible, render: renderGroup, notFound: sgNotFound }, (g) => g.tags);
+    return listCollection(request, {
+      name: 'security_groups',
+      attributes: SG_ATTRIBUTES,
+      items: state.securityGroups,
+      indexed: { name: 'name', project_id: 'project', tenant_id: 'project' },
+      tags: { of: (g) => g.tags, index: 'tag' },
+      visible: (g) => owns(caller, g),
+      scope: () => (caller.isAdmin ? state.securityGroups.values() : state.securityGroups.by('project', caller.projectId)),
+      render: renderGroup,
+      notFound: sgNotFound,
+    });
   });
 
   scope.get<{ Params: { id: string } }>('/v2.0/security-groups/:id', async (request) => {
@@ -140,6 +149,7 @@ export function registerSecurityGroupRoutes(scope: FastifyInstance, state: Neutr
     const sg = newGroup(state, projectId, '', '');
     applyNames(sg, b);
     sg.stateful = bool(b, 'stateful') ?? true;
+    state.securityGroups.refile(sg.id);
     return reply.code(201).send({ security_group: renderGroup(sg) });
   });
 
@@ -156,12 +166,13 @@ export function registerSecurityGroupRoutes(scope: FastifyInstance, state: Neutr
     applyNames(sg, b);
     const stateful = bool(b, 'stateful');
     if (stateful !== undefined) {
-      if (stateful !== sg.stateful && [...state.ports.values()].some((p) => p.securityGroups.includes(sg.id))) {
+      if (stateful !== sg.stateful && state.ports.count('group', sg.id) > 0) {
         throw conflict('SecurityGroupInUse', `Security Group ${sg.id} in use.`);
       }
       sg.stateful = stateful;
     }
     touch(sg);
+    state.securityGroups.refile(sg.id);
     return { security_group: renderGroup(sg) };
   });
 
@@ -172,10 +183,10 @@ export function registerSecurityGroupRoutes(scope: FastifyInstance, state: Neutr
     if (sg.name === 'default' && !caller.isAdmin) {
       throw conflict('SecurityGroupCannotRemoveDefault', 'Insufficient rights for removing default security group.');
     }
-    const byPort = [...state.ports.values()].some((p) => p.securityGroups.includes(sg.id));
-    const byRule = [...state.securityGroupRules.values()].some((r) => r.remoteGroupId === sg.id && r.securityGroupId !== sg.id);
+    const byPort = state.ports.count('group', sg.id) > 0;
+    const byRule = state.securityGroupRules.by('remote', sg.id).some((r) => r.securityGroupId !== sg.id);
     if (byPort || byRule) throw conflict('SecurityGroupInUse', `Security Group ${sg.id} in use.`);
-    for (const r of [...state.securityGroupRules.values()]) if (r.securityGroupId === sg.id) state.securityGroupRules.delete(r.id);
+    for (const r of state.securityGroupRules.by('group', sg.id)) state.securityGroupRules.delete(r.id);
     state.securityGroups.delete(sg.id);
     return reply.code(204).send();
   });
@@ -183,8 +194,16 @@ export function registerSecurityGroupRoutes(scope: FastifyInstance, state: Neutr
   scope.get('/v2.0/security-group-rules', async (request) => {
     const caller = callerOf(request);
     ensureDefaultGroup(state, caller.projectId);
-    const visible = [...state.securityGroupRules.values()].filter((r) => owns(caller, r));
-    return listCollection(request, { name: 'security_group_rules', attributes: RULE_ATTRIBUTES, id: (r) => r.id, visible, render: renderRule, notFound: ruleNotFound });
+    return listCollection(request, {
+      name: 'security_group_rules',
+      attributes: RULE_ATTRIBUTES,
+      items: state.securityGroupRules,
+      indexed: { project_id: 'project', tenant_id: 'project', security_group_id: 'group', remote_group_id: 'remote' },
+      visible: (r) => owns(caller, r),
+      scope: () => (caller.isAdmin ? state.securityGroupRules.values() : state.securityGroupRules.by('project', caller.projectId)),
+      render: renderRule,
+      notFound: ruleNotFound,
+    });
   });
 
   scope.get<{ Params: { id: string } }>('/v2.0/security-group-rules/:id', async (request) => {
@@ -233,9 +252,8 @@ export function registerSecurityGroupRoutes(scope: FastifyInstance, state: Neutr
     let remoteGroup: string | null = null;
     if (b.remote_group_id != null) remoteGroup = group(String(b.remote_group_id), caller).id;
     const isAny = (p: string | null) => p === null || p === '0.0.0.0/0' || p === '::/0';
-    const dup = [...state.securityGroupRules.values()].find(
+    const dup = state.securityGroupRules.by('group', sg.id).find(
       (r) =>
-        r.securityGroupId === sg.id &&
         r.direction === b.direction &&
         r.ethertype === ethertype &&
         r.protocol === protocol &&

@@ -5,9 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { SimError } from '../common/errors.js';
 import type { RawQuery } from '../common/query.js';
 import { callerOf } from '../common/service-app.js';
-import { listCollection, selectFields, type Attribute } from './collection.js';
+import { listCollection, selectFields, union, type Attribute, type CollectionSpec } from './collection.js';
 import { formatCidr, formatIp, hostRange, overlaps, parseCidr, parseIp } from './ip.js';
-import { defaultPools } from './ipam.js';
+import { defaultPools, dhcpRefusal } from './ipam.js';
 import { networkNotFound, visibleNetwork } from './routes-networks.js';
 import type { NeutronState, Pool, Subnet } from './state.js';
 import { AUTO_DELETE_OWNERS, applyNames, badRequest, bodyOf, bool, checkQuota, checkRevision, conflict, list, owns, policy, projectFor, renderStandard, touch, type Body, type Caller } from './writes.js';
@@ -54,11 +54,17 @@ export const subnetNotFound = (id: string) => new SimError(404, `Subnet ${id} co
 export function registerSubnetRoutes(scope: FastifyInstance, state: NeutronState): void {
   /** Own subnets and those of shared networks (admins: all). */
   const visible = (s: Subnet, c: Caller) => owns(c, s) || state.networks.get(s.networkId)?.shared === true;
-  const spec = (caller: Caller) => ({
+  const spec = (caller: Caller): CollectionSpec<Subnet, 'project' | 'name' | 'tag' | 'network'> => ({
     name: 'subnets',
     attributes: ATTRIBUTES,
-    id: (s: Subnet) => s.id,
-    visible: [...state.subnets.values()].filter((s) => visible(s, caller)),
+    items: state.subnets,
+    indexed: { name: 'name', project_id: 'project', tenant_id: 'project', network_id: 'network' },
+    tags: { of: (s) => s.tags, index: 'tag' },
+    visible: (s) => visible(s, caller),
+    scope: () =>
+      caller.isAdmin
+        ? state.subnets.values()
+        : union(state.subnets.by('project', caller.projectId), state.subnets.byAny('network', state.networks.by('open', 'yes').filter((n) => n.shared).map((n) => n.id))),
     render: renderSubnet,
     notFound: subnetNotFound,
   });
@@ -70,7 +76,7 @@ export function registerSubnetRoutes(scope: FastifyInstance, state: NeutronState
     return subnet;
   }
 
-  scope.get('/v2.0/subnets', async (request) => listCollection(request, spec(callerOf(request)), (s) => s.tags));
+  scope.get('/v2.0/subnets', async (request) => listCollection(request, spec(callerOf(request))));
 
   scope.get<{ Params: { id: string } }>('/v2.0/subnets/:id', async (request) => {
     const caller = callerOf(request);
@@ -130,6 +136,8 @@ export function registerSubnetRoutes(scope: FastifyInstance, state: NeutronState
     apply(copy, b, false);
     Object.assign(subnet, copy);
     touch(subnet);
+    state.subnets.refile(subnet.id);
+    state.freeFrom.delete(subnet.id);
     return { subnet: renderSubnet(subnet) };
   });
 
@@ -137,12 +145,16 @@ export function registerSubnetRoutes(scope: FastifyInstance, state: NeutronState
     const caller = callerOf(request);
     const subnet = owned(request.params.id, caller, 'delete_subnet');
     checkRevision(request, subnet);
-    const holders = [...state.ports.values()].filter((p) => p.fixedIps.some((f) => f.subnetId === subnet.id));
+    const holders = state.ports.by('subnet', subnet.id);
     if (holders.some((p) => !AUTO_DELETE_OWNERS.includes(p.deviceOwner))) {
       throw conflict('SubnetInUse', `Unable to complete operation on subnet ${subnet.id}: One or more ports have an IP allocation from this subnet.`);
     }
-    for (const p of holders) p.fixedIps = p.fixedIps.filter((f) => f.subnetId !== subnet.id);
+    for (const p of holders) {
+      p.fixedIps = p.fixedIps.filter((f) => f.subnetId !== subnet.id);
+      state.ports.refile(p.id);
+    }
     state.subnets.delete(subnet.id);
+    state.freeFrom.delete(subnet.id);
     const network = state.networks.get(subnet.networkId);
     if (network) network.subnets = network.subnets.filter((id) => id !== subnet.id);
     return reply.code(204).send();
@@ -154,8 +166,11 @@ function apply(subnet: Subnet, b: Body, create: boolean): void {
   applyNames(subnet, b);
   const cidr = parseCidr(subnet.cidr)!;
   const [first, last] = hostRange(cidr);
+  const dhcpWas = !create && subnet.enableDhcp;
   const dhcp = bool(b, 'enable_dhcp');
   if (dhcp !== undefined) subnet.enableDhcp = dhcp;
+  const refusal = subnet.enableDhcp && !dhcpWas ? dhcpRefusal(cidr) : undefined;
+  if (refusal) throw badRequest(`Invalid input for operation: ${refusal}.`, 'InvalidInput');
   if (b.gateway_ip !== undefined) {
     if (b.gateway_ip === null) subnet.gatewayIp = null;
     else {

@@ -98,6 +98,7 @@ export function registerTagRoutes(scope: FastifyInstance, state: NeutronState): 
       if (!item.tags.includes(tag)) {
         item.tags = validateTags([...item.tags, tag]);
         touch(item);
+        state.refile(item);
       }
       return reply.code(201).send();
     });
@@ -107,6 +108,7 @@ export function registerTagRoutes(scope: FastifyInstance, state: NeutronState): 
       checkRevision(request, item);
       item.tags = validateTags((request.body as { tags?: unknown } | undefined)?.tags);
       touch(item);
+      state.refile(item);
       return { tags: item.tags };
     });
 
@@ -115,6 +117,7 @@ export function registerTagRoutes(scope: FastifyInstance, state: NeutronState): 
       const added = validateTags((request.body as { tags?: unknown } | undefined)?.tags);
       item.tags = validateTags([...item.tags, ...added.filter((t) => !item.tags.includes(t))]);
       touch(item);
+      state.refile(item);
       return reply.code(201).send({ tags: item.tags });
     });
 
@@ -123,6 +126,7 @@ export function registerTagRoutes(scope: FastifyInstance, state: NeutronState): 
       if (!item.tags.includes(request.params.tag)) throw tagNotFound(request.params.tag);
       item.tags = item.tags.filter((t) => t !== request.params.tag);
       touch(item);
+      state.refile(item);
       return reply.code(204).send();
     });
 
@@ -130,6 +134,7 @@ export function registerTagRoutes(scope: FastifyInstance, state: NeutronState): 
       const item = writable(request.params.id, callerOf(request));
       item.tags = [];
       touch(item);
+      state.refile(item);
       return reply.code(204).send();
     });
   }

@@ -1,125 +1,14 @@
-// Neutron's resources, in memory: networks, subnets, ports, routers, security groups and their
-// rules, floating IPs, and per-project quotas. The routes enforce the API rules; tests and the
-// seed may also add networks and subnets here directly.
+// Neutron's resources, in memory (their shapes: resources.ts): networks, subnets, ports, routers,
+// security groups and their rules, floating IPs, each in an IndexedMap, and per-project quotas. The
+// routes enforce the API rules; tests and the seed may also add networks and subnets here directly.
 import { randomUUID } from 'node:crypto';
 import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js';
 import { Faults } from '../common/faults.js';
+import { IndexedMap } from '../common/indexed-map.js';
+import { parseIp } from './ip.js';
+import type { FloatingIp, Network, NewNetwork, NewSubnet, Port, Router, SecurityGroup, SecurityGroupRule, Standard, Subnet } from './resources.js';
 
-/** The standard attributes every Neutron resource carries. */
-export interface Standard {
-  id: string;
-  /** Owning project id ('' for service-owned ports such as router gateways). */
-  projectId: string;
-  name: string;
-  description: string;
-  tags: string[];
-  /** Epoch ms. */
-  createdAt: number;
-  updatedAt: number;
-  revisionNumber: number;
-}
-
-export interface Network extends Standard {
-  adminStateUp: boolean;
-  status: string;
-  shared: boolean;
-  /** router:external. */
-  external: boolean;
-  mtu: number;
-  subnets: string[];
-  portSecurityEnabled: boolean;
-  availabilityZoneHints: string[];
-  availabilityZones: string[];
-  isDefault: boolean;
-  providerNetworkType: string;
-  providerPhysicalNetwork: string | null;
-  providerSegmentationId: number | null;
-}
-
-export type NewNetwork = Partial<Network> & Pick<Network, 'name'>;
-
-export interface Pool {
-  start: string;
-  end: string;
-}
-
-export interface Subnet extends Standard {
-  networkId: string;
-  ipVersion: 4;
-  /** Normalised, e.g. 10.0.0.0/24. */
-  cidr: string;
-  gatewayIp: string | null;
-  enableDhcp: boolean;
-  dnsNameservers: string[];
-  allocationPools: Pool[];
-  hostRoutes: { destination: string; nexthop: string }[];
-}
-
-export type NewSubnet = Partial<Subnet> & Pick<Subnet, 'networkId' | 'cidr'>;
-
-export interface FixedIp {
-  subnetId: string;
-  ipAddress: string;
-}
-
-export interface Port extends Standard {
-  networkId: string;
-  macAddress: string;
-  adminStateUp: boolean;
-  status: string;
-  fixedIps: FixedIp[];
-  deviceId: string;
-  deviceOwner: string;
-  securityGroups: string[];
-  portSecurityEnabled: boolean;
-  allowedAddressPairs: { ip_address: string; mac_address: string }[];
-  bindingHostId: string;
-  bindingVnicType: string;
-}
-
-export interface GatewayInfo {
-  networkId: string;
-  enableSnat: boolean;
-  /** The gateway port (device_owner network:router_gateway). */
-  portId: string;
-}
-
-export interface Router extends Standard {
-  adminStateUp: boolean;
-  status: string;
-  gateway: GatewayInfo | null;
-}
-
-export interface SecurityGroup extends Standard {
-  stateful: boolean;
-}
-
-export interface SecurityGroupRule {
-  id: string;
-  projectId: string;
-  securityGroupId: string;
-  direction: 'ingress' | 'egress';
-  ethertype: 'IPv4' | 'IPv6';
-  protocol: string | null;
-  portRangeMin: number | null;
-  portRangeMax: number | null;
-  remoteIpPrefix: string | null;
-  remoteGroupId: string | null;
-  description: string;
-  createdAt: number;
-  updatedAt: number;
-  revisionNumber: number;
-}
-
-export interface FloatingIp extends Standard {
-  floatingNetworkId: string;
-  floatingIpAddress: string;
-  /** The port holding the address (device_owner network:floatingip). */
-  fipPortId: string;
-  portId: string | null;
-  fixedIpAddress: string | null;
-  routerId: string | null;
-}
+export type { FixedIp, FloatingIp, GatewayInfo, Network, NewNetwork, NewSubnet, Pool, Port, Router, SecurityGroup, SecurityGroupRule, Standard, Subnet } from './resources.js';
 
 export const QUOTA_RESOURCES = ['network', 'subnet', 'port', 'router', 'floatingip', 'security_group', 'security_group_rule'] as const;
 export type QuotaResource = (typeof QUOTA_RESOURCES)[number];
@@ -152,14 +41,64 @@ interface NeutronSnapshot {
   quotas: Record<string, Partial<Record<QuotaResource, number>>>;
 }
 
+/** The indexes every resource with the standard attributes has: what the API filters on most. */
+const STANDARD = {
+  project: (i: Standard) => i.projectId,
+  name: (i: Standard) => i.name,
+  tag: (i: Standard) => i.tags,
+};
+
+/** Where IPAM starts looking in a subnet: its `pool`-th pool, from address `ip` (a number). */
+export interface FreeFrom {
+  pool: number;
+  ip: number;
+}
+
+/** The key of a port's address in the `address` index: `subnet|ip`. */
+export const addressKey = (subnetId: string, ip: string): string => `${subnetId}|${ip}`;
+
 export class NeutronState implements Auditable, Snapshotable {
-  readonly networks = new Map<string, Network>();
-  readonly subnets = new Map<string, Subnet>();
-  readonly ports = new Map<string, Port>();
-  readonly routers = new Map<string, Router>();
-  readonly securityGroups = new Map<string, SecurityGroup>();
-  readonly securityGroupRules = new Map<string, SecurityGroupRule>();
-  readonly floatingIps = new Map<string, FloatingIp>();
+  /** `open`: shared or external, what every project sees. */
+  readonly networks = new IndexedMap<Network, keyof typeof STANDARD | 'open'>({ ...STANDARD, open: (n) => (n.shared || n.external ? 'yes' : null) });
+  readonly subnets = new IndexedMap<Subnet, keyof typeof STANDARD | 'network'>({ ...STANDARD, network: (s) => s.networkId });
+  /**
+   * Per subnet, where IPAM starts looking for a free address (a pool, in the subnet's order, and an
+   * address of it): every pool address before it is held. An address released before it moves it
+   * back; a change of the pools forgets it.
+   */
+  readonly freeFrom = new Map<string, FreeFrom>();
+  /** `device`: device_id; `subnet`: the subnets of its fixed IPs; `address`: addressKey of each; `ip`: each IP on any subnet; `group`: its security groups. */
+  readonly ports = new IndexedMap<Port, keyof typeof STANDARD | 'network' | 'device' | 'subnet' | 'address' | 'ip' | 'mac' | 'group'>(
+    {
+      ...STANDARD,
+      network: (p) => p.networkId,
+      device: (p) => p.deviceId,
+      subnet: (p) => p.fixedIps.map((f) => f.subnetId),
+      address: (p) => p.fixedIps.map((f) => addressKey(f.subnetId, f.ipAddress)),
+      ip: (p) => p.fixedIps.map((f) => f.ipAddress),
+      mac: (p) => p.macAddress,
+      group: (p) => p.securityGroups,
+    },
+    { address: (key) => this.released(key) },
+  );
+  readonly routers = new IndexedMap<Router, keyof typeof STANDARD>(STANDARD);
+  /** `projectName`: `project|name` (a project's `default` group). */
+  readonly securityGroups = new IndexedMap<SecurityGroup, keyof typeof STANDARD | 'projectName'>({ ...STANDARD, projectName: (g) => `${g.projectId}|${g.name}` });
+  /** `group`: the rule's group; `remote`: the group it lets in. */
+  readonly securityGroupRules = new IndexedMap<SecurityGroupRule, 'project' | 'group' | 'remote'>({
+    project: (r) => r.projectId,
+    group: (r) => r.securityGroupId,
+    remote: (r) => r.remoteGroupId,
+  });
+  /** `address`: floating_ip_address; `port`: the port it points at; `router`: the router it goes through. */
+  readonly floatingIps = new IndexedMap<FloatingIp, 'project' | 'tag' | 'address' | 'port' | 'router' | 'network'>({
+    project: (f) => f.projectId,
+    tag: (f) => f.tags,
+    address: (f) => f.floatingIpAddress,
+    port: (f) => f.portId,
+    router: (f) => f.routerId,
+    network: (f) => f.floatingNetworkId,
+  });
   /** Per-project overrides of DEFAULT_QUOTAS. */
   readonly quotas = new Map<string, Partial<Record<QuotaResource, number>>>();
   /** The quotas of projects without overrides (the seed file may change them). */
@@ -230,14 +169,35 @@ export class NeutronState implements Auditable, Snapshotable {
     return port;
   }
 
+  /** An address went back to its subnet: IPAM looks from there again. */
+  private released(key: string): void {
+    const [subnetId, ip] = key.split('|') as [string, string];
+    const from = this.freeFrom.get(subnetId);
+    const n = parseIp(ip);
+    if (from === undefined || n === undefined) return;
+    const pool = this.subnets.get(subnetId)?.allocationPools.findIndex((p) => parseIp(p.start)! <= n && n <= parseIp(p.end)!) ?? -1;
+    if (pool >= 0 && (pool < from.pool || (pool === from.pool && n < from.ip))) this.freeFrom.set(subnetId, { pool, ip: n });
+  }
+
   newStandard(projectId: string): Standard {
     return { ...standard({}), projectId };
   }
 
+  /** Files a resource changed in place (its name, tags, device, addresses...) again in its map's indexes. */
+  refile(item: { id: string }): void {
+    const maps: { get(id: string): unknown; refile(id: string): void }[] = [this.networks, this.subnets, this.ports, this.routers, this.securityGroups, this.securityGroupRules, this.floatingIps];
+    for (const map of maps) {
+      if (map.get(item.id) === item) map.refile(item.id);
+    }
+  }
+
   /** Removes a network with its subnets and ports (test clean-up; the API refuses networks in use). */
   removeNetwork(id: string): void {
-    for (const p of [...this.ports.values()]) if (p.networkId === id) this.ports.delete(p.id);
-    for (const s of [...this.subnets.values()]) if (s.networkId === id) this.subnets.delete(s.id);
+    for (const p of this.ports.by('network', id)) this.ports.delete(p.id);
+    for (const s of this.subnets.by('network', id)) {
+      this.subnets.delete(s.id);
+      this.freeFrom.delete(s.id);
+    }
     this.networks.delete(id);
   }
 
@@ -247,7 +207,7 @@ export class NeutronState implements Auditable, Snapshotable {
 
   /** How many `resource`s the project holds now. */
   usage(projectId: string, resource: QuotaResource): number {
-    const maps: Record<QuotaResource, Map<string, { projectId: string }>> = {
+    const maps: Record<QuotaResource, { count(index: 'project', key: string): number }> = {
       network: this.networks,
       subnet: this.subnets,
       port: this.ports,
@@ -256,9 +216,7 @@ export class NeutronState implements Auditable, Snapshotable {
       security_group: this.securityGroups,
       security_group_rule: this.securityGroupRules,
     };
-    let n = 0;
-    for (const item of maps[resource].values()) if (item.projectId === projectId) n++;
-    return n;
+    return maps[resource].count('project', projectId);
   }
 
   auditResources(): AuditResource[] {
@@ -300,6 +258,7 @@ export class NeutronState implements Auditable, Snapshotable {
     load(this.securityGroups, s.securityGroups);
     load(this.securityGroupRules, s.securityGroupRules);
     load(this.floatingIps, s.floatingIps);
+    this.freeFrom.clear();
     this.quotas.clear();
     for (const [p, q] of Object.entries(s.quotas)) this.quotas.set(p, q);
   }

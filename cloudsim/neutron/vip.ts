@@ -21,6 +21,7 @@ export class NeutronVipAllocator implements VipAllocator {
       const ip = port.fixedIps[0];
       if (!ip) throw new SimError(400, `Validation failure: Port ${req.portId} has no fixed IP.`);
       Object.assign(port, { deviceOwner: 'Octavia', deviceId: `lb-${req.lbId}` });
+      s.refile(port);
       return this.view(port.id, ip.subnetId, ip.ipAddress, req);
     }
     let subnetId = req.subnetId;

@@ -1,6 +1,7 @@
 // Nova's view of the Neutron simulator: networks it may attach to, the ports it creates for a
 // server (device_owner compute:<az>, bound to the host) and the user's ports it binds and unbinds.
 // Structurally a NovaNetworking; cloud.ts passes `neutronNetworking(neutron.state)`.
+import { union } from '../neutron/collection.js';
 import { allocateFixedIps } from '../neutron/ipam.js';
 import { newMac, releaseFloatingIps } from '../neutron/routes-ports.js';
 import { ensureDefaultGroup } from '../neutron/routes-security-groups.js';
@@ -19,7 +20,7 @@ const view = (n: Network): NovaNetwork => ({
 
 export function neutronNetworking(state: NeutronState): NovaNetworking {
   const portView = (p: Port): NovaPort => {
-    const floating = [...state.floatingIps.values()].filter((f) => f.portId === p.id).map((f) => f.floatingIpAddress);
+    const floating = state.floatingIps.by('port', p.id).map((f) => f.floatingIpAddress);
     return {
       id: p.id,
       projectId: p.projectId,
@@ -44,7 +45,7 @@ export function neutronNetworking(state: NeutronState): NovaNetworking {
       return n && (n.projectId === projectId || n.shared || n.external) ? view(n) : undefined;
     },
     availableNetworks(projectId) {
-      return [...state.networks.values()].filter((n) => n.projectId === projectId || n.shared).map(view);
+      return union(state.networks.by('project', projectId), state.networks.by('open', 'yes').filter((n) => n.shared)).map(view);
     },
     port(id) {
       const p = state.ports.get(id);
@@ -52,8 +53,8 @@ export function neutronNetworking(state: NeutronState): NovaNetworking {
     },
     securityGroup(projectId, nameOrId) {
       if (nameOrId === 'default') return { id: ensureDefaultGroup(state, projectId).id, name: 'default' };
-      const mine = [...state.securityGroups.values()].filter((g) => g.projectId === projectId);
-      const sg = mine.find((g) => g.id === nameOrId) ?? mine.find((g) => g.name === nameOrId);
+      const byId = state.securityGroups.get(nameOrId);
+      const sg = byId?.projectId === projectId ? byId : state.securityGroups.first('projectName', `${projectId}|${nameOrId}`);
       return sg ? { id: sg.id, name: sg.name } : undefined;
     },
     portRoom(projectId) {
@@ -82,12 +83,14 @@ export function neutronNetworking(state: NeutronState): NovaNetworking {
       if (!p) return;
       Object.assign(p, { deviceId, deviceOwner, bindingHostId: hostId });
       touch(p);
+      state.ports.refile(p.id);
     },
     unbindPort(portId) {
       const p = state.ports.get(portId);
       if (!p) return;
       Object.assign(p, { deviceId: '', deviceOwner: '', bindingHostId: '' });
       touch(p);
+      state.ports.refile(p.id);
     },
     deletePort(portId) {
       if (!state.ports.has(portId)) return;

@@ -1,6 +1,7 @@
 // Nova v2.1 simulator: version documents, flavors (and their extra specs), servers with a clock-driven
 // lifecycle (and their tags, metadata and volume attachments), keypairs, server groups, quotas and limits,
-// availability zones with their aggregates, and the hypervisors of the simulated hosts.
+// availability zones with their aggregates, the hypervisors and services of the simulated hosts, and
+// the projects' usage.
 // The catalog URL to register is <listen address>/v2.1. Closing the app cancels pending transitions.
 import type { FastifyInstance } from 'fastify';
 import type { CinderState } from '../cinder/state.js';
@@ -26,6 +27,8 @@ import { registerServerMetadataRoutes } from './routes-server-metadata.js';
 import { registerServerTagRoutes } from './routes-server-tags.js';
 import { registerServerActionRoutes } from './routes-server-actions.js';
 import { registerServerRoutes } from './routes-servers.js';
+import { registerServiceRoutes } from './routes-services.js';
+import { registerUsageRoutes } from './routes-usage.js';
 import { registerVersionRoutes } from './routes-versions.js';
 import { registerVolumeAttachmentRoutes } from './routes-volume-attachments.js';
 import { registerZoneRoutes } from './routes-zones.js';
@@ -107,6 +110,8 @@ export function createNovaSim(opts: NovaSimOptions): NovaSim {
       registerQuotaRoutes(scope, state);
       registerZoneRoutes(scope, state);
       registerHypervisorRoutes(scope, state);
+      registerServiceRoutes(scope, state);
+      registerUsageRoutes(scope, state);
     },
   });
   app.addHook('onClose', async () => state.close());

@@ -16,8 +16,10 @@ const PHASES = { scheduling: 0.1, block_device_mapping: 0.15, networking: 0.2, s
 /** Real-world ms for `scaled` ms of the clock (so that `arm` scales it back). */
 const unscale = (state: NovaState, scaled: number) => (state.clock.timeScale > 0 ? scaled / state.clock.timeScale : 0);
 
+/** A change of the server's state: it is filed again (deleted servers are tombstones). */
 function touch(state: NovaState, s: Server): void {
   s.updatedAt = state.clock.now();
+  state.servers.refile(s.id);
 }
 
 function fail(state: NovaState, s: Server, message: string, details = ''): void {

@@ -88,8 +88,7 @@ export function registerServerGroupRoutes(scope: FastifyInstance, state: NovaSta
     const everyone = caller.isAdmin && parseBool(one(q, 'all_projects') ?? 'false') === true;
     const offset = nonNegative(q, 'offset') ?? 0;
     const limit = Math.min(nonNegative(q, 'limit') ?? state.maxLimit, state.maxLimit);
-    const groups = [...state.serverGroups.values()]
-      .filter((g) => everyone || g.projectId === caller.projectId)
+    const groups = (everyone ? [...state.serverGroups.values()] : state.serverGroups.by('project', caller.projectId))
       .sort((a, b) => a.createdAt - b.createdAt)
       .slice(offset, offset + limit);
     return { server_groups: groups.map((g) => render(state, g, versionOf(request))) };

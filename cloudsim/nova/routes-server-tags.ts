@@ -31,8 +31,10 @@ function validTag(tag: string): string {
   }
 }
 
+/** A change of the server's tags: it is filed under them again. */
 const touch = (state: NovaState, s: Server) => {
   s.updatedAt = state.clock.now();
+  state.servers.refile(s.id);
 };
 
 export function registerServerTagRoutes(scope: FastifyInstance, state: NovaState): void {

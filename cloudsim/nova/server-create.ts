@@ -229,8 +229,7 @@ export function createServers(state: NovaState, body: CreateBody, caller: Caller
     };
     // nova-api reserves the user's volumes before answering (Cinder shows them `reserved`).
     for (const b of s.blockDevices) if (b.sourceType === 'volume' && state.volumes) b.attachmentId = state.volumes.reserve(b.volumeId!, s.id);
-    let twin = false;
-    for (const o of state.servers.values()) twin ||= o.vmState !== 'deleted' && o.projectId === s.projectId && o.name === name;
+    const twin = state.serversNamed(s.projectId, name).length > 0;
     state.boots.record(s.projectId, name, s.id, twin);
     state.servers.set(s.id, s);
     group?.members.push(s.id);

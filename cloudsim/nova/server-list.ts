@@ -1,7 +1,9 @@
 // GET /servers and /servers/detail (spec openstack-apis §2.5): the project's servers (all with
 // all_tenants for admins), filters by version and role (others silently dropped, 400 from 2.75),
 // `name` as an unanchored case-insensitive regex, tag filters, changes-since with the deleted ones,
-// sorting, and limit/marker with a `servers_links` next whenever the page is full.
+// sorting, and limit/marker with a `servers_links` next whenever the page is full. The servers
+// looked at come from the narrowest index a filter names (uuid, tags, reservation_id), else from
+// the project's servers.
 import type { FastifyRequest } from 'fastify';
 import { SimError } from '../common/errors.js';
 import { all, compareBy, one, parseBool, withParams, type RawQuery } from '../common/query.js';
@@ -102,12 +104,15 @@ function filterServers(state: NovaState, request: FastifyRequest): Server[] {
   const add = (key: string, test: (value: string, s: Server) => boolean) => {
     if (has(key)) checks.push((s) => test(one(q, key)!, s));
   };
-  add('name', (p, s) => regex(p).test(s.name));
+  // The patterns are compiled once a request, not once a server.
+  const pattern = (key: string) => (has(key) ? regex(one(q, key)!) : undefined);
+  const [name, ip, ip6, hostname] = [pattern('name'), pattern('ip'), pattern('ip6'), pattern('hostname')];
+  add('name', (_, s) => name!.test(s.name));
   add('image', (p, s) => s.imageId === p.split('/').pop());
   add('flavor', (p, s) => s.flavor.id === p.split('/').pop());
   add('reservation_id', (p, s) => s.reservationId === p);
-  add('ip', (p, s) => addressesOf(state, s, 4).some((a) => regex(p).test(a)));
-  add('ip6', (p, s) => addressesOf(state, s, 6).some((a) => regex(p).test(a)));
+  add('ip', (_, s) => addressesOf(state, s, 4).some((a) => ip!.test(a)));
+  add('ip6', (_, s) => addressesOf(state, s, 6).some((a) => ip6!.test(a)));
   add('availability_zone', (p, s) => s.availabilityZone === p);
   add('key_name', (p, s) => s.keyName === p);
   add('vm_state', (p, s) => s.vmState === p);
@@ -115,7 +120,7 @@ function filterServers(state: NovaState, request: FastifyRequest): Server[] {
   add('power_state', (p, s) => String(s.powerState) === p);
   add('user_id', (p, s) => s.userId === p);
   add('host', (p, s) => s.host === p);
-  add('hostname', (p, s) => regex(p).test(s.hostname));
+  add('hostname', (_, s) => hostname!.test(s.hostname));
   add('uuid', (p, s) => s.id === p);
   add('locked', (p, s) => s.locked === (parseBool(p) ?? false));
   add('config_drive', (p, s) => s.configDrive === (parseBool(p) ?? false));
@@ -127,9 +132,24 @@ function filterServers(state: NovaState, request: FastifyRequest): Server[] {
   if (since !== undefined) checks.push((s) => s.updatedAt >= since);
   if (before !== undefined) checks.push((s) => s.updatedAt <= before);
 
-  return [...state.servers.values()].filter(
+  return candidates(state, q, has, project).filter(
     (s) => (project === undefined || s.projectId === project) && (withDeleted || s.vmState !== 'deleted') && checks.every((c) => c(s)),
   );
+}
+
+/** The servers the filters then judge: those of the narrowest index a filter names, else the project's (every one's). */
+function candidates(state: NovaState, q: RawQuery, has: (k: string) => boolean, project: string | undefined): Server[] {
+  const options: Server[][] = [];
+  const { servers } = state;
+  if (has('uuid')) options.push([servers.get(one(q, 'uuid')!)].filter((s): s is Server => s !== undefined));
+  if (has('reservation_id')) options.push(servers.by('reservation', one(q, 'reservation_id')!));
+  if (has('tags')) {
+    const tags = tagList(q, 'tags');
+    if (tags.length > 0) options.push(servers.by('tag', tags.reduce((a, b) => (servers.count('tag', b) < servers.count('tag', a) ? b : a))));
+  }
+  if (has('tags-any')) options.push([...new Set(tagList(q, 'tags-any').flatMap((t) => servers.by('tag', t)))]);
+  if (options.length > 0) return options.reduce((a, b) => (b.length < a.length ? b : a));
+  return project === undefined ? [...servers.values()] : servers.by('project', project);
 }
 
 function addressesOf(state: NovaState, s: Server, version: 4 | 6): string[] {

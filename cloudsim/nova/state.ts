@@ -4,6 +4,7 @@
 import type { AuditResource } from '../common/audit.js';
 import { SimClock, type SimTimer } from '../common/clock.js';
 import { Faults } from '../common/faults.js';
+import { IndexedMap } from '../common/indexed-map.js';
 import { ConsoleLogs } from './console-log.js';
 import { BootLog } from './boot-log.js';
 import { anyImage, LocalNetworking, type NovaImages, type NovaNetworking, type NovaVolumes } from './backends.js';
@@ -99,12 +100,22 @@ export interface NovaSnapshot {
 /** How long a deleted server stays listable with changes-since (real-world ms). */
 const TOMBSTONE_MS = 3_600_000;
 
+/** The key of a server in the `projectName` index. */
+export const projectName = (projectId: string, name: string): string => `${projectId}|${name}`;
+
 export class NovaState {
   readonly flavors = new Map<string, Flavor>();
-  readonly servers = new Map<string, Server>();
+  /** `deleted`: the tombstones (vm_state deleted), in the order they were deleted. */
+  readonly servers = new IndexedMap<Server, 'project' | 'projectName' | 'tag' | 'reservation' | 'deleted'>({
+    project: (s) => s.projectId,
+    projectName: (s) => projectName(s.projectId, s.name),
+    tag: (s) => s.tags,
+    reservation: (s) => s.reservationId,
+    deleted: (s) => (s.vmState === 'deleted' ? 'yes' : null),
+  });
   /** By `${userId}/${name}`. */
-  readonly keypairs = new Map<string, Keypair>();
-  readonly serverGroups = new Map<string, ServerGroup>();
+  readonly keypairs = new IndexedMap<Keypair, 'user'>({ user: (k) => k.userId });
+  readonly serverGroups = new IndexedMap<ServerGroup, 'project'>({ project: (g) => g.projectId });
   readonly quotas = new Map<string, Partial<NovaQuota>>();
   readonly faults = new Faults();
   /** What the guests wrote to their consoles. */
@@ -228,28 +239,36 @@ export class NovaState {
   }
 
   usage(projectId: string, userId?: string): QuotaUsage {
-    const mine = this.liveServers().filter((s) => s.projectId === projectId);
+    const mine = this.servers.by('project', projectId).filter((s) => s.vmState !== 'deleted');
     return {
       instances: mine.length,
       cores: mine.reduce((n, s) => n + s.flavor.vcpus, 0),
       ram: mine.reduce((n, s) => n + s.flavor.ram, 0),
-      server_groups: [...this.serverGroups.values()].filter((g) => g.projectId === projectId).length,
-      key_pairs: userId === undefined ? 0 : this.keypairsOf(userId).length,
+      server_groups: this.serverGroups.count('project', projectId),
+      key_pairs: userId === undefined ? 0 : this.keypairs.count('user', userId),
     };
   }
 
   keypairsOf(userId: string): Keypair[] {
-    return [...this.keypairs.values()].filter((k) => k.userId === userId).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return this.keypairs.by('user', userId).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** Drops deleted servers older than an hour of simulated time (they only served changes-since). */
+  /** Live servers of a project with this name (those being deleted included). */
+  serversNamed(projectId: string, name: string): Server[] {
+    return this.servers.by('projectName', projectName(projectId, name)).filter((s) => s.vmState !== 'deleted');
+  }
+
+  /** Drops deleted servers older than an hour of simulated time (they only served changes-since), the oldest first. */
   purgeTombstones(): void {
     const horizon = this.clock.now() - TOMBSTONE_MS * Math.max(this.clock.timeScale, 0.001);
-    for (const s of this.servers.values()) {
-      if (s.vmState === 'deleted' && (s.terminatedAt ?? 0) < horizon) {
-        this.servers.delete(s.id);
-        this.consoles.forget(s.id);
-      }
+    const old: string[] = [];
+    for (const id of this.servers.ids('deleted', 'yes')) {
+      if ((this.servers.get(id)!.terminatedAt ?? 0) >= horizon) break;
+      old.push(id);
+    }
+    for (const id of old) {
+      this.servers.delete(id);
+      this.consoles.forget(id);
     }
   }
 

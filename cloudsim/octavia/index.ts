@@ -8,7 +8,8 @@ import { SimError } from '../common/errors.js';
 import type { SchemaIssue } from '../common/openapi-validation.js';
 import { createServiceApp } from '../common/service-app.js';
 import { renderOctaviaError } from './render.js';
-import { registerOctaviaRoutes, registerOctaviaVersions } from './routes.js';
+import { registerOctaviaRoutes } from './routes.js';
+import { registerOctaviaVersions } from './routes-versions.js';
 import { OctaviaState, type OctaviaBehaviour, type Quota } from './state.js';
 import type { VipAllocator } from './vip.js';
 

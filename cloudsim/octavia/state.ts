@@ -1,131 +1,34 @@
 // Octavia's load balancers and their children, in memory, with the provisioning state machine
 // of spec openstack-apis §4.1: every mutation test-and-sets the LB (ACTIVE → PENDING_*), and a
-// clock timer settles it (→ ACTIVE, ERROR or gone). Objects are kept in their API (snake_case) shape.
+// clock timer settles it (→ ACTIVE, ERROR or gone). Objects are kept in their API (snake_case)
+// shape (resources.ts), each kind in an IndexedMap.
+import type { OctaviaPolicy } from './policy.js';
 import { randomUUID } from 'node:crypto';
 import type { AuditResource, Auditable, Snapshotable } from '../common/audit.js';
 import { SimClock, type DelayName, type SimTimer } from '../common/clock.js';
 import { SimError } from '../common/errors.js';
 import { Faults } from '../common/faults.js';
+import { IndexedMap, type Indexed } from '../common/indexed-map.js';
+import { QUOTA_NAMES, QUOTA_OF, type AnyObject, type Common, type HealthMonitor, type Kind, type Listener, type LoadBalancer, type Member, type OperatingStatus, type Pool, type Quota } from './resources.js';
 import { LocalVipAllocator, type VipAllocator } from './vip.js';
 
-export type ProvisioningStatus = 'PENDING_CREATE' | 'PENDING_UPDATE' | 'PENDING_DELETE' | 'ACTIVE' | 'ERROR' | 'DELETED';
-export type OperatingStatus = 'ONLINE' | 'OFFLINE' | 'DEGRADED' | 'ERROR' | 'DRAINING' | 'NO_MONITOR';
-export type Kind = 'loadbalancer' | 'listener' | 'pool' | 'member' | 'healthmonitor';
-
-interface Common {
-  id: string;
-  name: string;
-  project_id: string;
-  provisioning_status: ProvisioningStatus;
-  operating_status: OperatingStatus;
-  admin_state_up: boolean;
-  tags: string[];
-  created_at: string;
-  updated_at: string | null;
-  /** Creation order (list tie-break); not rendered. */
-  _seq: number;
-}
-
-export interface LoadBalancer extends Common {
-  description: string;
-  vip_address: string;
-  vip_port_id: string;
-  vip_subnet_id: string;
-  vip_network_id: string;
-  vip_qos_policy_id: string | null;
-  provider: string;
-  flavor_id: string | null;
-  availability_zone: string | null;
-}
-
-export interface Listener extends Common {
-  description: string;
-  loadbalancer_id: string;
-  protocol: string;
-  protocol_port: number;
-  connection_limit: number;
-  default_pool_id: string | null;
-  default_tls_container_ref: string | null;
-  sni_container_refs: string[];
-  insert_headers: Record<string, string>;
-  timeout_client_data: number;
-  timeout_member_connect: number;
-  timeout_member_data: number;
-  timeout_tcp_inspect: number;
-  allowed_cidrs: string[] | null;
-}
-
-export interface Pool extends Common {
-  description: string;
-  loadbalancer_id: string;
-  protocol: string;
-  lb_algorithm: string;
-  session_persistence: Record<string, unknown> | null;
-  healthmonitor_id: string | null;
-  tls_enabled: boolean;
-}
-
-export interface Member extends Common {
-  pool_id: string;
-  loadbalancer_id: string;
-  address: string;
-  protocol_port: number;
-  weight: number;
-  backup: boolean;
-  subnet_id: string | null;
-  monitor_address: string | null;
-  monitor_port: number | null;
-}
-
-export interface HealthMonitor extends Common {
-  pool_id: string;
-  loadbalancer_id: string;
-  type: string;
-  delay: number;
-  timeout: number;
-  max_retries: number;
-  max_retries_down: number;
-  http_method: string | null;
-  url_path: string | null;
-  expected_codes: string | null;
-  http_version: number | null;
-  domain_name: string | null;
-}
-
-export type AnyObject = LoadBalancer | Listener | Pool | Member | HealthMonitor;
-
-export const QUOTA_KEYS = ['load_balancer', 'listener', 'pool', 'member', 'health_monitor'] as const;
-export type QuotaKey = (typeof QUOTA_KEYS)[number];
-/** -1 = unlimited (Octavia's default). */
-export type Quota = Record<QuotaKey, number>;
-
-const QUOTA_OF: Record<Kind, QuotaKey> = {
-  loadbalancer: 'load_balancer',
-  listener: 'listener',
-  pool: 'pool',
-  member: 'member',
-  healthmonitor: 'health_monitor',
-};
-const QUOTA_NAMES: Record<QuotaKey, string> = {
-  load_balancer: 'Load Balancer',
-  listener: 'Listener',
-  pool: 'Pool',
-  member: 'Member',
-  health_monitor: 'Health Monitor',
-};
-export const KIND_NAMES: Record<Kind, string> = {
-  loadbalancer: 'Load Balancer',
-  listener: 'Listener',
-  pool: 'Pool',
-  member: 'Member',
-  healthmonitor: 'Health Monitor',
-};
+export { KIND_NAMES, QUOTA_KEYS } from './resources.js';
+export type { AnyObject, HealthMonitor, Kind, Listener, LoadBalancer, Member, OperatingStatus, Pool, ProvisioningStatus, Quota, QuotaKey } from './resources.js';
 
 export interface OctaviaBehaviour {
   /** Fraction of LB creates that end in provisioning_status ERROR (drawn from the seeded PRNG). */
   createErrorFraction: number;
   /** Never settle: every PENDING_* stays forever (a stuck controller). */
   stuck: boolean;
+  /** The API policy: 'admin_or_owner' (devstack's, the default) or 'default' (Zed's: load-balancer_* roles; policy.ts). */
+  policy: OctaviaPolicy;
+  /**
+   * [task_flow] jobboard_enabled. False is Zed's default and its bug (Octavia 11's v2 controller worker drops the
+   * `listeners` of a create flow without the jobboard): a fully populated load balancer goes ACTIVE while the
+   * listeners, pools, members and health monitors of its create stay PENDING_CREATE for ever, so calls on such a
+   * pool's members and health monitor are 409 "Pool … is immutable". Default true (the objects settle).
+   */
+  jobboard: boolean;
 }
 
 export interface OctaviaStateOptions {
@@ -149,12 +52,30 @@ interface OctaviaSnapshot {
 
 const KINDS: Kind[] = ['loadbalancer', 'listener', 'pool', 'member', 'healthmonitor'];
 
+/**
+ * What every kind is filed under: its project, name and tags; `lb`: the load balancer a child hangs
+ * from; `pool`: the pool a member or health monitor belongs to, or a listener sends to (its default
+ * pool); `vipAddress`, `vipPort`: a load balancer's VIP.
+ */
+export type OctaviaIndex = 'project' | 'name' | 'tag' | 'lb' | 'pool' | 'vipAddress' | 'vipPort';
+
+const indexes = <T extends Common>(own: Partial<Record<OctaviaIndex, (o: T) => string | null>>): Record<OctaviaIndex, (o: T) => string | string[] | null> => ({
+  project: (o) => o.project_id,
+  name: (o) => o.name,
+  tag: (o) => o.tags,
+  lb: () => null,
+  pool: () => null,
+  vipAddress: () => null,
+  vipPort: () => null,
+  ...own,
+});
+
 export class OctaviaState implements Auditable, Snapshotable {
-  readonly loadbalancers = new Map<string, LoadBalancer>();
-  readonly listeners = new Map<string, Listener>();
-  readonly pools = new Map<string, Pool>();
-  readonly members = new Map<string, Member>();
-  readonly healthmonitors = new Map<string, HealthMonitor>();
+  readonly loadbalancers = new IndexedMap<LoadBalancer, OctaviaIndex>(indexes<LoadBalancer>({ vipAddress: (lb) => lb.vip_address, vipPort: (lb) => lb.vip_port_id }));
+  readonly listeners = new IndexedMap<Listener, OctaviaIndex>(indexes<Listener>({ lb: (l) => l.loadbalancer_id, pool: (l) => l.default_pool_id }));
+  readonly pools = new IndexedMap<Pool, OctaviaIndex>(indexes<Pool>({ lb: (p) => p.loadbalancer_id }));
+  readonly members = new IndexedMap<Member, OctaviaIndex>(indexes<Member>({ lb: (m) => m.loadbalancer_id, pool: (m) => m.pool_id }));
+  readonly healthmonitors = new IndexedMap<HealthMonitor, OctaviaIndex>(indexes<HealthMonitor>({ lb: (h) => h.loadbalancer_id, pool: (h) => h.pool_id }));
   readonly faults = new Faults();
   readonly clock: SimClock;
   readonly vip: VipAllocator;
@@ -165,12 +86,14 @@ export class OctaviaState implements Auditable, Snapshotable {
   maxLimit = 1000;
   enabledProviders = ['amphora', 'octavia'];
   private seq = 0;
+  /** The children a jobboard-less create left PENDING_CREATE (behaviour.jobboard false). */
+  private readonly abandoned = new Set<string>();
   private readonly timers = new Map<string, SimTimer>();
 
   constructor(opts: OctaviaStateOptions = {}) {
     this.clock = opts.clock ?? new SimClock();
     this.vip = opts.vip ?? new LocalVipAllocator();
-    this.behaviour = { createErrorFraction: 0, stuck: false, ...opts.behaviour };
+    this.behaviour = { createErrorFraction: 0, stuck: false, policy: 'admin_or_owner', jobboard: true, ...opts.behaviour };
     this.defaultQuota = { load_balancer: -1, listener: -1, pool: -1, member: -1, health_monitor: -1, ...opts.defaultQuota };
   }
 
@@ -182,14 +105,26 @@ export class OctaviaState implements Auditable, Snapshotable {
 
   // ---- helpers ---------------------------------------------------------------------------
 
-  map(kind: Kind): Map<string, AnyObject> {
-    return {
+  map(kind: Kind): Indexed<AnyObject, OctaviaIndex> {
+    const maps: Record<Kind, Indexed<AnyObject, OctaviaIndex>> = {
       loadbalancer: this.loadbalancers,
       listener: this.listeners,
       pool: this.pools,
       member: this.members,
       healthmonitor: this.healthmonitors,
-    }[kind] as Map<string, AnyObject>;
+    };
+    return maps[kind];
+  }
+
+  /** Files an object changed in place (its name, tags, default pool...) again in its kind's indexes. */
+  refile(o: AnyObject): void {
+    const maps: { get(id: string): unknown; refile(id: string): void }[] = [this.loadbalancers, this.listeners, this.pools, this.members, this.healthmonitors];
+    for (const map of maps) if (map.get(o.id) === o) map.refile(o.id);
+  }
+
+  /** The children of a load balancer (listeners, pools, members, health monitors). */
+  childrenOf(lbId: string): AnyObject[] {
+    return [...this.listeners.by('lb', lbId), ...this.pools.by('lb', lbId), ...this.members.by('lb', lbId), ...this.healthmonitors.by('lb', lbId)];
   }
 
   common(projectId: string, body: { name?: unknown; admin_state_up?: unknown; tags?: unknown }): Common {
@@ -227,23 +162,23 @@ export class OctaviaState implements Auditable, Snapshotable {
       const key = QUOTA_OF[kind];
       const limit = quota[key];
       if (limit < 0 || n === 0) continue;
-      const used = [...this.map(kind).values()].filter((o) => o.project_id === projectId).length;
+      const used = this.map(kind).count('project', projectId);
       if (used + n > limit) over.push(QUOTA_NAMES[key]);
     }
     if (over.length > 0) throw new SimError(403, `Quota has been met for resources: ${over.join(', ')}`);
   }
 
   listenersOf(lbId: string): Listener[] {
-    return [...this.listeners.values()].filter((l) => l.loadbalancer_id === lbId);
+    return this.listeners.by('lb', lbId);
   }
   poolsOf(lbId: string): Pool[] {
-    return [...this.pools.values()].filter((p) => p.loadbalancer_id === lbId);
+    return this.pools.by('lb', lbId);
   }
   membersOf(poolId: string): Member[] {
-    return [...this.members.values()].filter((m) => m.pool_id === poolId);
+    return this.members.by('pool', poolId);
   }
   listenersOfPool(poolId: string): Listener[] {
-    return [...this.listeners.values()].filter((l) => l.default_pool_id === poolId);
+    return this.listeners.by('pool', poolId);
   }
 
   // ---- the state machine -----------------------------------------------------------------
@@ -266,9 +201,13 @@ export class OctaviaState implements Auditable, Snapshotable {
     this.touch(lb);
   }
 
-  /** Child of a pool: the pool must be ACTIVE too. */
-  checkPool(pool: Pool): void {
-    if (pool.provisioning_status !== 'ACTIVE') throw new SimError(409, `Pool ${pool.id} is immutable and cannot be updated.`);
+  /**
+   * A change to a pool's members or health monitor: the pool must be ACTIVE (Octavia tests it before it locks
+   * the load balancer), then the load balancer is locked as for any child.
+   */
+  lockPool(lb: LoadBalancer, pool: Pool): void {
+    if (lb.provisioning_status === 'ACTIVE' && pool.provisioning_status !== 'ACTIVE') throw new SimError(409, `Pool ${pool.id} is immutable and cannot be updated.`);
+    this.lock(lb, 'child');
   }
 
   /** After the named delay, runs `apply` (the provider's work) and settles the LB. */
@@ -287,30 +226,37 @@ export class OctaviaState implements Auditable, Snapshotable {
     this.timers.set(lb.id, timer);
   }
 
+  /** A child of the LB was created, changed or marked for deletion: the provider applies it after the update delay. */
+  childChanged(lb: LoadBalancer): void {
+    this.settle(lb, 'octavia.loadbalancer.update', () => this.finishTree(lb.id));
+  }
+
   /** The provider finished: PENDING_DELETE children go, PENDING_CREATE/UPDATE ones become `to`. */
   finishTree(lbId: string, to: 'ACTIVE' | 'ERROR' = 'ACTIVE'): void {
-    for (const h of [...this.healthmonitors.values()]) {
-      if (h.loadbalancer_id === lbId && h.provisioning_status === 'PENDING_DELETE') {
+    for (const h of this.healthmonitors.by('lb', lbId)) {
+      if (h.provisioning_status === 'PENDING_DELETE') {
         this.healthmonitors.delete(h.id);
         const pool = this.pools.get(h.pool_id);
         if (pool?.healthmonitor_id === h.id) pool.healthmonitor_id = null;
       }
     }
-    for (const m of [...this.members.values()]) if (m.loadbalancer_id === lbId && m.provisioning_status === 'PENDING_DELETE') this.members.delete(m.id);
-    for (const p of [...this.pools.values()]) if (p.loadbalancer_id === lbId && p.provisioning_status === 'PENDING_DELETE') this.removePool(p);
-    for (const l of [...this.listeners.values()]) if (l.loadbalancer_id === lbId && l.provisioning_status === 'PENDING_DELETE') this.listeners.delete(l.id);
+    for (const m of this.members.by('lb', lbId)) if (m.provisioning_status === 'PENDING_DELETE') this.members.delete(m.id);
+    for (const p of this.pools.by('lb', lbId)) if (p.provisioning_status === 'PENDING_DELETE') this.removePool(p);
+    for (const l of this.listeners.by('lb', lbId)) if (l.provisioning_status === 'PENDING_DELETE') this.listeners.delete(l.id);
     this.activateTree(lbId, to);
   }
 
-  /** Marks every PENDING_CREATE/PENDING_UPDATE object of the LB's tree `to`. */
+  /** Marks every PENDING_CREATE/PENDING_UPDATE object of the LB's tree `to` (but those a jobboard-less create left behind). */
   activateTree(lbId: string, to: 'ACTIVE' | 'ERROR' = 'ACTIVE'): void {
-    for (const kind of ['listener', 'pool', 'member', 'healthmonitor'] as const) {
-      for (const o of this.map(kind).values()) {
-        if ((o as Listener).loadbalancer_id === lbId && (o.provisioning_status === 'PENDING_CREATE' || o.provisioning_status === 'PENDING_UPDATE')) {
-          o.provisioning_status = to;
-        }
-      }
+    for (const o of this.childrenOf(lbId)) {
+      if (this.abandoned.has(o.id)) continue;
+      if (o.provisioning_status === 'PENDING_CREATE' || o.provisioning_status === 'PENDING_UPDATE') o.provisioning_status = to;
     }
+  }
+
+  /** A fully populated create without the jobboard: the load balancer settles, the objects made with it never do. */
+  abandonChildren(lbId: string): void {
+    for (const o of this.childrenOf(lbId)) this.abandoned.add(o.id);
   }
 
   /** Operating statuses as a healthy amphora reports them (spec §4.1). */
@@ -330,6 +276,7 @@ export class OctaviaState implements Auditable, Snapshotable {
 
   /** Removes an LB and everything under it, releasing the VIP port. */
   removeLb(lb: LoadBalancer): void {
+    for (const o of this.childrenOf(lb.id)) this.abandoned.delete(o.id);
     for (const p of this.poolsOf(lb.id)) this.removePool(p);
     for (const l of this.listenersOf(lb.id)) this.listeners.delete(l.id);
     this.loadbalancers.delete(lb.id);
@@ -341,7 +288,10 @@ export class OctaviaState implements Auditable, Snapshotable {
   removePool(p: Pool): void {
     for (const m of this.membersOf(p.id)) this.members.delete(m.id);
     if (p.healthmonitor_id) this.healthmonitors.delete(p.healthmonitor_id);
-    for (const l of this.listenersOfPool(p.id)) l.default_pool_id = null;
+    for (const l of this.listenersOfPool(p.id)) {
+      l.default_pool_id = null;
+      this.listeners.refile(l.id);
+    }
     this.pools.delete(p.id);
   }
 
@@ -373,18 +323,15 @@ export class OctaviaState implements Auditable, Snapshotable {
     const s = snapshot as OctaviaSnapshot;
     for (const t of this.timers.values()) t.cancel();
     this.timers.clear();
-    const lists: Record<Kind, AnyObject[]> = {
-      loadbalancer: s.loadbalancers,
-      listener: s.listeners,
-      pool: s.pools,
-      member: s.members,
-      healthmonitor: s.healthmonitors,
-    };
-    for (const kind of KINDS) {
-      const map = this.map(kind);
+    const load = <T extends AnyObject>(map: IndexedMap<T, OctaviaIndex>, items: T[]) => {
       map.clear();
-      for (const o of lists[kind]) map.set(o.id, o);
-    }
+      for (const o of items) map.set(o.id, o);
+    };
+    load(this.loadbalancers, s.loadbalancers);
+    load(this.listeners, s.listeners);
+    load(this.pools, s.pools);
+    load(this.members, s.members);
+    load(this.healthmonitors, s.healthmonitors);
     this.quotas.clear();
     for (const [p, q] of Object.entries(s.quotas)) this.quotas.set(p, q);
     this.seq = s.seq;

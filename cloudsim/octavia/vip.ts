@@ -1,8 +1,9 @@
 // The VIP port of a load balancer (spec openstack-apis §4.2). Octavia creates a Neutron port
-// synchronously during the POST; until the Neutron simulator grows ports, the allocator keeps the
-// port in Octavia's own state. The interface is what a Neutron-backed allocator will implement.
+// synchronously during the POST: in the whole cloud, neutron/vip.ts's NeutronVipAllocator makes a
+// real one; an Octavia simulator alone keeps its VIP ports in its own state (LocalVipAllocator).
 import { randomUUID } from 'node:crypto';
 import { SimError } from '../common/errors.js';
+import { IndexedMap } from '../common/indexed-map.js';
 
 export interface VipRequest {
   projectId: string;
@@ -63,7 +64,7 @@ function* hosts(cidr: string): Generator<string> {
  * (the subnet/network ids are recorded as given); with one, subnets must exist.
  */
 export class LocalVipAllocator implements VipAllocator {
-  readonly ports = new Map<string, VipPort>();
+  readonly ports = new IndexedMap<VipPort, 'subnet'>({ subnet: (p) => p.subnetId });
 
   constructor(
     private readonly source?: SubnetSource,
@@ -84,7 +85,7 @@ export class LocalVipAllocator implements VipAllocator {
     const cidr = subnet?.cidr ?? this.fallbackCidr;
     const subnetId = subnet?.id ?? req.subnetId ?? `subnet-${cidr}`;
     const networkId = subnet?.networkId ?? req.networkId ?? `network-${cidr}`;
-    const used = new Set([...this.ports.values()].filter((p) => p.subnetId === subnetId).map((p) => p.address));
+    const used = new Set(this.ports.by('subnet', subnetId).map((p) => p.address));
     let address = req.address;
     if (address !== undefined && used.has(address)) {
       throw new SimError(409, `IP address ${address} already allocated in subnet ${subnetId}`);

@@ -9,6 +9,7 @@ import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { BarbicanClient } from '../../src/openstack/barbican.js';
 import { passwordToken, startKeystone, startSims } from '../support/app.js';
 import { call } from '../support/http.js';
+import { assertFreshIndexes } from './fresh-indexes.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
@@ -24,6 +25,7 @@ before(async () => {
   url = sims.urls['key-manager'];
 });
 after(async () => {
+  assertFreshIndexes(sims);
   await sims.close();
   await keystone.app.close();
 });

@@ -11,6 +11,7 @@ import { BUILTIN_USERS, SERVICE_USER } from '../../cloudsim/embedded.js';
 import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { passwordToken, startKeystone } from '../support/app.js';
 import { call, waitFor } from '../support/http.js';
+import { assertFreshIndexes } from './fresh-indexes.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
@@ -36,6 +37,7 @@ before(async () => {
   url = sims.urls['block-storage'].replace('%(project_id)s', demoProject);
 });
 after(async () => {
+  assertFreshIndexes(sims);
   await sims.close();
   await keystone.app.close();
 });

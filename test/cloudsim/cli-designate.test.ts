@@ -10,6 +10,7 @@ import { startKeystone, startSims } from '../support/app.js';
 import { cliFor, type Cli } from '../support/cli.js';
 import { ensureCliPlugins } from './cli-support.js';
 import { waitFor } from '../support/http.js';
+import { assertFreshIndexes } from './fresh-indexes.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
@@ -23,6 +24,7 @@ before(async () => {
 });
 after(async () => {
   await cli?.close();
+  if (sims) assertFreshIndexes(sims);
   await sims?.close();
   await keystone?.app.close();
 });

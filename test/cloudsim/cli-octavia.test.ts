@@ -9,6 +9,7 @@ import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { startKeystone, startSims } from '../support/app.js';
 import { cliFor, type Cli } from '../support/cli.js';
 import { ensureCliPlugins } from './cli-support.js';
+import { assertFreshIndexes } from './fresh-indexes.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
@@ -22,6 +23,7 @@ before(async () => {
 });
 after(async () => {
   await cli?.close();
+  if (sims) assertFreshIndexes(sims);
   await sims?.close();
   await keystone?.app.close();
 });

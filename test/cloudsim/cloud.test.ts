@@ -7,6 +7,7 @@ import type { CloudSims } from '../../cloudsim/cloud.js';
 import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
 import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { passwordToken, startKeystone, startSims } from '../support/app.js';
+import { assertFreshIndexes } from './fresh-indexes.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
@@ -17,6 +18,7 @@ before(async () => {
   demo = await passwordToken(keystone, 'demo', BUILTIN_USERS.demo.password, 'demo');
 });
 after(async () => {
+  assertFreshIndexes(sims);
   await sims.close();
   await keystone.app.close();
 });
@@ -56,6 +58,15 @@ describe('version documents (no token)', () => {
   test('Neutron lists v2.0', async () => {
     const r = await get(`${sims.urls.network}/`);
     assert.deepEqual(r.body.versions, [{ id: 'v2.0', status: 'CURRENT', links: [{ rel: 'self', href: `${sims.urls.network}/v2.0/` }] }]);
+  });
+});
+
+describe('catalog', () => {
+  test('Cinder is in the catalog as block-storage and, as devstack registers it, volumev3 (Horizon and cinderclient look for it)', async () => {
+    const types = keystone.state.catalog.services.filter((x) => x.name === 'cinderv3').map((x) => x.type).sort();
+    assert.deepEqual(types, ['block-storage', 'volumev3']);
+    const urls = keystone.state.catalog.services.filter((x) => x.name === 'cinderv3').map((x) => x.endpoints.map((e) => e.url));
+    assert.deepEqual(urls[0], urls[1]);
   });
 });
 

@@ -9,6 +9,7 @@ import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
 import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { passwordToken, startKeystone, startSims } from '../support/app.js';
 import { call, waitFor } from '../support/http.js';
+import { assertFreshIndexes } from './fresh-indexes.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
@@ -25,6 +26,7 @@ before(async () => {
   v2 = `${sims.urls.dns}/v2`;
 });
 after(async () => {
+  assertFreshIndexes(sims);
   await sims.close();
   await keystone.app.close();
 });

@@ -18,6 +18,7 @@ import { issueClientCert } from '../../src/pki/client-cert.js';
 import { passwordToken, startKeystone } from '../support/app.js';
 import { call } from '../support/http.js';
 import { input, pki, TOKEN } from '../support/spec-fixtures.js';
+import { assertFreshIndexes } from './fresh-indexes.js';
 
 export type Who = 'demo' | 'other' | 'admin';
 
@@ -182,6 +183,7 @@ export async function startKubeHarness(opts: KubeHarnessOptions = {}): Promise<K
       sims = await startCloud();
     },
     async close() {
+      assertFreshIndexes(sims);
       await sims.close();
       await keystone.app.close();
     },

@@ -10,6 +10,7 @@ import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { ManilaClient } from '../../src/openstack/manila.js';
 import { passwordToken, startKeystone, startSims } from '../support/app.js';
 import { call, waitFor } from '../support/http.js';
+import { assertFreshIndexes } from './fresh-indexes.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
@@ -28,6 +29,7 @@ before(async () => {
   url = sims.urls.sharev2;
 });
 after(async () => {
+  assertFreshIndexes(sims);
   await sims.close();
   await keystone.app.close();
 });

@@ -4,6 +4,7 @@ import type { CloudSims } from '../../cloudsim/cloud.js';
 import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
 import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { passwordToken, startKeystone, startSims } from '../support/app.js';
+import { assertFreshIndexes } from './fresh-indexes.js';
 
 export interface Reply {
   status: number;
@@ -57,6 +58,7 @@ export async function startHarness(): Promise<Harness> {
     },
     publicNet: () => [...sims.neutron.state.networks.values()].find((n) => n.name === 'public')!.id,
     async close() {
+      assertFreshIndexes(sims);
       await sims.close();
       await keystone.app.close();
     },

@@ -32,7 +32,7 @@ describe('routers', () => {
     const info = r.external_gateway_info;
     assert.equal(info.network_id, h.publicNet());
     assert.equal(info.enable_snat, true);
-    assert.match(info.external_fixed_ips[0].ip_address, /^172\.24\.4\.\d+$/);
+    assert.match(info.external_fixed_ips[0].ip_address, /^127\.24\.4\.\d+$/);
     const gwPort = [...h.sims.neutron.state.ports.values()].find((p) => p.deviceId === r.id)!;
     assert.deepEqual([gwPort.deviceOwner, gwPort.fixedIps[0]!.ipAddress], ['network:router_gateway', info.external_fixed_ips[0].ip_address]);
     const cleared = await h.ok(200, 'PUT', `/v2.0/routers/${r.id}`, demo, { router: { external_gateway_info: {} } });
@@ -42,9 +42,9 @@ describe('routers', () => {
     const msg = await h.fails(400, 'BadRequest', 'PUT', `/v2.0/routers/${r.id}`, demo, { router: { external_gateway_info: { network_id: network.id } } });
     assert.equal(msg, `Bad router request: Network ${network.id} is not an external network.`);
     await h.fails(403, 'PolicyNotAuthorized', 'POST', '/v2.0/routers', demo, { router: { external_gateway_info: { ...gw(), enable_snat: false } } });
-    const own = await h.ok(201, 'POST', '/v2.0/routers', admin, { router: { external_gateway_info: { ...gw(), enable_snat: false, external_fixed_ips: [{ ip_address: '172.24.4.200' }] } } });
-    assert.deepEqual([own.router.external_gateway_info.enable_snat, own.router.external_gateway_info.external_fixed_ips[0].ip_address], [false, '172.24.4.200']);
-    await h.fails(409, 'IpAddressAlreadyAllocated', 'POST', '/v2.0/routers', admin, { router: { external_gateway_info: { ...gw(), external_fixed_ips: [{ ip_address: '172.24.4.200' }] } } });
+    const own = await h.ok(201, 'POST', '/v2.0/routers', admin, { router: { external_gateway_info: { ...gw(), enable_snat: false, external_fixed_ips: [{ ip_address: '127.24.4.200' }] } } });
+    assert.deepEqual([own.router.external_gateway_info.enable_snat, own.router.external_gateway_info.external_fixed_ips[0].ip_address], [false, '127.24.4.200']);
+    await h.fails(409, 'IpAddressAlreadyAllocated', 'POST', '/v2.0/routers', admin, { router: { external_gateway_info: { ...gw(), external_fixed_ips: [{ ip_address: '127.24.4.200' }] } } });
     await h.fails(400, 'HTTPBadRequest', 'POST', '/v2.0/routers', demo, { router: { tags: ['a'] } });
     await h.ok(204, 'DELETE', `/v2.0/routers/${own.router.id}`, admin);
     await h.ok(204, 'DELETE', `/v2.0/routers/${r.id}`, demo);
@@ -94,7 +94,7 @@ describe('floating IPs', () => {
     const vm = (await h.ok(201, 'POST', '/v2.0/ports', demo, { port: { network_id: l.network.id } })).port;
     const fip = (await h.ok(201, 'POST', '/v2.0/floatingips', demo, { floatingip: { floating_network_id: h.publicNet(), description: 'cluster-x' } })).floatingip;
     assert.deepEqual([fip.status, fip.port_id, fip.router_id, fip.description], ['DOWN', null, null, 'cluster-x']);
-    assert.match(fip.floating_ip_address, /^172\.24\.4\.\d+$/);
+    assert.match(fip.floating_ip_address, /^127\.24\.4\.\d+$/);
     // No router between the port's subnet and the external network.
     const msg = await h.fails(404, 'ExternalGatewayForFloatingIPNotFound', 'PUT', `/v2.0/floatingips/${fip.id}`, demo, { floatingip: { port_id: vm.id } });
     assert.equal(msg, `External network ${h.publicNet()} is not reachable from subnet ${l.subnet.id}.  Therefore, cannot associate Port ${vm.id} with a Floating IP.`);
@@ -114,7 +114,7 @@ describe('floating IPs', () => {
     await h.ok(204, 'DELETE', `/v2.0/ports/${vm.id}`, demo);
     assert.equal((await h.ok(200, 'GET', `/v2.0/floatingips/${fip.id}`, demo)).floatingip.port_id, null);
     await h.fails(400, 'BadRequest', 'POST', '/v2.0/floatingips', demo, { floatingip: { floating_network_id: l.network.id } });
-    await h.fails(403, 'PolicyNotAuthorized', 'POST', '/v2.0/floatingips', demo, { floatingip: { floating_network_id: h.publicNet(), floating_ip_address: '172.24.4.99' } });
+    await h.fails(403, 'PolicyNotAuthorized', 'POST', '/v2.0/floatingips', demo, { floatingip: { floating_network_id: h.publicNet(), floating_ip_address: '127.24.4.99' } });
     await h.fails(404, 'FloatingIPNotFound', 'GET', `/v2.0/floatingips/${fip.id}`, other);
     const otherFip = (await h.ok(201, 'POST', '/v2.0/floatingips', other, { floatingip: { floating_network_id: h.publicNet() } })).floatingip;
     await h.fails(404, 'PortNotFound', 'PUT', `/v2.0/floatingips/${otherFip.id}`, other, { floatingip: { port_id: l.subnet.id } });
@@ -126,7 +126,7 @@ describe('floating IPs', () => {
 
   test('an exhausted external pool is 409 IpAddressGenerationFailure', async () => {
     const ext = (await h.ok(201, 'POST', '/v2.0/networks', admin, { network: { name: 'tiny-ext', 'router:external': true, shared: true } })).network;
-    await h.ok(201, 'POST', '/v2.0/subnets', admin, { subnet: { network_id: ext.id, ip_version: 4, cidr: '198.51.100.0/30' } });
+    await h.ok(201, 'POST', '/v2.0/subnets', admin, { subnet: { network_id: ext.id, ip_version: 4, cidr: '127.51.100.0/30', enable_dhcp: false } });
     await h.ok(201, 'POST', '/v2.0/floatingips', demo, { floatingip: { floating_network_id: ext.id } });
     assert.equal(await h.fails(409, 'IpAddressGenerationFailure', 'POST', '/v2.0/floatingips', demo, { floatingip: { floating_network_id: ext.id } }), `No more IP addresses available on network ${ext.id}.`);
   });

@@ -121,6 +121,25 @@ describe('subnets', () => {
     await h.fails(403, 'PolicyNotAuthorized', 'POST', '/v2.0/subnets', demo, { subnet: { network_id: h.publicNet(), ip_version: 4, cidr: '10.8.0.0/24' } });
   });
 
+  test('DHCP: loopback, multicast and /31 ranges are refused with it; a loopback floating-IP pool without it is accepted, and cannot turn it on', async () => {
+    const ext = await net(admin, { name: 'loop-ext', 'router:external': true });
+    for (const [cidr, why] of [
+      ['127.30.0.0/24', 'Loopback IP subnet is not supported if enable_dhcp is True'],
+      ['224.1.0.0/24', 'Multicast IP subnet is not supported if enable_dhcp is True'],
+      ['10.9.0.0/31', 'Subnet has a prefix length that is incompatible with DHCP service enabled'],
+    ]) {
+      assert.equal(await h.fails(400, 'InvalidInput', 'POST', '/v2.0/subnets', admin, { subnet: { network_id: ext.id, ip_version: 4, cidr } }), `Invalid input for operation: ${why}.`);
+    }
+    const pool = await subnet(admin, ext.id, '127.30.0.0/24', { enable_dhcp: false });
+    assert.deepEqual([pool.gateway_ip, pool.allocation_pools, pool.enable_dhcp], ['127.30.0.1', [{ start: '127.30.0.2', end: '127.30.0.254' }], false]);
+    const msg = await h.fails(400, 'InvalidInput', 'PUT', `/v2.0/subnets/${pool.id}`, admin, { subnet: { enable_dhcp: true } });
+    assert.equal(msg, 'Invalid input for operation: Loopback IP subnet is not supported if enable_dhcp is True.');
+    const fip = (await h.ok(201, 'POST', '/v2.0/floatingips', demo, { floatingip: { floating_network_id: ext.id } })).floatingip;
+    assert.equal(fip.floating_ip_address, '127.30.0.2');
+    await h.ok(204, 'DELETE', `/v2.0/floatingips/${fip.id}`, demo);
+    await h.ok(204, 'DELETE', `/v2.0/networks/${ext.id}`, admin);
+  });
+
   test('SubnetInUse while a port holds an address from it', async () => {
     const n = await net(demo);
     const s = await subnet(demo, n.id, '10.10.0.0/24');
@@ -151,6 +170,20 @@ describe('ports', () => {
     const moved = await h.ok(200, 'PUT', `/v2.0/ports/${a.id}`, demo, { port: { fixed_ips: [{ ip_address: '10.20.0.5' }] } });
     assert.equal(moved.port.fixed_ips[0].ip_address, '10.20.0.5');
     assert.equal((await port(demo, n.id)).fixed_ips[0].ip_address, '10.20.0.2');
+  });
+
+  test('allocation goes on where it left off, back to an address released before it, and across pools', async () => {
+    const n = await net(demo);
+    await subnet(demo, n.id, '10.21.0.0/28', { allocation_pools: [{ start: '10.21.0.2', end: '10.21.0.3' }, { start: '10.21.0.6', end: '10.21.0.7' }] });
+    const ip = (p: { fixed_ips: { ip_address: string }[] }) => p.fixed_ips[0]!.ip_address;
+    const ports = [];
+    for (let i = 0; i < 4; i++) ports.push(await port(demo, n.id));
+    assert.deepEqual(ports.map(ip), ['10.21.0.2', '10.21.0.3', '10.21.0.6', '10.21.0.7']);
+    await h.ok(204, 'DELETE', `/v2.0/ports/${ports[1]!.id}`, demo);
+    assert.equal(ip(await port(demo, n.id)), '10.21.0.3');
+    for (const p of [ports[2]!, ports[0]!]) await h.ok(204, 'DELETE', `/v2.0/ports/${p.id}`, demo);
+    assert.deepEqual([ip(await port(demo, n.id)), ip(await port(demo, n.id))], ['10.21.0.2', '10.21.0.6']);
+    await h.fails(409, 'IpAddressGenerationFailure', 'POST', '/v2.0/ports', demo, { port: { network_id: n.id } });
   });
 
   test('security groups, port security, address pairs, device fields and tags at create', async () => {

@@ -11,6 +11,7 @@ import type { CloudSims } from '../../cloudsim/cloud.js';
 import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { startKeystone, startSims } from '../support/app.js';
 import { cliFor, type Cli } from '../support/cli.js';
+import { assertFreshIndexes } from './fresh-indexes.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
@@ -28,6 +29,7 @@ before(async () => {
 });
 after(async () => {
   await cli?.close();
+  if (sims) assertFreshIndexes(sims);
   await sims?.close();
   await keystone?.app.close();
 });

@@ -7,6 +7,7 @@ import { BUILTIN_USERS } from '../../cloudsim/embedded.js';
 import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { passwordToken, startKeystone, startSims } from '../support/app.js';
 import { waitFor } from '../support/http.js';
+import { assertFreshIndexes } from './fresh-indexes.js';
 
 export interface Reply {
   status: number;
@@ -121,6 +122,7 @@ export async function startNovaHarness(): Promise<NovaHarness> {
       await waitFor(() => call('GET', `/servers/${id}`, who), (x) => x.status === 404);
     },
     async close() {
+      assertFreshIndexes(sims);
       await sims.close();
       await keystone.app.close();
     },

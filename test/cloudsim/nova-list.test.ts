@@ -101,7 +101,10 @@ describe('tags sub-resource', () => {
     await h.fails(404, 'itemNotFound', 'GET', `${base}/new`, 'other', undefined, '2.26');
     await h.fails(404, 'itemNotFound', 'DELETE', `${base}/new`, 'other', undefined, '2.26');
     assert.deepEqual((await h.ok(200, 'PUT', base, 'other', { tags: ['x', 'y'] }, '2.26')).tags, ['x', 'y']);
+    assert.deepEqual(await names('?tags=x'), ['node-1'], 'listed by its new tags');
+    assert.deepEqual(await names('?tags=cluster%3Da'), ['node-10'], 'not by its old ones');
     await h.ok(204, 'DELETE', base, 'other', undefined, '2.26');
+    assert.deepEqual(await names('?tags-any=x,y'), []);
     assert.deepEqual((await h.ok(200, 'GET', base, 'other', undefined, '2.26')).tags, []);
     await h.ok(200, 'PUT', base, 'other', { tags: ['cluster=a', 'role=master'] }, '2.26');
   });

@@ -10,6 +10,7 @@ import { BUILTIN_USERS, SERVICE_USER } from '../../cloudsim/embedded.js';
 import type { KeystoneSim } from '../../cloudsim/keystone/index.js';
 import { passwordToken, startKeystone } from '../support/app.js';
 import { call } from '../support/http.js';
+import { assertFreshIndexes } from './fresh-indexes.js';
 
 let keystone: KeystoneSim;
 let sims: CloudSims;
@@ -27,6 +28,7 @@ before(async () => {
   demo = await passwordToken(keystone, 'demo', BUILTIN_USERS.demo.password, 'demo');
 });
 after(async () => {
+  assertFreshIndexes(sims);
   await sims.close();
   await keystone.app.close();
 });

@@ -64,7 +64,7 @@ describe('seed file', () => {
       [
         'flavors: [{ id: g1, name: gpu.large, vcpus: 8, ram: 32768, disk: 100 }]',
         'images: [{ name: talos-1.9, owner: admin, properties: { os_distro: talos } }]',
-        'networks: [{ name: ext, external: true, shared: true, subnets: [{ cidr: 203.0.113.0/24 }] }]',
+        'networks: [{ name: ext, external: true, shared: true, subnets: [{ cidr: 127.203.113.0/24, enable_dhcp: false }] }]',
         'quotas: { network: { router: 3 }, dns: { zones: 2 } }',
       ].join('\n'),
     );
@@ -76,7 +76,7 @@ describe('seed file', () => {
       const ext = [...c.sims.neutron.state.networks.values()];
       assert.deepEqual(ext.map((n) => n.name), ['ext']);
       const subnet = c.sims.neutron.state.subnets.get(ext[0]!.subnets[0]!)!;
-      assert.deepEqual([subnet.gatewayIp, subnet.allocationPools], ['203.0.113.1', [{ start: '203.0.113.2', end: '203.0.113.254' }]]);
+      assert.deepEqual([subnet.gatewayIp, subnet.allocationPools], ['127.203.113.1', [{ start: '127.203.113.2', end: '127.203.113.254' }]]);
       const demo = await login(c.keystone, 'demo');
       const q = await call('GET', `${c.sims.urls.network}/v2.0/quotas/${c.keystone.state.projectId('demo')}`, demo);
       assert.equal(q.body.quota.router, 3);

@@ -34,11 +34,11 @@ describe('designate', () => {
   });
 
   test('a recordset: created PENDING, ACTIVE later, found by name and type, deleted', async () => {
-    const rs = await dns.createRecordset(zoneId, { name: 'api.c3.clusters.example.org', type: 'A', records: ['172.24.4.10'], ttl: 300, description: 'cluster c3' });
-    assert.deepEqual([rs.name, rs.type, rs.records, rs.status, rs.action], ['api.c3.clusters.example.org.', 'A', ['172.24.4.10'], 'PENDING', 'CREATE']);
+    const rs = await dns.createRecordset(zoneId, { name: 'api.c3.clusters.example.org', type: 'A', records: ['127.24.4.10'], ttl: 300, description: 'cluster c3' });
+    assert.deepEqual([rs.name, rs.type, rs.records, rs.status, rs.action], ['api.c3.clusters.example.org.', 'A', ['127.24.4.10'], 'PENDING', 'CREATE']);
     await waitFor(() => dns.listRecordsets(zoneId, { name: 'api.c3.clusters.example.org', type: 'A' }), (l) => l[0]?.status === 'ACTIVE');
     assert.deepEqual((await dns.listRecordsets(zoneId, { type: 'A' })).map((r) => r.id), [rs.id]);
-    const dup = await failure(() => dns.createRecordset(zoneId, { name: 'api.c3.clusters.example.org.', type: 'A', records: ['172.24.4.11'] }));
+    const dup = await failure(() => dns.createRecordset(zoneId, { name: 'api.c3.clusters.example.org.', type: 'A', records: ['127.24.4.11'] }));
     assert.equal(dup.status, 409);
 
     assert.equal(await dns.deleteRecordset(zoneId, rs.id), true);

@@ -48,7 +48,7 @@ test('floating_ip_enabled: each node has a floating IP, shown as its address and
   assert.ok(![...fips.values()].some((f) => c.api_address.includes(f.address)), 'the API has its own');
 
   assert.equal(nodeFips(apiOnly).size, 0, 'no node has one');
-  assert.match(d.api_address, /^https:\/\/172\.24\.4\.\d+:6443$/, 'the API load balancer has one');
+  assert.match(d.api_address, /^https:\/\/127\.24\.4\.\d+:6443$/, 'the API load balancer has one');
   for (const a of [...d.node_addresses, ...d.master_addresses]) assert.match(a, /^10\.0\.0\.\d+$/, 'private addresses');
 
   // A removed node's floating IP goes with it.

@@ -41,7 +41,7 @@ function roomySeed(): string {
   const seed = structuredClone(loadSeed());
   for (const n of seed.networks ?? []) {
     if (n.name !== 'public') continue;
-    n.subnets = [{ ...n.subnets![0]!, cidr: '172.24.0.0/20', gateway_ip: '172.24.0.1', allocation_pools: [{ start: '172.24.0.2', end: '172.24.15.254' }] }];
+    n.subnets = [{ ...n.subnets![0]!, cidr: '127.24.0.0/20', gateway_ip: '127.24.0.1', allocation_pools: [{ start: '127.24.0.2', end: '127.24.15.254' }] }];
   }
   const unlimited = (q: Record<string, number> | undefined) => Object.fromEntries(Object.keys(q ?? {}).map((k) => [k, -1]));
   seed.quotas = Object.fromEntries(Object.entries(seed.quotas ?? {}).map(([k, q]) => [k, unlimited(q as Record<string, number>)])) as typeof seed.quotas;

@@ -104,7 +104,7 @@ test('a node group\'s image: the template\'s, checked against the cluster\'s Kub
 test('the addresses Magnum shows: the floating ones when there are, else the fixed ones; IPv4 only', () => {
   const addr = (addr: string, version: number, type: 'fixed' | 'floating') => ({ addr, version, 'OS-EXT-IPS:type': type });
   const s = (addresses: unknown) => ({ id: 'x', name: 'x', addresses }) as unknown as Server;
-  assert.deepEqual(addressesOf(s({ net: [addr('10.0.0.5', 4, 'fixed'), addr('fd00::5', 6, 'fixed'), addr('172.24.4.9', 4, 'floating')] })), ['172.24.4.9']);
+  assert.deepEqual(addressesOf(s({ net: [addr('10.0.0.5', 4, 'fixed'), addr('fd00::5', 6, 'fixed'), addr('127.24.4.9', 4, 'floating')] })), ['127.24.4.9']);
   assert.deepEqual(addressesOf(s({ net: [addr('10.0.0.5', 4, 'fixed'), addr('fd00::5', 6, 'fixed')] })), ['10.0.0.5']);
   assert.deepEqual(addressesOf(s(undefined)), []);
 });
