@@ -143,18 +143,24 @@ test('scale and completeness', { timeout: 400_000 }, async (t: TestContext) => {
     assert.deepEqual(gunzipSync(gz.body), plain.body);
     assert.ok(br.body.length < plain.body.length / 3, `${br.body.length} of ${plain.body.length} bytes`);
 
+    // The portal's large answers are compressed (Chromium asks br); a client with a Keystone token gets Magnum's bytes.
+    const page = await browser.page();
+    try {
+      await login(page, s.url, 'demo');
+      const got = await page.evaluate(async () => {
+        const r = await fetch('/v1/clustertemplates/detail?limit=200', { headers: { 'OpenStack-API-Version': 'container-infra latest' } });
+        return { encoding: r.headers.get('content-encoding'), vary: r.headers.get('vary'), n: ((await r.json()) as { clustertemplates: unknown[] }).clustertemplates.length };
+      });
+      assert.deepEqual(got, { encoding: 'br', vary: 'OpenStack-API-Version, Accept-Encoding', n: 200 });
+    } finally {
+      await page.close();
+    }
     const ask = (encoding?: string) =>
       s.h.t.as('demo', { method: 'GET', url: '/v1/clustertemplates/detail?limit=200', headers: { 'OpenStack-API-Version': 'container-infra latest', ...(encoding ? { 'accept-encoding': encoding } : {}) } });
     const json = await ask();
-    assert.equal(json.headers['content-encoding'], undefined);
-    const zipped = await ask('gzip');
-    assert.equal(zipped.headers['content-encoding'], 'gzip');
-    assert.deepEqual(JSON.parse(gunzipSync(zipped.rawPayload).toString()), JSON.parse(json.body));
-    const brotli = await ask('br;q=1, gzip;q=0.5');
-    assert.equal(brotli.headers['content-encoding'], 'br');
-    assert.ok(brotli.rawPayload.length < json.rawPayload.length / 5);
-    // A small answer goes as it is.
-    const small = await s.h.t.as('demo', { method: 'GET', url: '/v1/stats', headers: { 'accept-encoding': 'gzip' } });
-    assert.equal(small.headers['content-encoding'], undefined);
+    const withToken = await ask('gzip, br');
+    assert.equal(withToken.headers['content-encoding'], undefined, 'a token client gets Magnum\'s answer as it is');
+    assert.equal(withToken.headers.vary, 'OpenStack-API-Version');
+    assert.equal(withToken.body, json.body);
   });
 });

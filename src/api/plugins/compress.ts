@@ -1,7 +1,9 @@
 // Compresses large JSON answers when the client asks (Accept-Encoding: br or gzip), as
 // @fastify/compress would, with node:zlib: a list of a thousand templates is ~1 MB of JSON and
 // under 100 KB on the wire. Small answers, streams (text/event-stream) and anything already
-// encoded go as they are; Vary: Accept-Encoding tells caches the answer depends on it.
+// encoded go as they are; Vary gains Accept-Encoding (after what it says already). Only the portal's answers
+// (a browser with its session cookie): a client with a Keystone token (the openstack CLI, Horizon, the SDKs)
+// gets Magnum's answers byte for byte, headers included.
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -29,11 +31,13 @@ export function registerCompression(app: FastifyInstance): void {
   app.addHook('onSend', async (request: FastifyRequest, reply, payload) => {
     const type = String(reply.getHeader('content-type') ?? '');
     if (!type.startsWith('application/json') || reply.getHeader('content-encoding') || request.method === 'HEAD') return payload;
+    if (request.headers['x-auth-token'] !== undefined) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
     if (body.length < COMPRESS_THRESHOLD) return payload;
     const encoding = chooseEncoding(request.headers['accept-encoding']);
-    reply.header('vary', 'accept-encoding');
+    const vary = String(reply.getHeader('vary') ?? '');
+    if (!/(^|,)\s*accept-encoding\s*(,|$)/i.test(vary)) reply.header('vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
     if (!encoding) return payload;
     const out = encoding === 'br' ? await br(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }) : await gz(body, { level: 6 });
     reply.header('content-encoding', encoding);

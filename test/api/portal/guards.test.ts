@@ -10,7 +10,7 @@ import { checkLoginAllowed, cookieHeader, cookies, countLoginFailure, loginToken
 import { ApiError } from '../../../src/domain/errors.js';
 
 const req = (over: { headers?: Record<string, string>; protocol?: string; host?: string; method?: string } = {}) =>
-  ({ headers: {}, protocol: 'http', host: 'portal.example', method: 'GET', ...over }) as unknown as FastifyRequest;
+  ({ headers: { host: 'portal.example', ...over.headers }, protocol: 'http', hostname: 'portal.example', method: 'GET', server: { services: { config: { api: { publicUrl: undefined } } } }, ...over, ...(over.headers ? { headers: { host: 'portal.example', ...over.headers } } : {}) }) as unknown as FastifyRequest;
 const refused = (status: number, message: RegExp) => (e: unknown) => e instanceof ApiError && e.status === status && message.test(e.message);
 
 test('cookies: name=value pairs, trimmed; the first of a repeated name wins; parts without = are skipped', () => {
