@@ -38,7 +38,7 @@ test('what must be set: the database, Redis, Keystone, the service password and 
 
 test('defaults: the API on 127.0.0.1:9511, public interface, checks off, Magnum’s limits', () => {
   const c = loadConfig(base);
-  assert.deepEqual(c.api, { host: '127.0.0.1', port: 9511 });
+  assert.deepEqual(c.api, { host: '127.0.0.1', port: 9511, trustedProxies: [], publicUrl: undefined });
   assert.deepEqual([c.openstack.interface, c.openstack.region, c.cloudResourceChecks], ['public', undefined, false]);
   assert.deepEqual([c.maxLimit, c.maxClustersPerProject, c.limits.maxNodeCount, c.limits.maxMasterCount], [1000, 20, 1000, 7]);
   assert.deepEqual(c.keystone.service, { username: 'magnum', password: 'x', projectName: 'service', userDomainName: 'Default', projectDomainName: 'Default' });

@@ -5,14 +5,23 @@ import assert from 'node:assert/strict';
 import Fastify from 'fastify';
 import { hostUrl, isoSeconds, selfLinks } from '../../src/api/views.js';
 
-test('hostUrl: the Host header, or X-Forwarded-Proto and -Host behind a proxy', async () => {
-  const app = Fastify({ trustProxy: true });
-  app.get('/', async (request) => ({ url: hostUrl(request) }));
+test('hostUrl: API_PUBLIC_URL when set; else the direct request\'s scheme and Host (a client\'s X-Forwarded-Host never counts)', async () => {
+  const appOf = async (publicUrl: string | undefined) => {
+    const app = Fastify({ trustProxy: false });
+    app.decorate('services', { config: { api: { publicUrl } } } as never);
+    app.get('/', async (request) => ({ url: hostUrl(request) }));
+    await app.ready();
+    return app;
+  };
+  const direct = await appOf(undefined);
+  const configured = await appOf('https://magnum.example.com');
   try {
-    assert.equal((await app.inject({ url: '/', headers: { host: 'magnum.example:9511' } })).json().url, 'http://magnum.example:9511');
-    assert.equal((await app.inject({ url: '/', headers: { host: 'internal', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.org' } })).json().url, 'https://api.example.org');
+    assert.equal((await direct.inject({ url: '/', headers: { host: 'magnum.example:9511' } })).json().url, 'http://magnum.example:9511');
+    assert.equal((await direct.inject({ url: '/', headers: { host: 'internal', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.org' } })).json().url, 'http://internal');
+    assert.equal((await configured.inject({ url: '/', headers: { host: 'internal', 'x-forwarded-host': 'evil.example' } })).json().url, 'https://magnum.example.com');
   } finally {
-    await app.close();
+    await direct.close();
+    await configured.close();
   }
 });
 

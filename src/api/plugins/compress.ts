@@ -2,11 +2,12 @@
 // @fastify/compress would, with node:zlib: a list of a thousand templates is ~1 MB of JSON and
 // under 100 KB on the wire. Small answers, streams (text/event-stream) and anything already
 // encoded go as they are; Vary gains Accept-Encoding (after what it says already). Only the portal's answers
-// (a browser with its session cookie): a client with a Keystone token (the openstack CLI, Horizon, the SDKs)
+// (a browser with its session cookie, no token): any other client, a Keystone token's (the openstack CLI, Horizon, the SDKs)
 // gets Magnum's answers byte for byte, headers included.
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { cookies, SESSION_COOKIE } from '../portal/guards.js';
 
 /** Below this many bytes compressing costs more than it saves. */
 export const COMPRESS_THRESHOLD = 1024;
@@ -31,7 +32,7 @@ export function registerCompression(app: FastifyInstance): void {
   app.addHook('onSend', async (request: FastifyRequest, reply, payload) => {
     const type = String(reply.getHeader('content-type') ?? '');
     if (!type.startsWith('application/json') || reply.getHeader('content-encoding') || request.method === 'HEAD') return payload;
-    if (request.headers['x-auth-token'] !== undefined) return payload;
+    if (request.headers['x-auth-token'] !== undefined || !cookies(request)[SESSION_COOKIE]) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
     if (body.length < COMPRESS_THRESHOLD) return payload;
