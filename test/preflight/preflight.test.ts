@@ -166,8 +166,8 @@ describe('the pre-flight as functions', () => {
     const master = nodegroupRow(c, { role: 'master', flavor_id: null, node_count: 3 });
     const worker = nodegroupRow(c, { role: 'worker', flavor_id: null, docker_volume_size: 20 });
     assert.deepEqual(groupPlans(c, tpl, [master, worker]), [
-      { name: 'default-master', role: 'master', count: 3, flavor: 'c-large', runtimeVolumeGb: null },
-      { name: 'default-worker', role: 'worker', count: 1, flavor: 't-small', runtimeVolumeGb: 20 },
+      { name: 'default-master', role: 'master', count: 3, flavor: 'c-large', image: 'ubuntu-24.04', runtimeVolumeGb: null },
+      { name: 'default-worker', role: 'worker', count: 1, flavor: 't-small', image: 'ubuntu-24.04', runtimeVolumeGb: 20 },
     ]);
     assert.equal(groupPlan(c, tpl, { ...worker, flavor_id: 'own' }).flavor, 'own');
   });
