@@ -5,7 +5,7 @@
 // and an API process each go down once. Then the proof: every life converged, no node was booted
 // twice, nothing is left in the cloud, no operation is left in the database or the queue, every
 // kind of fault fired, no process crashed. `npm run bench -- soak` runs it at full size;
-// test/deploy/soak.test.ts a short one. The seed replays the run's choices (see README).
+// test/scenarios/deploy/soak.test.ts a short one. The seed replays the run's choices (see README).
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';

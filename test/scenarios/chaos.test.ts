@@ -101,7 +101,7 @@ test('a worker process killed with SIGKILL at random moments: another resumes, n
 test('20 clusters created and deleted at once: all complete, nothing leaks', async () => {
   // Twenty lives in one process load the event loop: a lock of a few seconds and a calmer poll
   // keep BullMQ from declaring busy jobs stalled (a job that does stall is resumed all the same,
-  // by BullMQ or by the relay's sweep: test/workers/operation-recovery.test.ts).
+  // by BullMQ or by the relay's sweep: test/scenarios/operation-recovery.test.ts).
   const base = h.workerOptions();
   const worker = await startWorker(h.workerOptions({ concurrency: 8, lockDurationMs: 5000, stalledIntervalMs: 2000, runner: { ...base.runner, pollMs: 100 } }));
   try {
