@@ -41,7 +41,7 @@ export const keystoneAuthAddon = defineAddon({
     ),
     keystone_auth_policy: label(
       oneOf(POLICY_PRESETS),
-      "Not a Magnum label. The k8s-keystone-auth authorization policy (ConfigMap kube-system/k8s-keystone-auth-policy, re-applied with the add-ons): magnum (default; Magnum's own default: a member of the cluster's project may list pods, services and deployments in namespace default, nothing more), project-roles (wider: admin → everything, member → every namespaced resource outside kube-system but cluster RBAC, which reaches cluster-admin through RoleBindings and privileged pods; reader → read all but Secrets), none (no grants; RBAC bindings on the project's group only). Set on a template to widen access for its clusters.",
+      "Not a Magnum label. The k8s-keystone-auth authorization policy (ConfigMap kube-system/k8s-keystone-auth-policy, re-applied with the add-ons): magnum (default; Magnum's own default: a member of the cluster's project may list pods, services and deployments in namespace default; and a reader gets view: get, list and watch on all but Secrets), project-roles (wider: admin → everything, member → every namespaced resource outside kube-system but cluster RBAC, which reaches cluster-admin through RoleBindings and privileged pods; reader → read all but Secrets), none (no grants; RBAC bindings on the project's group only). Set on a template to widen access for its clusters.",
     ),
     k8s_keystone_auth_tag: label(imageTag, 'k8s-keystone-auth image tag override; must match the Kubernetes minor.'),
   },

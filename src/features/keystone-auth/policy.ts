@@ -2,8 +2,10 @@
 // Label `keystone_auth_policy` picks one; the default is Magnum's.
 //
 //   magnum (default)  Magnum's built-in default, which magnum-cluster-api ships too: a `member` of the
-//                     cluster's project may list pods, services and deployments in namespace `default`.
-//                     Nothing else, for any role (Keystone's admin implies member: the same). Magnum's
+//                     cluster's project may list pods, services and deployments in namespace `default`;
+//                     and ours: a `reader` gets view (get/list/watch on everything but Secrets), so a
+//                     reader's identity kubeconfig reads the cluster (Keystone's member and admin imply
+//                     reader: they get view too). Magnum's
 //                     policy also names `pvc`, which is no resource name, so it never matched anything
 //                     and is left out. Sources: magnum/drivers/heat/k8s_fedora_template_def.py
 //                     (_get_keystone_auth_default_policy, before the Heat drivers were removed) and
@@ -34,12 +36,23 @@ export interface PolicyRule {
   nonresource_permissions: Record<string, string[]>;
 }
 
+/** What a reader may do: get, list and watch everything but Secrets (Kubernetes' `view`). */
+const READER_VIEW = (users: PolicyRule['users'], nonresource: Record<string, string[]>): PolicyRule => ({
+  users,
+  resource_permissions: { "*/!['secrets']": ['get', 'list', 'watch'] },
+  nonresource_permissions: nonresource,
+});
+
 export function policyFor(preset: PolicyPreset, projectId: string): PolicyRule[] {
   const users = (role: string) => ({ projects: [projectId], roles: [role] });
   const discovery = (verbs: string[]) => Object.fromEntries(DISCOVERY.map((p) => [p, verbs]));
   switch (preset) {
     case 'magnum':
-      return [{ users: users('member'), resource_permissions: { "default/['pods', 'services', 'deployments']": ['list'] }, nonresource_permissions: {} }];
+      return [
+        { users: users('member'), resource_permissions: { "default/['pods', 'services', 'deployments']": ['list'] }, nonresource_permissions: {} },
+        // Readers of the project get view (issue 26 item 2): their identity kubeconfig reads the cluster, not its Secrets.
+        READER_VIEW(users('reader'), discovery(['get'])),
+      ];
     case 'project-roles':
       return [
         {
@@ -52,11 +65,7 @@ export function policyFor(preset: PolicyPreset, projectId: string): PolicyRule[]
           resource_permissions: { "!kube-system/!['clusterroles', 'clusterrolebindings']": ['*'] },
           nonresource_permissions: discovery(['get']),
         },
-        {
-          users: users('reader'),
-          resource_permissions: { "*/!['secrets']": ['get', 'list', 'watch'] },
-          nonresource_permissions: discovery(['get']),
-        },
+        READER_VIEW(users('reader'), discovery(['get'])),
       ];
     case 'none':
       return [];

@@ -12,16 +12,16 @@ type Policy = { users: { projects: string[]; roles: string[] }; resource_permiss
 const policyOf = (labels: Record<string, string> = {}): Policy =>
   JSON.parse(find<{ data: { policies: string } }>(addon(rendered({ labels }).addons, 'keystone-auth'), 'ConfigMap', 'k8s-keystone-auth-policy').data.policies);
 
-test("keystone-auth default policy is Magnum's: a member of the cluster project lists pods, services and deployments in default, nothing more", () => {
+test("keystone-auth default policy is Magnum's, plus view for readers: a member lists pods, services and deployments in default; a reader gets, lists and watches all but Secrets; nothing writes", () => {
   const policy = policyOf();
-  assert.deepEqual(policy, [
-    { users: { projects: [PROJECT], roles: ['member'] }, resource_permissions: { "default/['pods', 'services', 'deployments']": ['list'] }, nonresource_permissions: {} },
-  ]);
-  // No rule of any role reaches beyond namespace default, a verb beyond list, or cluster-scoped objects.
+  assert.deepEqual(policy[0], { users: { projects: [PROJECT], roles: ['member'] }, resource_permissions: { "default/['pods', 'services', 'deployments']": ['list'] }, nonresource_permissions: {} });
+  assert.deepEqual(policy[1]!.users, { projects: [PROJECT], roles: ['reader'] });
+  assert.equal(policy.length, 2);
+  // No rule of any role writes, or reads a Secret.
   for (const p of policy) {
     for (const [key, verbs] of Object.entries(p.resource_permissions)) {
-      assert.ok(key.startsWith('default/'), key);
-      assert.deepEqual(verbs, ['list']);
+      assert.ok(key.startsWith('default/') || key === "*/!['secrets']", key);
+      assert.ok(verbs.every((v) => ['get', 'list', 'watch'].includes(v)), `${key}: ${verbs}`);
     }
   }
   assert.deepEqual(rendered().spec.features.keystoneAuth, { enabled: true, image: 'registry.k8s.io/provider-os/k8s-keystone-auth:v1.35.0', projectId: PROJECT, policy: 'magnum' });
@@ -57,6 +57,9 @@ test('policyFor: every rule names the given project only; admin alone reads /met
   assert.deepEqual(admin!.nonresource_permissions['/logs/*'], ['get']);
   assert.equal(member!.nonresource_permissions['/metrics'], undefined);
   assert.deepEqual(reader!.nonresource_permissions['/version'], ['get']);
-  assert.deepEqual(policyFor('magnum', 'p-1').map((r) => r.users.roles), [['member']]);
+  const magnum = policyFor('magnum', 'p-1');
+  assert.deepEqual(magnum.map((r) => r.users.roles), [['member'], ['reader']]);
+  assert.deepEqual(magnum[1]!.resource_permissions, { "*/!['secrets']": ['get', 'list', 'watch'] }, 'readers get view (issue 26 item 2): never a Secret, never a write');
+  assert.deepEqual(magnum[1]!.nonresource_permissions['/apis/*'], ['get']);
   assert.deepEqual(policyFor('none', 'p-1'), []);
 });
