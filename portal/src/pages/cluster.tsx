@@ -135,12 +135,13 @@ function Steps({ c, busy }: { c: ClusterLive; busy: boolean }) {
     <ol class="steps">
       {keys.map((k) => {
         const cond = c.conditions[k]!;
-        const state = cond.status === 'True' ? 'done' : cond.status === 'False' ? 'failed' : busy && k === firstOpen ? 'running' : 'waiting';
-        const word = { done: 'Done', failed: 'Failed', running: 'Running', waiting: 'Waiting' }[state];
+        // A step retrying after a cloud error says so (the call, the answer, the tries, the next one: its message), live.
+        const state = cond.status === 'True' ? 'done' : cond.status === 'False' ? 'failed' : cond.reason === 'CloudErrorRetrying' ? 'retrying' : busy && k === firstOpen ? 'running' : 'waiting';
+        const word = { done: 'Done', failed: 'Failed', retrying: 'Retrying after a cloud error', running: 'Running', waiting: 'Waiting' }[state];
         return (
           <li key={k} class={`step step-${state}`}>
             <span class="step-icon" aria-hidden="true">
-              {{ done: '✓', failed: '✕', running: '◌', waiting: '○' }[state]}
+              {{ done: '✓', failed: '✕', retrying: '⚠', running: '◌', waiting: '○' }[state]}
             </span>
             <span class="step-name">{CONDITION_NAMES[k] ?? k}</span>
             <span class="step-state">{word}</span>
