@@ -59,7 +59,8 @@ test('started: credential, row, groups, CAs, the create and its events (label wa
   assert.equal((await t.app.services.db.query(`SELECT id FROM nodegroup WHERE cluster_id = $1`, [uuid])).length, 2);
   assert.deepEqual((await t.app.services.db.query(`SELECT kind FROM cluster_certificate WHERE cluster_id = $1 ORDER BY kind`, [uuid])).map((r: { kind: string }) => r.kind), ['etcd', 'front_proxy', 'kubernetes', 'service_account']);
   const [op] = await t.app.services.db.query(`SELECT kind, state FROM operation WHERE cluster_id = $1`, [uuid]);
-  assert.deepEqual([op.kind, op.state], ['create', 'pending']);
+  assert.equal(op.kind, 'create');
+  assert.ok(['pending', 'queued'].includes(op.state), `${op.state}: written, the relay may already have queued it`);
   const events = await t.app.services.db.query(`SELECT reason, severity, message FROM cluster_event WHERE cluster_id = $1 ORDER BY id`, [uuid]);
   assert.equal(events[0].reason, 'CreateAccepted');
   assert.match(events[0].message, /^Create of 1 control-plane and 1 worker node\(s\) accepted\.$/);
@@ -97,7 +98,7 @@ test('a shortage is refused before anything is made; the cluster quota, met at t
   try {
     const plan = await planCreate(t.app.services, demo, { cluster_template_id: 'k8s' }, V(14), 'cluster');
     const before = await written();
-    await assert.rejects(startCreate(t.app.services, demo, plan), is(403, /cores: needed 3, in use \d+, limit 1/));
+    await assert.rejects(startCreate(t.app.services, demo, plan), is(403, /cores: needed 3, in use \d+, (held by accepted operations \d+, )?limit 1/));
     assert.deepEqual(await written(), before);
   } finally {
     t.cloud!.nova.quotas.delete(project);
