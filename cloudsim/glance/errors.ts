@@ -1,71 +1,8 @@
-// Glance answers with plain webob errors (spec openstack-apis §5.4), rendered as webob 1.8 (Debian's, under
-// Zed's glance-api) chooses from the Accept header: it offers text/html and application/json, takes the one
-// the header rates highest (text/html on a tie, so `*/*` is HTML), and falls back to text/plain when neither
-// is acceptable or there is no header. The text page is `404 Not Found\n\n<message>\n\n   ` (tags stripped).
-import { reason, type RenderedError, type SimError } from '../common/errors.js';
-
-type Offer = 'text/html' | 'application/json';
-const OFFERS: Offer[] = ['text/html', 'application/json'];
-
-interface Range {
-  type: string;
-  subtype: string;
-  q: number;
-  /** Media-type parameters besides q: such a range matches no offer (the offers have none). */
-  params: boolean;
-}
-
-function ranges(accept: string): Range[] {
-  const out: Range[] = [];
-  for (const part of accept.split(',')) {
-    const [media, ...params] = part.split(';').map((x) => x.trim());
-    const m = /^([^/\s]+)\/([^/\s]+)$/.exec(media ?? '');
-    if (!m) continue;
-    let q = 1;
-    let other = false;
-    for (const p of params) {
-      const [k, v] = p.split('=').map((x) => x.trim());
-      if (k?.toLowerCase() === 'q') q = Number(v);
-      else if (k) other = true;
-    }
-    if (Number.isNaN(q)) continue;
-    out.push({ type: m[1]!.toLowerCase(), subtype: m[2]!.toLowerCase(), q, params: other });
-  }
-  return out;
-}
-
-/** webob's acceptable_offers()[0]: the offer the most specific matching range rates highest; undefined for none. */
-export function negotiate(accept: string | undefined): Offer | undefined {
-  if (!accept) return undefined;
-  const rs = ranges(accept);
-  let best: { offer: Offer; q: number } | undefined;
-  for (const offer of OFFERS) {
-    const [type, subtype] = offer.split('/') as [string, string];
-    let match: { specificity: number; q: number } | undefined;
-    for (const r of rs) {
-      if (r.params) continue;
-      const specificity = r.type === type && r.subtype === subtype ? 2 : r.type === type && r.subtype === '*' ? 1 : r.type === '*' && r.subtype === '*' ? 0 : -1;
-      if (specificity >= 0 && (!match || specificity > match.specificity)) match = { specificity, q: r.q };
-    }
-    if (match && match.q > 0 && (!best || match.q > best.q)) best = { offer, q: match.q };
-  }
-  return best?.offer;
-}
-
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
-const stripTags = (s: string) => s.replace(/\n/g, ' ').replace(/\r/g, '').replace(/<br.*?>/gi, '\n').replace(/<!--.*?-->/gs, '').replace(/<.*?>/gs, '');
+// Glance answers with plain webob errors (spec openstack-apis §5.4): the page webob chooses from the Accept
+// header (common/webob.ts), the message as its explanation: `404 Not Found\n\n<message>\n\n   ` as text.
+import type { RenderedError, SimError } from '../common/errors.js';
+import { renderWebobError } from '../common/webob.js';
 
 export function renderGlanceError(e: SimError, accept: string | undefined): RenderedError {
-  const status = `${e.status} ${reason(e.status)}`;
-  switch (negotiate(accept)) {
-    case 'application/json':
-      return { contentType: 'application/json', body: { message: `${e.message}<br /><br />\n\n\n`, code: status, title: reason(e.status) } };
-    case 'text/html':
-      return {
-        contentType: 'text/html; charset=UTF-8',
-        body: `<html>\n <head>\n  <title>${status}</title>\n </head>\n <body>\n  <h1>${status}</h1>\n  ${escapeHtml(e.message)}<br /><br />\n\n\n\n </body>\n</html>`,
-      };
-    default:
-      return { contentType: 'text/plain; charset=UTF-8', body: `${status}\n\n${stripTags(e.message)}\n\n   ` };
-  }
+  return renderWebobError(e.status, accept, { explanation: e.message });
 }
