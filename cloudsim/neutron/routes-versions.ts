@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { SimError } from '../common/errors.js';
 import { hostUrl } from '../common/service-app.js';
+import { WEBOB } from './errors.js';
 
 interface Extension {
   name: string;
@@ -58,12 +59,12 @@ export function registerVersionRoutes(app: FastifyInstance): void {
   }));
 }
 
-/** Behind the token, as in Neutron. An unknown alias is pecan's 404, translated to a NeutronError. */
+/** Behind the token, as in Neutron. An unknown alias is pecan's 404, which reaches the client as webob's page. */
 export function registerExtensionRoutes(scope: FastifyInstance): void {
   scope.get('/v2.0/extensions', async () => ({ extensions: EXTENSIONS }));
   scope.get<{ Params: { alias: string } }>('/v2.0/extensions/:alias', async (request) => {
     const found = EXTENSIONS.find((e) => e.alias === request.params.alias);
-    if (!found) throw new SimError(404, `Extension with alias ${request.params.alias} does not exist`);
+    if (!found) throw new SimError(404, `Extension with alias ${request.params.alias} does not exist`, WEBOB);
     return { extension: found };
   });
 }

@@ -3,7 +3,7 @@
 // ACTIVE, or ERROR with a fault; delete shows task_state deleting, releases ports and volumes and
 // leaves a DELETED record that only changes-since lists.
 import { SimError } from '../common/errors.js';
-import { hostsIn, zoneOfHost } from './hosts.js';
+import { HYPERVISOR, hostsIn, zoneOfHost } from './hosts.js';
 import { pickHost, type HostLoad } from './server-groups.js';
 import type { Server } from './servers.js';
 import type { NovaState } from './state.js';
@@ -12,6 +12,19 @@ export const NO_VALID_HOST = 'No valid host was found. There are not enough host
 
 /** Shares of the boot delay spent in each task state. */
 const PHASES = { scheduling: 0.1, block_device_mapping: 0.15, networking: 0.2, spawning: 0.55 };
+/**
+ * The scheduler's answer comes within a second (cloud ms), however long the boot: a server that cannot be
+ * placed is in ERROR (NoValidHost) that soon after its POST, as on a real cloud; the rest of the boot delay
+ * goes to the other task states in their shares.
+ */
+const SCHEDULING_MAX_MS = 1000;
+
+/** How long each task state takes of a boot of `total` scaled ms. */
+function phaseMs(total: number): Record<Phase, number> {
+  const scheduling = Math.min(total * PHASES.scheduling, SCHEDULING_MAX_MS);
+  const rest = (total - scheduling) / (1 - PHASES.scheduling);
+  return { scheduling, block_device_mapping: rest * PHASES.block_device_mapping, networking: rest * PHASES.networking, spawning: rest * PHASES.spawning };
+}
 
 /** Real-world ms for `scaled` ms of the clock (so that `arm` scales it back). */
 const unscale = (state: NovaState, scaled: number) => (state.clock.timeScale > 0 ? scaled / state.clock.timeScale : 0);
@@ -47,7 +60,8 @@ export function resume(state: NovaState, s: Server): void {
 
 /** The build from `from` on, each task state taking its share of `total` (scaled ms). */
 function runBuild(state: NovaState, s: Server, from: Phase, total: number, doomed: string | undefined): void {
-  const step = (phase: Phase, fn: () => void) => state.arm(s.id, unscale(state, total * PHASES[phase]), fn);
+  const ms = phaseMs(total);
+  const step = (phase: Phase, fn: () => void) => state.arm(s.id, unscale(state, ms[phase]), fn);
   const enter = (phase: Phase) => {
     s.taskState = phase;
     touch(state, s);
@@ -80,8 +94,12 @@ function runBuild(state: NovaState, s: Server, from: Phase, total: number, doome
   enter(from);
 }
 
-/** A host of the server's zone (any zone when it asked for none), honouring its group's policy; undefined is a NoValidHost. */
+/**
+ * A host of the server's zone (any zone when it asked for none), honouring its group's policy; undefined is a
+ * NoValidHost. A flavor larger than a host's hypervisor (vCPUs, RAM or disk: Placement's max_unit) fits none.
+ */
 function schedule(state: NovaState, s: Server): string | undefined {
+  if (!fitsAHost(s)) return undefined;
   const group = s.groupId ? state.serverGroups.get(s.groupId) : undefined;
   const load: HostLoad = new Map();
   for (const id of group?.members ?? []) {
@@ -89,6 +107,13 @@ function schedule(state: NovaState, s: Server): string | undefined {
     if (m && m.id !== s.id && m.host && m.vmState !== 'error' && m.vmState !== 'deleted') load.set(m.host, (load.get(m.host) ?? 0) + 1);
   }
   return pickHost(hostsIn(state.behaviour.zones, s.requestedAz), group, load, state.clock.random);
+}
+
+/** Whether the flavor fits one simulated host at all (every host has the same hypervisor, hosts.ts). */
+function fitsAHost(s: Server): boolean {
+  // Booted from a volume, the root disk is not the host's.
+  const disk = (s.imageId === '' ? 0 : s.flavor.disk) + s.flavor.ephemeral;
+  return s.flavor.vcpus <= HYPERVISOR.vcpus && s.flavor.ram <= HYPERVISOR.memoryMb && disk <= HYPERVISOR.localGb;
 }
 
 const deviceName = (i: number) => `/dev/vd${String.fromCharCode(97 + i)}`;
