@@ -11,7 +11,7 @@ import { StepFailure, Wait } from '../../src/steps/errors.js';
 import { clusterDescription, clusterTag, resourceName } from '../../src/steps/naming.js';
 import type { RunContext, Step } from '../../src/steps/step.js';
 import { clusterNet, clusterSpec } from '../../src/steps/context.js';
-import { ensure, purge } from '../../src/steps/ensure.js';
+import { ensure, isForbidden, purge } from '../../src/steps/ensure.js';
 import { ensureFloatingIp } from './floating-ips.js';
 import { controlPlanePorts } from './ports.js';
 import { masterCount, type BillInput } from '../../src/preflight/quotas.js';
@@ -278,7 +278,19 @@ export const purgeLoadBalancers: Step = {
         const uuid = ctx.cluster.uuid;
         // OCCM's and the ingress controller's are known by their description (§4.2).
         const occm = occmLoadBalancer(uuid);
-        return (await o.listLoadBalancers()).filter((lb) => (lb.tags ?? []).includes(clusterTag(uuid)) || occm.test(lb.description ?? ''));
+        let all: LoadBalancer[];
+        try {
+          all = await o.listLoadBalancers();
+        } catch (e) {
+          // Octavia's shipped policy lets only load-balancer_* roles list: a credential without one made no load
+          // balancer, nor did OCCM with it (the same credential). With one recorded, the purge's failure says what to do.
+          if (isForbidden(e) && (await ctx.ledger.live('loadbalancer')).length === 0) {
+            ctx.log('load balancers not listed: the credential may not (Octavia policy), and none was made', { reason: e.message });
+            return [];
+          }
+          throw e;
+        }
+        return all.filter((lb) => (lb.tags ?? []).includes(clusterTag(uuid)) || occm.test(lb.description ?? ''));
       },
       async delete(o, id) {
         const status = await o.provisioningStatus(id);

@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Wait } from '../../../src/steps/errors.js';
+import { isRetryable, StepFailure, Wait } from '../../../src/steps/errors.js';
 import { resourceName } from '../../../src/steps/naming.js';
 import { ensureApiEndpoint, ensureApiListener, ensureApiMembers, ensureApiMonitor, occmLoadBalancer, purgeLoadBalancers, syncMembers } from '../../../workers/cluster/api-lb.js';
 import { API_FIP } from '../../../workers/cluster/floating-ips.js';
@@ -134,4 +134,38 @@ test('the delete takes the API load balancer and those the cluster\'s cloud prov
   assert.notEqual(await o.provisioningStatus(theirs.id), 'DELETED');
   assert.deepEqual([r.usage().listener, r.usage().pool], [0, 0]);
   assert.deepEqual((await r.ledger.live()).filter((x) => ['loadbalancer', 'listener', 'pool', 'healthmonitor'].includes(x.type)), [], 'its children marked with it');
+});
+
+// ---- Octavia's shipped policy (Zed's default): only load-balancer_* roles may even list ----
+
+test('a cluster with no load balancer deletes under Octavia\'s default policy: the 403 listing load balancers is no failure when none was recorded', async () => {
+  const r = await ported({ masters: 1, workers: 1, template: { master_lb_enabled: false, floating_ip_enabled: false } });
+  const refuse = cloud.sims.faults.octavia.inject({ method: 'GET', path: /\/lbaas\/loadbalancers(\?|$)/, status: 403, message: 'Policy does not allow this request to be performed.' });
+  try {
+    r.begin('delete');
+    await r.run(purgeLoadBalancers);
+    assert.ok(r.recorded.logs.some((l) => /may not/.test(l.msg)), 'the log says why nothing was listed');
+  } finally {
+    refuse();
+  }
+});
+
+test('a load balancer the credential may no longer delete: the delete fails naming the role and the rotation, not retrying for ever', async () => {
+  const r = await ported({ masters: 1, workers: 0, template: { master_lb_enabled: true, floating_ip_enabled: false, labels: { master_lb_floating_ip_enabled: 'false' } } });
+  await r.run(ensureApiEndpoint);
+  const refuse = cloud.sims.faults.octavia.inject({ path: /\/lbaas\/loadbalancers/, status: 403, message: 'Policy does not allow this request to be performed.' });
+  try {
+    r.begin('delete');
+    r.fresh();
+    await assert.rejects(r.once(purgeLoadBalancers), (e) => {
+      assert.ok(e instanceof StepFailure, String(e));
+      assert.equal(e.reason, 'Forbidden');
+      assert.match(e.message, /load-balancer_member/);
+      assert.match(e.message, new RegExp(`rotate the cluster's credential \\(PATCH /v1/credentials/${r.uuid}`));
+      return true;
+    });
+    assert.equal(isRetryable(new StepFailure('Forbidden', '')), false);
+  } finally {
+    refuse();
+  }
 });
