@@ -45,7 +45,12 @@ export interface RunnerDeps {
 
 const DEFAULT_BACKOFF = { baseMs: 1000, maxMs: 60_000, maxRetries: 15 };
 
-type JobData = OperationJob & { retries?: number };
+/**
+ * retries: retryable failures in a row of a sequential operation's run. held: in a parallel operation, each step
+ * failing retryably, its failures in a row and the time before which it is not run again (only what comes after it
+ * waits for it meanwhile).
+ */
+type JobData = OperationJob & { retries?: number; held?: Record<string, { retries: number; until: number }> };
 
 export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
   const store = new OperationStore(deps.ds);
@@ -73,9 +78,18 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
       const earlier = cache.steps;
       /** Steps this run completed: progress, which resets the retry budget. */
       let completed = 0;
+      /** A parallel operation's step ran out of retries: its failure ends the operation. */
+      let exhausted = false;
       try {
         const done = new Set<string>();
         let waiting: Wait | undefined;
+        const b = deps.backoff ?? DEFAULT_BACKOFF;
+        const held = { ...(job.data.held ?? {}) };
+        const heldBefore = JSON.stringify(held);
+        /** Waits `ms` (the shortest of the run's waits and held steps' backoffs wins). */
+        const waitFor = (w: Wait) => {
+          if (!waiting || w.ms < waiting.ms) waiting = w;
+        };
         for (const step of spec.steps) {
           await ctx.checkpoint();
           if (spec.deadline) checkDeadline(ctx);
@@ -84,18 +98,43 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
             done.add(step.name);
             continue;
           }
+          const h = held[step.name];
+          if (h && h.until > Date.now()) {
+            waitFor(new Wait(h.until - Date.now(), `${step.name} is retried later`));
+            continue;
+          }
           current = step;
           try {
             await step.run(ctx);
             completed++;
             done.add(step.name);
             earlier.add(step.name);
+            delete held[step.name];
           } catch (e) {
-            if (!(spec.parallel && e instanceof Wait)) throw e;
-            if (!waiting || e.ms < waiting.ms) waiting = e;
+            if (spec.parallel && e instanceof Wait) {
+              delete held[step.name];
+              waitFor(e);
+              continue;
+            }
+            // A retryable failure holds back only what comes after the step: independent branches go on. Its own
+            // failures in a row are counted: past maxRetries it ends the operation (below), never looping for ever.
+            if (!(spec.parallel && isRetryable(e))) throw e;
+            const retries = (held[step.name]?.retries ?? 0) + 1;
+            if (retries > b.maxRetries) {
+              exhausted = true;
+              throw e;
+            }
+            const ms = backoffMs(b, retries);
+            held[step.name] = { retries, until: Date.now() + ms };
+            ctx.log('retryable error', { step: step.name, retries, reason: (e as Error).message });
+            waitFor(new Wait(ms, `${step.name} failed (${(e as Error).message}); again in ${ms} ms`));
           }
         }
         current = undefined;
+        if (JSON.stringify(held) !== heldBefore) {
+          const { held: _, ...rest } = job.data;
+          await job.updateData(Object.keys(held).length > 0 ? { ...rest, held } : rest);
+        }
         if (waiting) throw waiting;
         await ctx.checkpoint();
         return spec.finish ? await spec.finish(ctx) : await succeed(ctx);
@@ -111,15 +150,14 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
           if (job.data.retries) await job.updateData({ ...job.data, retries: 0 });
           return await delay(job, token, e.ms);
         }
-        if (isRetryable(e)) {
+        if (isRetryable(e) && !exhausted) {
           const b = deps.backoff ?? DEFAULT_BACKOFF;
           const retries = (completed > 0 ? 0 : (job.data.retries ?? 0)) + 1;
           if (retries <= b.maxRetries) {
             ctx.log('retryable error', { step: current?.name, retries, reason: (e as Error).message });
             await job.updateData({ ...job.data, retries });
             requeued = true;
-            const exp = Math.min(b.maxMs, b.baseMs * 2 ** (retries - 1));
-            return await delay(job, token, Math.round(exp * (0.5 + Math.random() / 2)));
+            return await delay(job, token, backoffMs(b, retries));
           }
         }
         const failure = failureOf(e);
@@ -182,6 +220,12 @@ function memoIn<T>(memos: Map<string, Promise<unknown>>, key: string, compute: (
     p.catch(() => memos.delete(key));
   }
   return p;
+}
+
+/** The n-th retry's delay: base × 2^(n-1), capped, jittered down to half. */
+function backoffMs(b: { baseMs: number; maxMs: number }, n: number): number {
+  const exp = Math.min(b.maxMs, b.baseMs * 2 ** (n - 1));
+  return Math.round(exp * (0.5 + Math.random() / 2));
 }
 
 /** Re-queues the job to run again in `ms`; the run ends here. */

@@ -588,8 +588,9 @@ function register(scope: FastifyInstance, s: OctaviaState, root: string): void {
     const hm = buildHm(s, pool, b);
     s.checkQuota(pool.project_id, { healthmonitor: 1 });
     const lb = lbOf(pool);
-    s.lock(lb, 'child');
+    // Octavia checks the pool inside the transaction that takes the load balancer's lock: a refusal leaves it ACTIVE.
     s.checkPool(pool);
+    s.lock(lb, 'child');
     s.healthmonitors.set(hm.id, hm);
     pool.healthmonitor_id = hm.id;
     childDone(lb);

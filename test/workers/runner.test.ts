@@ -12,6 +12,7 @@ import type { DataSource } from 'typeorm';
 import { OperationEntity } from '../../src/db/entities/operation.js';
 import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
 import { CloudFactory } from '../../src/steps/cloud.js';
+import { OpenStackError } from '../../src/openstack/errors.js';
 import { transientInfraError } from '../../src/steps/errors.js';
 import { dispatcher } from '../../workers/operations.js';
 import { operationRunner } from '../../workers/runner.js';
@@ -43,8 +44,10 @@ describe('a worker step meeting a PostgreSQL failure', () => {
     });
     assert.equal(res.statusCode, 201, res.body);
     template = res.json().uuid;
+    // A graph as the create's: `held` comes after `flaky`, `boot` after nothing.
     const spec: OperationSpec = {
       kind: 'create',
+      parallel: true,
       steps: [
         {
           name: 'flaky',
@@ -56,6 +59,8 @@ describe('a worker step meeting a PostgreSQL failure', () => {
             await behaviour.get(name)?.(ctx.ds, n);
           },
         },
+        { name: 'held', after: ['flaky'], run: async (ctx) => void runs.set(`${ctx.cluster.name}/held`, (runs.get(`${ctx.cluster.name}/held`) ?? 0) + 1) },
+        { name: 'boot', run: async (ctx) => void runs.set(`${ctx.cluster.name}/boot`, (runs.get(`${ctx.cluster.name}/boot`) ?? 0) + 1) },
       ],
     };
     const deps = { ds: t.app.services.db, redis, prefix: t.config.queuePrefix, cloud: new CloudFactory(t.config), signal: closing.signal, pollMs: 20, lockRetryMs: 20 };
@@ -130,5 +135,19 @@ describe('a worker step meeting a PostgreSQL failure', () => {
     // The first run and three retries; more when recording the failure meets a connection that died with the
     // terminated backend (the job then fails and the relay queues the operation again).
     assert.ok(runs.get('pg-down')! >= 4, `${runs.get('pg-down')} runs`);
+  });
+
+  test('a step failing retryably holds back only what comes after it: the independent branch runs; the same 409 in a row ends the operation with its reason', async () => {
+    // Octavia Zed without the jobboard: the pool stays PENDING_CREATE, every POST under it is refused.
+    behaviour.set('immutable', async () => {
+      throw new OpenStackError('load-balancer', 409, 'req-x', { faultstring: 'Pool 4c1e is immutable and cannot be updated.' }, 'conflict', 'load-balancer POST /v2/lbaas/healthmonitors: HTTP 409');
+    });
+    const uuid = await create('immutable');
+    const op = await ended(uuid);
+    assert.equal(op.state, 'failed');
+    assert.match(op.error ?? '', /^Conflict: .*Pool 4c1e is immutable/);
+    assert.equal(runs.get('immutable'), 4, 'the first try and three retries, not for ever');
+    assert.equal(runs.get('immutable/boot'), 1, 'the independent branch ran once, on the first run');
+    assert.equal(runs.get('immutable/held'), undefined, 'what comes after the failing step waited for it');
   });
 });
