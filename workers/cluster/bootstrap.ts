@@ -66,8 +66,8 @@ export const ensureControlPlaneInit: Step = {
     const init = planned.find((p) => p.role === 'init');
     if (init) await warnZoneQuorum(ctx, init.group);
     await ensureServers(ctx, planned);
+    // A server in ERROR is ensureServersActive's: it boots the node again.
     if (init) await ctx.setCondition('control_plane', 'Unknown', 'Booting', `Booting ${init.name} (kubeadm init)${planned.length > 1 ? ` and ${planned.length - 1} more control plane(s)` : ''}.`);
-    for (const s of await observedServers(ctx)) if (isControlPlane(s.role)) failIfBroken(s, 'control_plane');
   },
 };
 
@@ -97,7 +97,6 @@ export const ensureWorkers: Step = {
     const wanted = (await plannedNodes(ctx)).filter((p) => p.role === 'worker');
     await ensureServers(ctx, wanted);
     if (wanted.length > 0) await ctx.setCondition('workers', 'Unknown', 'Booting', `Booting ${wanted.length} worker(s).`);
-    for (const s of await observedServers(ctx)) if (s.role === 'worker') failIfBroken(s, 'workers');
   },
 };
 
@@ -195,7 +194,7 @@ function unreadyOf(nodes: Map<string, KubeNode>, servers: ObservedServer[]): Obs
 
 export const ensureReady: Step = {
   name: 'readiness',
-  after: ['addons', 'control_plane_join', 'workers'],
+  after: ['addons', 'control_plane_join', 'workers', 'servers_active'],
   async run(ctx) {
     const servers = await observedServers(ctx);
     for (const s of servers) failIfBroken(s, isControlPlane(s.role) ? 'control_plane' : 'workers');

@@ -95,7 +95,9 @@ export function plannedNodes(ctx: RunContext): Promise<PlannedNode[]> {
       for (let i = 0; missing > 0; i++) {
         const name = serverName(spec.cluster.shortName, groupLabel(g), ctx.op.id, g.uuid, i);
         if (taken.has(name)) continue;
-        const role: NodeRole = g.role !== 'master' ? 'worker' : !anyControlPlane && !out.some((p) => isControlPlane(p.role)) ? 'init' : 'control-plane';
+        // A node booted again after its server went to ERROR keeps its role (servers.ts, ensureServersActive).
+        const again = (ctx.op.params.replacing as Record<string, { role: NodeRole }> | undefined)?.[name]?.role;
+        const role: NodeRole = again ?? (g.role !== 'master' ? 'worker' : !anyControlPlane && !out.some((p) => isControlPlane(p.role)) ? 'init' : 'control-plane');
         out.push({ name, group: g, role, index: indexes[indexes.length - missing]! });
         missing--;
       }
