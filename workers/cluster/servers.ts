@@ -14,6 +14,7 @@ import { groupNodeLabels } from '../../src/cluster-spec/node-labels.js';
 import type { ClusterSpec, NodeVolume } from '../../src/cluster-spec/types.js';
 import { groupZones, zoneOf } from '../../src/cluster-spec/zones.js';
 import { isNotFound, OpenStackError } from '../../src/openstack/errors.js';
+import { flavorOf, isUuidLike } from '../../src/openstack/ids.js';
 import type { Server } from '../../src/openstack/nova-servers.js';
 import { loadClusterPki } from '../../src/pki/store.js';
 import type { ConditionType } from '../../src/domain/cluster-status.js';
@@ -82,13 +83,16 @@ function resolveImage(ctx: RunContext, ref: string): Promise<{ id: string; image
 
 async function lookupImage(ctx: RunContext, ref: string): Promise<{ id: string; image: NodeImage }> {
   const glance = await ctx.cloud().glance();
+  // An id is asked for by id, a name by name: no probe that 404s.
   let found;
-  try {
-    found = await glance.getImage(ref);
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
-    found = (await glance.listImages({ name: ref }))[0];
+  if (isUuidLike(ref)) {
+    try {
+      found = await glance.getImage(ref);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
   }
+  found ??= (await glance.listImages({ name: ref }))[0];
   if (!found) throw new StepFailure('ImageNotFound', `Image ${ref} not found.`);
   // The API checked the contract at create; the image may have changed since.
   const problem = imageProblem(found);
@@ -115,19 +119,10 @@ export function runtimeVolumeOf(spec: ClusterSpec, group: NodeGroupRow): NodeVol
   return group.docker_volume_size ? { sizeGb: group.docker_volume_size, type: spec.nodes.runtimeVolumeType } : null;
 }
 
-/** A flavor id by id or name, looked up once per operation (in this process). */
-function resolveFlavor(ctx: RunContext, ref: string): Promise<string> {
-  return ctx.memoRuns(`flavor:${ref}`, () => lookupFlavor(ctx, ref));
-}
-
-async function lookupFlavor(ctx: RunContext, ref: string): Promise<string> {
-  const nova = await ctx.cloud().nova();
-  try {
-    return (await nova.getFlavor(ref)).id;
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
-  }
-  const found = (await nova.listFlavors()).find((f) => f.name === ref || f.id === ref);
+/** A flavor id by id or name, from one flavor list per operation (in this process): no probe by id. */
+async function resolveFlavor(ctx: RunContext, ref: string): Promise<string> {
+  const flavors = await ctx.memoRuns('flavors', async () => (await ctx.cloud().nova()).listFlavors());
+  const found = flavorOf(flavors, ref);
   if (!found) throw new StepFailure('FlavorNotFound', `Flavor ${ref} not found.`);
   return found.id;
 }

@@ -186,3 +186,20 @@ test('a node whose server keeps going to ERROR fails the create after the bounde
   const params = r.db.operations.get(r.ctx.op.id)!.params.replacing as Record<string, { role: string }>;
   assert.equal(params[init.name]?.role, 'init');
 });
+
+test('no 404 probes: the template\'s image, flavors and external network given by name are asked for by name, the flavors read once for the operation', async () => {
+  const r = await stepRun(cloud, { masters: 1, workers: 2 });
+  // A GET by id of a name (m1.small, m1.medium, ubuntu-24.04, public) would fail the create here.
+  const probes = [
+    cloud.sims.faults.nova.inject({ method: 'GET', path: /\/flavors\/m1\./, status: 400, message: 'probed by id' }),
+    cloud.sims.faults.glance.inject({ method: 'GET', path: /\/images\/ubuntu/, status: 400, message: 'probed by id' }),
+    cloud.sims.faults.neutron.inject({ method: 'GET', path: /\/networks\/public/, status: 400, message: 'probed by id' }),
+  ];
+  cloud.sims.resetCalls();
+  try {
+    await create(r, 'workers');
+  } finally {
+    for (const remove of probes) remove();
+  }
+  assert.equal(cloud.sims.calls()['nova GET /flavors/detail'], 1, 'one flavor list for both flavors and every server');
+});
