@@ -103,6 +103,12 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
             waitFor(new Wait(h.until - Date.now(), `${step.name} is retried later`));
             continue;
           }
+          // A step that waited looks again when its wait is over, not at every run another step's shorter wait brings.
+          const due = cache.due.get(step.name);
+          if (spec.parallel && due !== undefined && due > Date.now()) {
+            waitFor(new Wait(due - Date.now(), `${step.name} looks again later`));
+            continue;
+          }
           current = step;
           try {
             await step.run(ctx);
@@ -113,6 +119,7 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
           } catch (e) {
             if (spec.parallel && e instanceof Wait) {
               delete held[step.name];
+              cache.due.set(step.name, Date.now() + e.ms);
               waitFor(e);
               continue;
             }
@@ -168,6 +175,7 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
             // What earlier runs completed was the way forward; the way back walks every step again.
             cache.steps.clear();
             cache.values.clear();
+            cache.due.clear();
             requeued = true;
             return await delay(job, token, 0);
           }
@@ -197,6 +205,8 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
 interface OpCache {
   steps: Set<string>;
   values: Map<string, Promise<unknown>>;
+  /** Parallel operations: when each step that waited is due to look again. */
+  due: Map<string, number>;
 }
 const OP_CACHE = new Map<string, OpCache>();
 const OP_CACHE_MAX = 10_000;
@@ -204,7 +214,7 @@ const OP_CACHE_MAX = 10_000;
 function opCache(operationId: string): OpCache {
   let c = OP_CACHE.get(operationId);
   if (!c) {
-    c = { steps: new Set(), values: new Map() };
+    c = { steps: new Set(), values: new Map(), due: new Map() };
     OP_CACHE.set(operationId, c);
     if (OP_CACHE.size > OP_CACHE_MAX) OP_CACHE.delete(OP_CACHE.keys().next().value!);
   }

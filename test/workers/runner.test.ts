@@ -13,7 +13,7 @@ import { OperationEntity } from '../../src/db/entities/operation.js';
 import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
 import { CloudFactory } from '../../src/steps/cloud.js';
 import { OpenStackError } from '../../src/openstack/errors.js';
-import { transientInfraError } from '../../src/steps/errors.js';
+import { transientInfraError, Wait } from '../../src/steps/errors.js';
 import { dispatcher } from '../../workers/operations.js';
 import { operationRunner } from '../../workers/runner.js';
 import type { OperationSpec } from '../../src/steps/step.js';
@@ -61,6 +61,23 @@ describe('a worker step meeting a PostgreSQL failure', () => {
         },
         { name: 'held', after: ['flaky'], run: async (ctx) => void runs.set(`${ctx.cluster.name}/held`, (runs.get(`${ctx.cluster.name}/held`) ?? 0) + 1) },
         { name: 'boot', run: async (ctx) => void runs.set(`${ctx.cluster.name}/boot`, (runs.get(`${ctx.cluster.name}/boot`) ?? 0) + 1) },
+        // Cluster 'due': one step waits 400 ms at a time (a load balancer building), another 20 ms until its 30th look.
+        {
+          name: 'slow-wait',
+          async run(ctx) {
+            if (ctx.cluster.name !== 'due') return;
+            runs.set('due/slow', (runs.get('due/slow') ?? 0) + 1);
+            if ((runs.get('due/fast') ?? 0) < 30) throw new Wait(400, 'building');
+          },
+        },
+        {
+          name: 'fast-wait',
+          async run(ctx) {
+            if (ctx.cluster.name !== 'due') return;
+            runs.set('due/fast', (runs.get('due/fast') ?? 0) + 1);
+            if (runs.get('due/fast')! < 30) throw new Wait(20, 'joining');
+          },
+        },
       ],
     };
     const deps = { ds: t.app.services.db, redis, prefix: t.config.queuePrefix, cloud: new CloudFactory(t.config), signal: closing.signal, pollMs: 20, lockRetryMs: 20 };
@@ -149,5 +166,15 @@ describe('a worker step meeting a PostgreSQL failure', () => {
     assert.equal(runs.get('immutable'), 4, 'the first try and three retries, not for ever');
     assert.equal(runs.get('immutable/boot'), 1, 'the independent branch ran once, on the first run');
     assert.equal(runs.get('immutable/held'), undefined, 'what comes after the failing step waited for it');
+  });
+
+  test('a step that waited looks again when its own wait is over, not at every run another step\'s shorter wait brings', async () => {
+    const started = Date.now();
+    const op = await ended(await create('due'));
+    assert.equal(op.state, 'succeeded', op.error ?? '');
+    const elapsed = Date.now() - started;
+    const slow = runs.get('due/slow')!;
+    assert.equal(runs.get('due/fast'), 30);
+    assert.ok(slow <= Math.ceil(elapsed / 400) + 2, `the 400 ms step ran ${slow} times in ${elapsed} ms, not once per 20 ms run`);
   });
 });

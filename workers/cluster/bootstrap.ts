@@ -17,7 +17,7 @@ import { groupZones, quorumLoss } from '../../src/cluster-spec/zones.js';
 import { clusterNet, clusterSpec } from '../../src/steps/context.js';
 import { apiFipIsNodes } from './api-lb.js';
 import { diagnose, withDiagnosis } from './diagnose.js';
-import { isControlPlane, observedServers, plannedNodes, type ObservedServer } from './ports.js';
+import { isControlPlane, observedServers, plannedNodes, watchedServers, type ObservedServer } from './ports.js';
 import { ensureServers, failIfBroken } from './servers.js';
 import { roleNodes } from '../../src/preflight/quotas.js';
 
@@ -111,7 +111,7 @@ export const ensureApiReady: Step = {
   async run(ctx) {
     const kube = await kubeFor(ctx);
     if (await kube.readyz()) return;
-    const d = await diagnose(ctx, (await observedServers(ctx)).filter((s) => s.role === 'init'));
+    const d = await diagnose(ctx, (await watchedServers(ctx)).filter((s) => s.role === 'init'));
     const reason = d?.finding.reason ?? 'Initializing';
     const message = withDiagnosis(`Waiting for the API at ${ctx.cluster.api_address} to answer /readyz.`, d);
     const c = ctx.cluster.conditions.control_plane;
@@ -164,7 +164,8 @@ export const ensureControlPlaneJoins: Step = {
   // Not after every member: a joining control plane reaches the API through the first one.
   after: ['api_ready', 'control_plane_init'],
   async run(ctx) {
-    const servers = await observedServers(ctx);
+    // The servers are there (their names are what it needs): looked at every few polls while the turns go round.
+    const servers = await watchedServers(ctx);
     for (const s of servers) if (isControlPlane(s.role)) failIfBroken(s, 'control_plane');
     const kube = await kubeFor(ctx);
     const nodes = new Set((await kube.listNodes()).map((n) => n.metadata.name));
@@ -196,7 +197,8 @@ export const ensureReady: Step = {
   name: 'readiness',
   after: ['addons', 'control_plane_join', 'workers', 'servers_active'],
   async run(ctx) {
-    const servers = await observedServers(ctx);
+    // Every server was ACTIVE (servers_active): while the nodes join, the server list is looked at every few polls.
+    const servers = await watchedServers(ctx);
     for (const s of servers) failIfBroken(s, isControlPlane(s.role) ? 'control_plane' : 'workers');
     if ((await plannedNodes(ctx)).length > 0) throw new Wait(ctx.pollMs, 'nodes still to be made');
     const kube = await kubeFor(ctx);

@@ -38,9 +38,43 @@ export interface PlannedNode {
   index: number;
 }
 
+/**
+ * How many polls a step that only watches the servers while it waits (servers_active, the waits for the API and
+ * for the nodes) lets pass between two server lists: 5, so one list per waiting cluster every 10 s in production.
+ */
+export const WATCH_POLLS = 5;
+
+/**
+ * The cluster's servers for a step that watches them while it waits: listed at most once every WATCH_POLLS polls
+ * (kept for the operation's runs in this process), and that list is the run's (observedServers gives it too).
+ * forgetWatched makes the next look list again.
+ */
+export function watchedServers(ctx: RunContext): Promise<ObservedServer[]> {
+  return ctx.memo('servers', async () => {
+    const w = await watch(ctx);
+    if (Date.now() - w.at >= ctx.pollMs * WATCH_POLLS) {
+      w.servers = await listServers(ctx);
+      w.at = Date.now();
+    }
+    return w.servers;
+  });
+}
+
+const watch = (ctx: RunContext) => ctx.memoRuns('servers-watch', async () => ({ at: -Infinity, servers: [] as ObservedServer[] }));
+
+/** The next watchedServers lists again (the servers changed: one deleted, one made). */
+export async function forgetWatched(ctx: RunContext): Promise<void> {
+  (await watch(ctx)).at = -Infinity;
+  ctx.forget('servers');
+}
+
 /** Servers of the cluster (by tag), not yet gone. */
 export function observedServers(ctx: RunContext): Promise<ObservedServer[]> {
-  return ctx.memo('servers', async () => {
+  return ctx.memo('servers', () => listServers(ctx));
+}
+
+function listServers(ctx: RunContext): Promise<ObservedServer[]> {
+  return (async () => {
     const nova = await ctx.cloud().servers();
     const all = await nova.list({ tags: [clusterTag(ctx.cluster.uuid)] });
     return all
@@ -57,7 +91,7 @@ export function observedServers(ctx: RunContext): Promise<ObservedServer[]> {
           index: /^\d+$/.test(md[META.index] ?? '') ? Number(md[META.index]) : null,
         };
       });
-  });
+  })();
 }
 
 /** The servers a run of this operation is retiring (resize's nodes_to_remove, replaced nodes). */

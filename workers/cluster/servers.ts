@@ -26,7 +26,7 @@ import { kmsInput } from '../../src/features/kms/steps.js';
 import { clusterSpec, nodeGroups, template } from '../../src/steps/context.js';
 import { ensure, purge, type Named } from '../../src/steps/ensure.js';
 import { ensureNodeFloatingIp } from './floating-ips.js';
-import { ensurePort, isControlPlane, observedServers, type ObservedServer, type PlannedNode } from './ports.js';
+import { ensurePort, forgetWatched, isControlPlane, observedServers, watchedServers, type ObservedServer, type PlannedNode } from './ports.js';
 import type { NodeRole } from '../../src/bootstrap/user-data/inputs.js';
 import { nodeVolumes } from './volumes.js';
 
@@ -298,8 +298,8 @@ export function replacingOf(ctx: RunContext): Record<string, Replacing> {
 }
 
 /**
- * Every server the create booted ACTIVE, each in ERROR seen at the next look (one server list per poll, shared
- * with the steps waiting beside it): its condition names it and Nova's fault, and it is deleted and booted again
+ * Every server the create booted ACTIVE, each in ERROR seen at the next look (watchedServers: one server list per
+ * WATCH_POLLS polls, shared with the steps waiting beside it): its condition names it and Nova's fault, and it is deleted and booted again
  * under its name, role and index (new user-data, so a new one-time token) up to MAX_SERVER_REPLACEMENTS times;
  * then the operation fails with that fault. Nothing waits for it but readiness: the API's wait goes on beside it.
  */
@@ -307,7 +307,7 @@ export const ensureServersActive: Step = {
   name: 'servers_active',
   after: ['control_plane_init', 'workers'],
   async run(ctx) {
-    const servers = await observedServers(ctx);
+    const servers = await watchedServers(ctx);
     const pending: string[] = [];
     for (const s of servers) {
       if (s.server.status === 'ERROR') await replaceBroken(ctx, s);
@@ -325,6 +325,7 @@ export const ensureServersActive: Step = {
       await ensureServers(ctx, again);
       pending.push(...again.map((p) => p.name));
     }
+    if (again.length > 0 || servers.some((s) => s.server.status === 'ERROR')) await forgetWatched(ctx);
     if (pending.length > 0) throw new Wait(ctx.pollMs, `${pending.length} server(s) not ACTIVE yet`);
   },
 };

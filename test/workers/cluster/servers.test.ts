@@ -13,7 +13,7 @@ import { plannedNodes, type ObservedServer } from '../../../workers/cluster/port
 import {
   addressesOf, bootstrapToken, ensureServerGroups, ensureServers, failIfBroken, groupImage, MAX_SERVER_REPLACEMENTS, purgeServerGroups, purgeServers, runtimeVolumeOf,
 } from '../../../workers/cluster/servers.js';
-import { audited, Crash, crashAfterCreate, create, recordedOf, startStepCloud, stepRun, type StepCloud } from '../../support/run-context.js';
+import { audited, Crash, crashAfterCreate, create, eventually, recordedOf, startStepCloud, stepRun, type StepCloud } from '../../support/run-context.js';
 
 let cloud: StepCloud;
 before(async () => {
@@ -63,7 +63,8 @@ test('each planned node\'s server boots once, on its port, with its metadata and
     const md = s.metadata as Record<string, string>;
     assert.deepEqual([md[META.cluster], md[META.nodegroup], md[META.role], md[META.version], md[META.caGeneration], md[META.index]], [r.uuid, w.group.uuid, 'worker', spec.kubernetes.version, '1', String(w.index)]);
     assert.ok((s.tags ?? []).includes(clusterTag(r.uuid)));
-    const port = await (await r.clients().neutron()).ports.get(ports.get(w.name)!);
+    // Nova binds the port while it builds the server: looked at until it has.
+    const port = await eventually(async () => (await r.clients().neutron()).ports.get(ports.get(w.name)!), (p) => p.device_id === s.id);
     assert.equal(port.device_id, s.id, `${w.name} is on its own port`);
   }
   r.fresh();
