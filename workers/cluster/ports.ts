@@ -167,8 +167,10 @@ export async function ensurePort(ctx: RunContext, name: string, role: NodeRole):
         fixed_ips: [{ subnet_id: net.subnetId }],
         security_groups: [sg],
         allowed_address_pairs: plan.allowedAddressPairs,
+        // Taken at create only where ML2's tag_ports_during_bulk_creation driver is on; tagged after otherwise.
         tags: [clusterTag(ctx.cluster.uuid)],
       }),
+    tag: (id) => n.addTag('ports', id, clusterTag(ctx.cluster.uuid)),
   });
 }
 
