@@ -3,12 +3,15 @@
 // (image, flavors, external network), then a 1+1 cluster without a load balancer made by a plain member under
 // Octavia's shipped default policy (the member has no load-balancer_* role: every Octavia read answers it 403),
 // reaching the wait for the Kubernetes API with every planned resource present and tagged; then the delete, after
-// which nothing of the project remains. Kubernetes cannot run here (the fake driver boots nothing): the worker
+// which nothing of the project remains. Then a 1+1 cluster with a load balancer by a member holding
+// load-balancer_member: Octavia Zed without the jobboard leaves the graph create's children PENDING_CREATE, the
+// worker builds them again one by one, and the delete again leaves nothing. Kubernetes cannot run here (the fake driver boots nothing): the worker
 // dials the first control plane's floating IP, on the loopback range, where nothing answers.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ClusterEntity } from '../../src/db/entities/cluster.js';
+import { ClusterEventEntity } from '../../src/db/entities/cluster-event.js';
 import { clusterTag } from '../../src/steps/naming.js';
 import { startWorker } from '../../workers/main.js';
 import { testApp, type TestApp } from '../support/app.js';
@@ -17,9 +20,9 @@ import { openstackCli, type OpenStackCli } from '../support/real-openstack/cli.j
 import { startRealOpenStack, type RealOpenStack, type Tenant } from '../support/real-openstack/index.js';
 import { Session } from '../support/real-openstack/rest.js';
 
-type Who = 'member' | 'admin';
+type Who = 'member' | 'lbMember' | 'admin';
 
-describe('the real-cloud lane: a 1+1 cluster without a load balancer through the real CLI, under Octavia\'s default policy', { timeout: 900_000 }, () => {
+describe('the real-cloud lane: 1+1 clusters through the real CLI under Octavia\'s default policy, without and with a load balancer', { timeout: 900_000 }, () => {
   let cloud: RealOpenStack;
   let tenant: Tenant;
   let t: TestApp;
@@ -63,7 +66,7 @@ describe('the real-cloud lane: a 1+1 cluster without a load balancer through the
       healthIntervalMs: 0,
       runner: { pollMs: 500 },
     });
-    os = await openstackCli<Who>(cloud.authUrl, cloud.region, { member: tenant.memberOnly, admin: cloud.admin });
+    os = await openstackCli<Who>(cloud.authUrl, cloud.region, { member: tenant.memberOnly, lbMember: tenant.member, admin: cloud.admin });
     member = new Session(cloud.authUrl, tenant.memberOnly);
   });
 
@@ -143,5 +146,50 @@ describe('the real-cloud lane: a 1+1 cluster without a load balancer through the
     const me = (await member.expect('GET', `${cloud.authUrl}/auth/tokens`, [200], { headers: { 'x-subject-token': await member.authToken() } })).body.token.user.id as string;
     const creds = (await member.expect('GET', `${cloud.authUrl}/users/${me}/application_credentials`, [200])).body.application_credentials as unknown[];
     assert.deepEqual(creds, [], 'the cluster\'s application credential is gone');
+  });
+
+  it('a 1+1 cluster with a load balancer by a member holding load-balancer_member: its listener, pool and member, left PENDING_CREATE by Octavia without the jobboard, are built again one by one; the delete leaves nothing', async () => {
+    await os.ok('lbMember', [
+      'coe', 'cluster', 'template', 'create', 'lane-lb', '--coe', 'kubernetes', '--image', 'ubuntu-2404-kube-v1.35.5',
+      '--external-network', 'public', '--flavor', 'm1.small', '--master-flavor', 'm1.medium', '--network-driver', 'calico',
+      '--master-lb-enabled', '--labels', 'kube_tag=v1.35.5',
+    ]);
+    await os.ok('lbMember', ['coe', 'cluster', 'create', 'lane-lb', '--cluster-template', 'lane-lb', '--master-count', '1', '--node-count', '1']);
+    uuid = (await os.json('lbMember', ['coe', 'cluster', 'show', 'lane-lb'])).uuid;
+    let c;
+    for (let i = 0; i < 600; i++) {
+      c = await row();
+      if (c?.conditions.control_plane?.reason === 'Initializing' || c?.status.endsWith('FAILED')) break;
+      await sleep(500);
+    }
+    assert.equal(c?.status, 'CREATE_IN_PROGRESS', `${c?.status}: ${c?.status_reason}`);
+    assert.equal(c!.conditions.api_lb?.status, 'True', JSON.stringify(c!.conditions.api_lb));
+    const lbm = new Session(cloud.authUrl, tenant.member);
+    const lbs = (await lbm.expect('GET', `${endpoint('load-balancer')}/v2/lbaas/loadbalancers?tags=${encodeURIComponent(clusterTag(uuid))}`, [200])).body.loadbalancers as { id: string; provisioning_status: string; vip_address: string }[];
+    assert.equal(lbs.length, 1);
+    const tree = (await lbm.expect('GET', `${endpoint('load-balancer')}/v2/lbaas/loadbalancers/${lbs[0]!.id}/status`, [200])).body.statuses.loadbalancer;
+    const statuses = [tree.provisioning_status, ...tree.listeners.flatMap((l: any) => [l.provisioning_status, ...l.pools.flatMap((p: any) => [p.provisioning_status, ...p.members.map((m: any) => m.provisioning_status)])])];
+    assert.deepEqual(statuses, ['ACTIVE', 'ACTIVE', 'ACTIVE', 'ACTIVE'], JSON.stringify(tree));
+    const events = await t.app.services.db.getRepository(ClusterEventEntity).find({ where: { cluster_id: uuid } });
+    const stuck = events.filter((e) => e.type === 'LoadBalancerChildrenStuck');
+    assert.ok(stuck.length > 0, 'Octavia without the jobboard left the graph create\'s children pending: they were built again');
+    assert.match(stuck[0]!.message, /is ACTIVE but its (listener|pool) \S+ stays? PENDING_CREATE/);
+
+    await os.ok('lbMember', ['coe', 'cluster', 'delete', 'lane-lb']);
+    for (let i = 0; i < 600; i++) {
+      c = await row();
+      if (!c || c.status === 'DELETE_FAILED') break;
+      await sleep(500);
+    }
+    assert.equal(c, null, `${c?.status}: ${c?.status_reason}`);
+    const net = endpoint('network');
+    const project = `project_id=${tenant.projectId}`;
+    assert.deepEqual((await lbm.expect('GET', `${endpoint('load-balancer')}/v2/lbaas/loadbalancers`, [200])).body.loadbalancers, []);
+    assert.deepEqual((await member.expect('GET', `${endpoint('compute')}/servers/detail`, [200])).body.servers, []);
+    for (const kind of ['networks', 'subnets', 'routers', 'floatingips'] as const) {
+      assert.deepEqual((await member.expect('GET', `${net}/v2.0/${kind}?${project}`, [200])).body[kind], [], kind);
+    }
+    const ports = (await admin.expect('GET', `${net}/v2.0/ports?${project}`, [200])).body.ports as { device_owner: string; name: string }[];
+    assert.deepEqual(ports.map((p) => `${p.device_owner} ${p.name}`), [], 'no port, also as the admin sees them');
   });
 });
