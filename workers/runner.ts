@@ -45,7 +45,12 @@ export interface RunnerDeps {
 
 const DEFAULT_BACKOFF = { baseMs: 1000, maxMs: 60_000, maxRetries: 15 };
 
-type JobData = OperationJob & { retries?: number };
+/**
+ * retries: retryable failures in a row of a sequential operation's run. held: in a parallel operation, each step
+ * failing retryably, its failures in a row and the time before which it is not run again (only what comes after it
+ * waits for it meanwhile).
+ */
+type JobData = OperationJob & { retries?: number; held?: Record<string, { retries: number; until: number }> };
 
 export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
   const store = new OperationStore(deps.ds);
@@ -73,9 +78,18 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
       const earlier = cache.steps;
       /** Steps this run completed: progress, which resets the retry budget. */
       let completed = 0;
+      /** A parallel operation's step ran out of retries: its failure ends the operation. */
+      let exhausted = false;
       try {
         const done = new Set<string>();
         let waiting: Wait | undefined;
+        const b = deps.backoff ?? DEFAULT_BACKOFF;
+        const held = { ...(job.data.held ?? {}) };
+        const heldBefore = JSON.stringify(held);
+        /** Waits `ms` (the shortest of the run's waits and held steps' backoffs wins). */
+        const waitFor = (w: Wait) => {
+          if (!waiting || w.ms < waiting.ms) waiting = w;
+        };
         for (const step of spec.steps) {
           await ctx.checkpoint();
           if (spec.deadline) checkDeadline(ctx);
@@ -84,19 +98,52 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
             done.add(step.name);
             continue;
           }
+          const h = held[step.name];
+          if (h && h.until > Date.now()) {
+            waitFor(new Wait(h.until - Date.now(), `${step.name} is retried later`));
+            continue;
+          }
+          // A step that waited looks again when its wait is over, not at every run another step's shorter wait brings.
+          const due = cache.due.get(step.name);
+          if (spec.parallel && due !== undefined && due > Date.now()) {
+            waitFor(new Wait(due - Date.now(), `${step.name} looks again later`));
+            continue;
+          }
           current = step;
           try {
             await step.run(ctx);
             completed++;
             done.add(step.name);
             earlier.add(step.name);
+            delete held[step.name];
             await clearRetryNote(ctx, cache, step);
           } catch (e) {
-            if (!(spec.parallel && e instanceof Wait)) throw e;
-            if (!waiting || e.ms < waiting.ms) waiting = e;
+            if (spec.parallel && e instanceof Wait) {
+              delete held[step.name];
+              cache.due.set(step.name, Date.now() + e.ms);
+              waitFor(e);
+              continue;
+            }
+            // A retryable failure holds back only what comes after the step: independent branches go on. Its own
+            // failures in a row are counted: past maxRetries it ends the operation (below), never looping for ever.
+            if (!(spec.parallel && isRetryable(e))) throw e;
+            const retries = (held[step.name]?.retries ?? 0) + 1;
+            if (retries > b.maxRetries) {
+              exhausted = true;
+              throw e;
+            }
+            const ms = backoffMs(b, retries);
+            held[step.name] = { retries, until: Date.now() + ms };
+            ctx.log('retryable error', { step: step.name, retries, reason: (e as Error).message });
+            await noteRetry(ctx, cache, step, e, retries, b.maxRetries, ms);
+            waitFor(new Wait(ms, `${step.name} failed (${(e as Error).message}); again in ${ms} ms`));
           }
         }
         current = undefined;
+        if (JSON.stringify(held) !== heldBefore) {
+          const { held: _, ...rest } = job.data;
+          await job.updateData(Object.keys(held).length > 0 ? { ...rest, held } : rest);
+        }
         if (waiting) throw waiting;
         await ctx.checkpoint();
         return spec.finish ? await spec.finish(ctx) : await succeed(ctx);
@@ -112,21 +159,15 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
           if (job.data.retries) await job.updateData({ ...job.data, retries: 0 });
           return await delay(job, token, e.ms);
         }
-        if (isRetryable(e)) {
+        if (isRetryable(e) && !exhausted) {
           const b = deps.backoff ?? DEFAULT_BACKOFF;
           const retries = (completed > 0 ? 0 : (job.data.retries ?? 0)) + 1;
           if (retries <= b.maxRetries) {
             ctx.log('retryable error', { step: current?.name, retries, reason: (e as Error).message });
             await job.updateData({ ...job.data, retries });
             requeued = true;
-            const exp = Math.min(b.maxMs, b.baseMs * 2 ** (retries - 1));
-            const ms = Math.round(exp * (0.5 + Math.random() / 2));
-            // The step's condition says what failed, how often so far and when the next try is (best effort).
-            if (current?.condition) {
-              const type = current.condition;
-              if (!cache.notes.has(current.name)) cache.notes.set(current.name, { type, before: ctx.cluster.conditions[type] });
-              await ctx.setCondition(type, 'Unknown', 'CloudErrorRetrying', retryNote(e, retries, b.maxRetries, new Date(Date.now() + ms))).catch(() => undefined);
-            }
+            const ms = backoffMs(b, retries);
+            if (current) await noteRetry(ctx, cache, current, e, retries, b.maxRetries, ms);
             return await delay(job, token, ms);
           }
         }
@@ -138,6 +179,7 @@ export function operationRunner(deps: RunnerDeps, spec: OperationSpec) {
             // What earlier runs completed was the way forward; the way back walks every step again.
             cache.steps.clear();
             cache.values.clear();
+            cache.due.clear();
             requeued = true;
             return await delay(job, token, 0);
           }
@@ -169,6 +211,16 @@ interface OpCache {
   values: Map<string, Promise<unknown>>;
   /** Steps whose condition says they retry after an error: what it said before. */
   notes: Map<string, { type: ConditionType; before: Condition | undefined }>;
+  /** Parallel operations: when each step that waited is due to look again. */
+  due: Map<string, number>;
+}
+
+/** The step's condition says what failed, how often so far and when the next try is (best effort: never fails the run). */
+async function noteRetry(ctx: RunContext, cache: OpCache, step: Step, e: unknown, tries: number, maxTries: number, ms: number): Promise<void> {
+  const type = step.condition;
+  if (!type) return;
+  if (!cache.notes.has(step.name)) cache.notes.set(step.name, { type, before: ctx.cluster.conditions[type] });
+  await ctx.setCondition(type, 'Unknown', 'CloudErrorRetrying', retryNote(e, tries, maxTries, new Date(Date.now() + ms))).catch(() => undefined);
 }
 
 /** A step that retried went through: its condition no longer says it retries (back to what it said before). */
@@ -186,7 +238,7 @@ const OP_CACHE_MAX = 10_000;
 function opCache(operationId: string): OpCache {
   let c = OP_CACHE.get(operationId);
   if (!c) {
-    c = { steps: new Set(), values: new Map(), notes: new Map() };
+    c = { steps: new Set(), values: new Map(), notes: new Map(), due: new Map() };
     OP_CACHE.set(operationId, c);
     if (OP_CACHE.size > OP_CACHE_MAX) OP_CACHE.delete(OP_CACHE.keys().next().value!);
   }
@@ -202,6 +254,12 @@ function memoIn<T>(memos: Map<string, Promise<unknown>>, key: string, compute: (
     p.catch(() => memos.delete(key));
   }
   return p;
+}
+
+/** The n-th retry's delay: base × 2^(n-1), capped, jittered down to half. */
+function backoffMs(b: { baseMs: number; maxMs: number }, n: number): number {
+  const exp = Math.min(b.maxMs, b.baseMs * 2 ** (n - 1));
+  return Math.round(exp * (0.5 + Math.random() / 2));
 }
 
 /** Re-queues the job to run again in `ms`; the run ends here. */

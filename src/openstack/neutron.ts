@@ -1,7 +1,8 @@
 // Neutron v2.0 (spec openstack-apis §3): networks, subnets, routers (interfaces, external
 // gateway), ports, security groups and rules, floating IPs, tags and quota usage. Lists take
 // exact-match filters (a repeated filter is an OR) and follow `<collection>_links` next.
-// Only ports take tags at create; tag the others right after (replaceTags / addTag).
+// Only ports take tags at create, and only where ML2's tag_ports_during_bulk_creation extension driver is on
+// (Debian's Zed has it off); tag the others, and ports the answer shows untagged, right after (replaceTags / addTag).
 import type { components, operations } from '../../openapi/openstack/neutron.js';
 import { Collection, versionPrefix } from './collection.js';
 import { requestJson, type Session } from './http.js';

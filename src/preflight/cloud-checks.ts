@@ -7,6 +7,8 @@ import { IMAGE_PROPERTIES, imageProblem, imageVersionProblem, nodeImage, type Im
 import type { CallerClouds, CloudCaller } from '../openstack/caller.js';
 import type { GlanceImage } from '../openstack/glance.js';
 import { isNotFound, OpenStackError } from '../openstack/http.js';
+import { flavorOf, isUuidLike } from '../openstack/ids.js';
+import type { NovaFlavor } from '../openstack/nova.js';
 
 export interface CloudChecks {
   /** The image's os_distro; 400 when missing or without os_distro, 403 when not visible. */
@@ -43,14 +45,12 @@ export const neededGb = (d: ImageDisk): number => Math.max(d.minDiskGb, Math.cei
 
 const SERVICE_NAMES: Record<string, string> = { image: 'Glance', compute: 'Nova', network: 'Neutron' };
 
-/** oslo's is_uuid_like: a UUID with or without dashes, braces or urn:uuid: prefix, any case. */
-export function isUuidLike(value: string): boolean {
-  const hex = value.toLowerCase().replace(/^urn:/, '').replace(/^uuid:/, '').replace(/[{}-]/g, '');
-  return /^[0-9a-f]{32}$/.test(hex);
-}
+export { isUuidLike };
 
 /** The checks against the real services, with the caller's clients (their token and its catalog). */
 export function cloudChecks(clouds: CallerClouds, opts: CloudChecksOptions): CloudChecks {
+  /** The flavor list of each request (its caller), read once however many flavors it checks. */
+  const flavorLists = new WeakMap<CloudCaller, Promise<NovaFlavor[]>>();
   /** Runs `fn`; turns what the service said into the API's errors: never a 500 for a cloud that is down. */
   async function guarded<T>(type: string, fn: () => Promise<T>, forbidden?: () => ApiError): Promise<T> {
     try {
@@ -126,16 +126,14 @@ export function cloudChecks(clouds: CallerClouds, opts: CloudChecksOptions): Clo
 
     checkFlavor: (who, flavor) =>
       guarded('compute', async () => {
-        const nova = clouds.for(who).nova();
-        try {
-          await nova.getFlavor(flavor);
-          return;
-        } catch (e) {
-          if (!isNotFound(e)) throw e;
+        // Magnum matches a flavor by id or name over the whole list: one list per request, no probe by id.
+        let flavors = flavorLists.get(who);
+        if (!flavors) {
+          flavors = clouds.for(who).nova().listFlavors();
+          flavorLists.set(who, flavors);
+          flavors.catch(() => flavorLists.delete(who));
         }
-        // Magnum matches a flavor by id or name over the whole list.
-        const flavors = await nova.listFlavors();
-        if (!flavors.some((f) => f.name === flavor || f.id === flavor)) throw errors.flavorNotFound(flavor);
+        if (!flavorOf(await flavors, flavor)) throw errors.flavorNotFound(flavor);
       }),
 
     checkExternalNetwork: (who, network) =>

@@ -5,6 +5,7 @@ import type { NodeGroupRow } from '../db/entities/nodegroup.js';
 import { parseClusterSpec } from '../cluster-spec/parse.js';
 import type { ClusterSpec } from '../cluster-spec/types.js';
 import { isNotFound } from '../openstack/errors.js';
+import { isUuidLike } from '../openstack/ids.js';
 import type { NeutronClient, NeutronNetwork, NeutronSubnet } from '../openstack/neutron.js';
 import { StepFailure } from './errors.js';
 import type { RunContext } from './step.js';
@@ -24,21 +25,26 @@ export function nodeGroups(ctx: RunContext): Promise<NodeGroupRow[]> {
   return ctx.memo('nodegroups', () => ctx.repos.clusters.nodegroups([ctx.cluster.uuid]));
 }
 
-/** A network or subnet named by id or by name (templates and clusters accept both). */
-async function byIdOrName<T>(get: () => Promise<T>, list: () => Promise<T[]>): Promise<T | undefined> {
-  try {
-    return await get();
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
+/**
+ * A network or subnet named by id or by name (templates and clusters accept both): a UUID by id (then by name, a
+ * name may look like one), anything else by name at once, never probed by id.
+ */
+async function byIdOrName<T>(ref: string, get: () => Promise<T>, list: () => Promise<T[]>): Promise<T | undefined> {
+  if (isUuidLike(ref)) {
+    try {
+      return await get();
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
   }
   return (await list())[0];
 }
 
 export const findNetwork = (n: NeutronClient, ref: string): Promise<NeutronNetwork | undefined> =>
-  byIdOrName(() => n.getNetwork(ref), () => n.listNetworks({ name: ref }));
+  byIdOrName(ref, () => n.getNetwork(ref), () => n.listNetworks({ name: ref }));
 
 export const findSubnet = (n: NeutronClient, ref: string): Promise<NeutronSubnet | undefined> =>
-  byIdOrName(() => n.subnets.get(ref), () => n.subnets.list({ name: ref }));
+  byIdOrName(ref, () => n.subnets.get(ref), () => n.subnets.list({ name: ref }));
 
 /**
  * The cluster's spec, parsed by the one parser from template, cluster, node groups and labels; a cluster on

@@ -3,9 +3,9 @@
 // else a new one, recorded at once. Tagged with the cluster's tag either way (spec §7.5).
 // Its twin "purge" walks the same record at delete: the recorded ones and those the cloud still
 // holds of the cluster (by tag or name), each deleted, 404 counting as done, and marked deleted.
-import { isNotFound } from '../openstack/errors.js';
+import { isCapacityError, isNotFound, OpenStackError } from '../openstack/errors.js';
 import type { Cloud } from './cloud.js';
-import { Wait } from './errors.js';
+import { StepFailure, Wait } from './errors.js';
 import { clusterTag } from './naming.js';
 import type { RunContext } from './step.js';
 import { offered } from './services.js';
@@ -89,6 +89,30 @@ export interface PurgeSpec<C> {
  * each deleted (404 counting as done) and marked deleted at once; the step waits while any is still going.
  */
 export async function purge<C>(ctx: RunContext, s: PurgeSpec<C>): Promise<void> {
+  try {
+    await purgeAll(ctx, s);
+  } catch (e) {
+    throw isForbidden(e) ? forbiddenToPurge(ctx, s.service, e) : e;
+  }
+}
+
+export const isForbidden = (e: unknown): e is OpenStackError => e instanceof OpenStackError && e.kind === 'forbidden' && !isCapacityError(e);
+
+/**
+ * A delete the cloud's policy refuses to the cluster's credential: no retry changes that (the credential keeps the
+ * roles it was made with), so the delete ends saying why and what to do.
+ */
+export function forbiddenToPurge(ctx: RunContext, service: string, e: OpenStackError): StepFailure {
+  const role = service === 'load-balancer' ? 'load-balancer_member' : service === 'key-manager' ? 'creator' : 'member';
+  return new StepFailure(
+    'Forbidden',
+    `${service}: ${(e.fault.message ?? e.message).replace(/\.?$/, '.')} The cluster's application credential keeps the roles its creator had when it was made, ` +
+      `and this cloud's policy refuses it: grant the cluster's user the role the service needs (${role} on project ${ctx.cluster.project_id}), ` +
+      `rotate the cluster's credential (PATCH /v1/credentials/${ctx.cluster.uuid}, microversion 1.12) and delete the cluster again.`,
+  );
+}
+
+async function purgeAll<C>(ctx: RunContext, s: PurgeSpec<C>): Promise<void> {
   // No credential any more: a resumed delete already past the cloud.
   if (!ctx.cluster.app_cred_id) return;
   const rows = await ctx.ledger.live(s.type);

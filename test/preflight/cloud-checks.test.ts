@@ -42,6 +42,22 @@ async function refused(user: User, body: Record<string, unknown>, status: number
 }
 
 describe('create', () => {
+  test('no 404 probes: image, flavors and external network given by name are asked for by name; the flavors are listed once', async () => {
+    const probes = [
+      cloud().nova.faults.inject({ method: 'GET', path: /\/flavors\/m1\./, status: 400, message: 'probed by id' }),
+      cloud().glance.faults.inject({ method: 'GET', path: /\/images\/fedora/, status: 400, message: 'probed by id' }),
+      cloud().neutron.faults.inject({ method: 'GET', path: /\/networks\/public/, status: 400, message: 'probed by id' }),
+    ];
+    cloud().sims.resetCalls();
+    try {
+      const r = await create('demo', { name: 'no-probes', flavor_id: 'm1.small', master_flavor_id: 'm1.medium' });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    } finally {
+      for (const remove of probes) remove();
+    }
+    assert.equal(cloud().sims.calls()['nova GET /flavors/detail'], 1, 'both flavors from one list');
+  });
+
   test('fills cluster_distro from the image; images, flavors and networks by name or id', async () => {
     const r = await create('demo', { name: 'by-name', flavor_id: 'm1.small', master_flavor_id: 'm1.medium', cluster_distro: 'ignored' });
     assert.equal(r.status, 201, JSON.stringify(r.body));

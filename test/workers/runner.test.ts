@@ -12,8 +12,8 @@ import type { DataSource } from 'typeorm';
 import { OperationEntity } from '../../src/db/entities/operation.js';
 import { OPERATIONS_QUEUE } from '../../src/operations/queue.js';
 import { CloudFactory } from '../../src/steps/cloud.js';
-import { transientInfraError } from '../../src/steps/errors.js';
 import { OpenStackError } from '../../src/openstack/errors.js';
+import { transientInfraError, Wait } from '../../src/steps/errors.js';
 import { dispatcher } from '../../workers/operations.js';
 import { operationRunner } from '../../workers/runner.js';
 import type { OperationSpec } from '../../src/steps/step.js';
@@ -44,8 +44,10 @@ describe('a worker step meeting a PostgreSQL failure', () => {
     });
     assert.equal(res.statusCode, 201, res.body);
     template = res.json().uuid;
+    // A graph as the create's: `held` comes after `flaky`, `boot` after nothing.
     const spec: OperationSpec = {
       kind: 'create',
+      parallel: true,
       steps: [
         {
           name: 'flaky',
@@ -55,6 +57,25 @@ describe('a worker step meeting a PostgreSQL failure', () => {
             const n = (runs.get(name) ?? 0) + 1;
             runs.set(name, n);
             await behaviour.get(name)?.(ctx.ds, n);
+          },
+        },
+        { name: 'held', after: ['flaky'], run: async (ctx) => void runs.set(`${ctx.cluster.name}/held`, (runs.get(`${ctx.cluster.name}/held`) ?? 0) + 1) },
+        { name: 'boot', run: async (ctx) => void runs.set(`${ctx.cluster.name}/boot`, (runs.get(`${ctx.cluster.name}/boot`) ?? 0) + 1) },
+        // Cluster 'due': one step waits 400 ms at a time (a load balancer building), another 20 ms until its 30th look.
+        {
+          name: 'slow-wait',
+          async run(ctx) {
+            if (ctx.cluster.name !== 'due') return;
+            runs.set('due/slow', (runs.get('due/slow') ?? 0) + 1);
+            if ((runs.get('due/fast') ?? 0) < 30) throw new Wait(400, 'building');
+          },
+        },
+        {
+          name: 'fast-wait',
+          async run(ctx) {
+            if (ctx.cluster.name !== 'due') return;
+            runs.set('due/fast', (runs.get('due/fast') ?? 0) + 1);
+            if (runs.get('due/fast')! < 30) throw new Wait(20, 'joining');
           },
         },
       ],
@@ -154,5 +175,29 @@ describe('a worker step meeting a PostgreSQL failure', () => {
     // The first run and three retries; more when recording the failure meets a connection that died with the
     // terminated backend (the job then fails and the relay queues the operation again).
     assert.ok(runs.get('pg-down')! >= 4, `${runs.get('pg-down')} runs`);
+  });
+
+  test('a step failing retryably holds back only what comes after it: the independent branch runs; the same 409 in a row ends the operation with its reason', async () => {
+    // Octavia Zed without the jobboard: the pool stays PENDING_CREATE, every POST under it is refused.
+    behaviour.set('immutable', async () => {
+      throw new OpenStackError('load-balancer', 409, 'req-x', { faultstring: 'Pool 4c1e is immutable and cannot be updated.' }, 'conflict', 'load-balancer POST /v2/lbaas/healthmonitors: HTTP 409');
+    });
+    const uuid = await create('immutable');
+    const op = await ended(uuid);
+    assert.equal(op.state, 'failed');
+    assert.match(op.error ?? '', /^Conflict: .*Pool 4c1e is immutable/);
+    assert.equal(runs.get('immutable'), 4, 'the first try and three retries, not for ever');
+    assert.equal(runs.get('immutable/boot'), 1, 'the independent branch ran once, on the first run');
+    assert.equal(runs.get('immutable/held'), undefined, 'what comes after the failing step waited for it');
+  });
+
+  test('a step that waited looks again when its own wait is over, not at every run another step\'s shorter wait brings', async () => {
+    const started = Date.now();
+    const op = await ended(await create('due'));
+    assert.equal(op.state, 'succeeded', op.error ?? '');
+    const elapsed = Date.now() - started;
+    const slow = runs.get('due/slow')!;
+    assert.equal(runs.get('due/fast'), 30);
+    assert.ok(slow <= Math.ceil(elapsed / 400) + 2, `the 400 ms step ran ${slow} times in ${elapsed} ms, not once per 20 ms run`);
   });
 });

@@ -1,18 +1,20 @@
 // The API endpoint (k8s-bootstrap §1.3): an Octavia load balancer on the cluster subnet (its VIP
 // is known as soon as the POST answers, so servers boot while it builds) created in one graph with
 // its listener TCP 6443, pool and one member per control-plane port (the ports are made first); the
-// health monitor after, while it is ACTIVE; a later change (a missing child, members after a
+// health monitor after, while it is ACTIVE (children an Octavia without the jobboard leaves PENDING under an ACTIVE
+// load balancer are deleted and built again one at a time); a later change (a missing child, members after a
 // resize or an upgrade) one at a time while ACTIVE; a floating IP on the VIP port when asked. Without a load balancer the
 // endpoint is the single control plane's port, and its floating IP (when it has one) the address everything uses,
 // moved to a replacement control plane by the roll (moveApiFloatingIp). The address is recorded on the cluster at once.
 // The delete removes it, and those OCCM made for the cluster's Services, before the servers.
 import { networkPlan, type LoadBalancerPlan } from '../../src/cluster-spec/network-plan.js';
-import type { LoadBalancer, OctaviaClient } from '../../src/openstack/octavia.js';
+import type { Listener, LoadBalancer, OctaviaClient, Pool } from '../../src/openstack/octavia.js';
+import { OpenStackError } from '../../src/openstack/errors.js';
 import { StepFailure, Wait } from '../../src/steps/errors.js';
 import { clusterDescription, clusterTag, resourceName } from '../../src/steps/naming.js';
 import type { RunContext, Step } from '../../src/steps/step.js';
 import { clusterNet, clusterSpec } from '../../src/steps/context.js';
-import { ensure, purge } from '../../src/steps/ensure.js';
+import { ensure, isForbidden, purge } from '../../src/steps/ensure.js';
 import { apiFloatingIp, ensureFloatingIp } from './floating-ips.js';
 import { controlPlanePorts } from './ports.js';
 import { masterCount, type BillInput } from '../../src/preflight/quotas.js';
@@ -142,12 +144,24 @@ export const ensureApiEndpoint: Step = {
   },
 };
 
+/**
+ * While a load balancer is first built, how many polls pass before it is looked at every poll, and how many pass
+ * between two looks before: an amphora takes a minute or more (the simulator's median is 90 s), so in production
+ * it is read every 10 s for its first minute, then every 2 s.
+ */
+const LB_BUILD_POLLS = 30;
+const LB_EARLY_POLLS = 5;
+
 /** ACTIVE, or Wait (PENDING_*), or a failure (ERROR). */
 async function activeLb(ctx: RunContext, o: OctaviaClient, id: string): Promise<void> {
   const status = await o.provisioningStatus(id);
   if (status === 'ACTIVE') return;
   if (status === 'ERROR') throw new StepFailure('LoadBalancerError', `The API load balancer ${id} went to ERROR.`, 'api_lb');
   if (status === 'DELETED') throw new StepFailure('NotFound', `The API load balancer ${id} disappeared.`, 'api_lb');
+  if (status === 'PENDING_CREATE') {
+    const since = await ctx.memoRuns(`lb-building:${id}`, async () => Date.now());
+    if (Date.now() - since < ctx.pollMs * LB_BUILD_POLLS) throw new Wait(ctx.pollMs * LB_EARLY_POLLS, `load balancer ${id} is being built`);
+  }
   throw new Wait(ctx.pollMs, `load balancer ${id} is ${status}`);
 }
 
@@ -165,16 +179,24 @@ export const ensureApiListener: Step = {
     const lbId = ep.loadBalancerId!;
     const name = resourceName(ctx.cluster, 'kubeapi-6443');
     const tags = [clusterTag(ctx.cluster.uuid)];
-    const child = async <T extends { id: string; name?: string | null }>(type: string, list: () => Promise<T[]>, create: () => Promise<T>, get: (id: string) => Promise<T>): Promise<T> => {
+    // Its children are judged once the load balancer is ACTIVE (read after it: a child Octavia finished is ACTIVE
+    // with it); one made now is not judged before the load balancer is ACTIVE again.
+    await activeLb(ctx, o, lbId);
+    const child = async <T extends { id: string; name?: string | null; provisioning_status?: string }>(type: string, list: () => Promise<T[]>, create: () => Promise<T>, get: (id: string) => Promise<T>): Promise<T> => {
       const rows = await ctx.ledger.live(type);
       if (rows[0]) return get(rows[0].cloud_id);
-      // Made with the load balancer (graph create): found and recorded at once, even while it builds.
+      // Made with the load balancer (graph create): found and recorded at once, even while it builds. One being
+      // deleted (a stuck one, below) is not adopted; one made here is recorded as made one by one, and waited for.
       return ensure(ctx, {
         step: 'api_lb', service: 'load-balancer', type, name, get,
-        findByName: async () => (await list()).map((r) => ({ ...r, description: ctx.cluster.uuid })),
+        findByName: async () => (await list()).filter((r) => !GONE.has(r.provisioning_status ?? '')).map((r) => ({ ...r, description: ctx.cluster.uuid })),
         create: async () => {
           await activeLb(ctx, o, lbId);
-          return create();
+          const made = await create();
+          await ctx.hooks.afterCreate?.(type, made.id);
+          // The load balancer is PENDING_UPDATE now: what follows waits for it.
+          await ctx.ledger.record({ service: 'load-balancer', type, cloudId: made.id, name, step: ONE_BY_ONE });
+          throw new Wait(ctx.pollMs, `${type} ${made.id} being made`);
         },
       });
     };
@@ -182,12 +204,60 @@ export const ensureApiListener: Step = {
       () => o.listeners.list({ name, loadbalancer_id: lbId }),
       () => o.listeners.create({ name, loadbalancer_id: lbId, protocol: lb.listener.protocol, protocol_port: lb.listener.port, tags, ...(lb.listener.allowedCidrs.length > 0 ? { allowed_cidrs: lb.listener.allowedCidrs } : {}) }),
       (id) => o.listeners.get(id));
-    await child('pool',
+    // A stuck listener goes (after its pool) before a pool is made on it.
+    await rebuildStuckListener(ctx, o, lbId, listener);
+    const pool = await child('pool',
       () => o.pools.list({ name, loadbalancer_id: lbId }),
       () => o.pools.create({ name, listener_id: listener.id, protocol: lb.pool.protocol, lb_algorithm: lb.pool.algorithm, tags }),
       (id) => o.pools.get(id));
+    await rebuildStuckPool(ctx, o, lbId, pool);
   },
 };
+
+/** The ledger's step of the children made one at a time (not with the load balancer). */
+const ONE_BY_ONE = 'api_lb_one_by_one';
+const GONE = new Set(['PENDING_DELETE', 'DELETED']);
+const pending = (o: { provisioning_status?: string | null }) => (o.provisioning_status ?? '').startsWith('PENDING_');
+
+/**
+ * Octavia Zed without the jobboard (its default) activates a fully populated load balancer but leaves its listener,
+ * pool and members PENDING_CREATE for ever: nothing can be added under them (409 "immutable") and no traffic flows.
+ * Seen once the load balancer is ACTIVE, they are deleted (the pool with its members; a stuck listener after its
+ * pool), one change at a time while it is ACTIVE (only the load balancer's state is asked for that), and built
+ * again one at a time (ensureApiListener's lookups, then syncMembers). Children made one at a time that stay
+ * PENDING as well fail the create with the reason: no retry would change it.
+ */
+async function rebuildStuckListener(ctx: RunContext, o: OctaviaClient, lbId: string, listener: Listener): Promise<void> {
+  if (!pending(listener)) return;
+  const what = `The API load balancer ${lbId} is ACTIVE but its listener ${listener.id} stays ${listener.provisioning_status}`;
+  if ((await ctx.ledger.live('listener')).some((r) => r.cloud_id === listener.id && r.step === ONE_BY_ONE)) throw stuckFailure(what);
+  const pool = (await ctx.ledger.live('pool'))[0];
+  await ctx.event('LoadBalancerChildrenStuck', 'Rebuilding', `${what} (Octavia without the jobboard): its children are built again one at a time.`, 'warning');
+  if (pool) {
+    await o.pools.delete(pool.cloud_id);
+    await ctx.ledger.markDeleted('load-balancer', 'pool', pool.cloud_id);
+    throw new Wait(ctx.pollMs, `pool ${pool.cloud_id} going before its stuck listener`);
+  }
+  await o.listeners.delete(listener.id);
+  await ctx.ledger.markDeleted('load-balancer', 'listener', listener.id);
+  throw new Wait(ctx.pollMs, `stuck listener ${listener.id} being deleted`);
+}
+
+async function rebuildStuckPool(ctx: RunContext, o: OctaviaClient, lbId: string, pool: Pool): Promise<void> {
+  const members = await o.listMembers(pool.id);
+  const stuck = [pool, ...members].filter(pending);
+  if (stuck.length === 0) return;
+  const what = `The API load balancer ${lbId} is ACTIVE but its ${pending(pool) ? `pool ${pool.id}` : `pool's members ${stuck.map((m) => m.id).join(', ')}`} stay ${stuck[0]!.provisioning_status}`;
+  if ((await ctx.ledger.live('pool')).some((r) => r.cloud_id === pool.id && r.step === ONE_BY_ONE)) throw stuckFailure(what);
+  await ctx.event('LoadBalancerChildrenStuck', 'Rebuilding', `${what} (Octavia without the jobboard): the pool is built again one step at a time.`, 'warning');
+  await o.pools.delete(pool.id);
+  await ctx.ledger.markDeleted('load-balancer', 'pool', pool.id);
+  await ctx.ledger.markTypeDeleted('healthmonitor');
+  throw new Wait(ctx.pollMs, `stuck pool ${pool.id} being deleted`);
+}
+
+const stuckFailure = (what: string) =>
+  new StepFailure('LoadBalancerStuck', `${what} although built one at a time: Octavia's worker does not finish them (see its log).`, 'api_lb');
 
 /** The pool's health monitor, after the members: traffic flows without it, so it is not on the way to /readyz. */
 export const ensureApiMonitor: Step = {
@@ -210,7 +280,13 @@ export const ensureApiMonitor: Step = {
       findByName: async () => (await o.healthMonitors.list({ name, pool_id: pool.cloud_id })).map((r) => ({ ...r, description: ctx.cluster.uuid })),
       create: async () => {
         await activeLb(ctx, o, lbId);
-        return o.healthMonitors.create({ name, pool_id: pool.cloud_id, type: m.type, delay: m.delay, timeout: m.timeout, max_retries: m.maxRetries, max_retries_down: m.maxRetriesDown, tags: [clusterTag(ctx.cluster.uuid)] });
+        try {
+          return await o.healthMonitors.create({ name, pool_id: pool.cloud_id, type: m.type, delay: m.delay, timeout: m.timeout, max_retries: m.maxRetries, max_retries_down: m.maxRetriesDown, tags: [clusterTag(ctx.cluster.uuid)] });
+        } catch (e) {
+          // "Pool … is immutable" with the load balancer ACTIVE: the pool is stuck, asking again changes nothing.
+          if (e instanceof OpenStackError && e.status === 409 && (await o.provisioningStatus(lbId)) === 'ACTIVE') throw stuckFailure(`The API load balancer ${lbId} is ACTIVE but its pool ${pool.cloud_id} refuses a health monitor (${e.fault.message ?? e.message})`);
+          throw e;
+        }
       },
     });
   },
@@ -298,7 +374,19 @@ export const purgeLoadBalancers: Step = {
         const uuid = ctx.cluster.uuid;
         // OCCM's and the ingress controller's are known by their description (§4.2).
         const occm = occmLoadBalancer(uuid);
-        return (await o.listLoadBalancers()).filter((lb) => (lb.tags ?? []).includes(clusterTag(uuid)) || occm.test(lb.description ?? ''));
+        let all: LoadBalancer[];
+        try {
+          all = await o.listLoadBalancers();
+        } catch (e) {
+          // Octavia's shipped policy lets only load-balancer_* roles list: a credential without one made no load
+          // balancer, nor did OCCM with it (the same credential). With one recorded, the purge's failure says what to do.
+          if (isForbidden(e) && (await ctx.ledger.live('loadbalancer')).length === 0) {
+            ctx.log('load balancers not listed: the credential may not (Octavia policy), and none was made', { reason: e.message });
+            return [];
+          }
+          throw e;
+        }
+        return all.filter((lb) => (lb.tags ?? []).includes(clusterTag(uuid)) || occm.test(lb.description ?? ''));
       },
       async delete(o, id) {
         const status = await o.provisioningStatus(id);

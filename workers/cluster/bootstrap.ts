@@ -17,7 +17,7 @@ import { groupZones, quorumLoss } from '../../src/cluster-spec/zones.js';
 import { clusterNet, clusterSpec } from '../../src/steps/context.js';
 import { apiFipIsNodes } from './api-lb.js';
 import { diagnose, withDiagnosis } from './diagnose.js';
-import { isControlPlane, observedServers, plannedNodes, type ObservedServer } from './ports.js';
+import { isControlPlane, observedServers, plannedNodes, watchedServers, type ObservedServer } from './ports.js';
 import { ensureServers, failIfBroken } from './servers.js';
 import { roleNodes } from '../../src/preflight/quotas.js';
 
@@ -66,8 +66,8 @@ export const ensureControlPlaneInit: Step = {
     const init = planned.find((p) => p.role === 'init');
     if (init) await warnZoneQuorum(ctx, init.group);
     await ensureServers(ctx, planned);
+    // A server in ERROR is ensureServersActive's: it boots the node again.
     if (init) await ctx.setCondition('control_plane', 'Unknown', 'Booting', `Booting ${init.name} (kubeadm init)${planned.length > 1 ? ` and ${planned.length - 1} more control plane(s)` : ''}.`);
-    for (const s of await observedServers(ctx)) if (isControlPlane(s.role)) failIfBroken(s, 'control_plane');
   },
 };
 
@@ -97,7 +97,6 @@ export const ensureWorkers: Step = {
     const wanted = (await plannedNodes(ctx)).filter((p) => p.role === 'worker');
     await ensureServers(ctx, wanted);
     if (wanted.length > 0) await ctx.setCondition('workers', 'Unknown', 'Booting', `Booting ${wanted.length} worker(s).`);
-    for (const s of await observedServers(ctx)) if (s.role === 'worker') failIfBroken(s, 'workers');
   },
 };
 
@@ -112,7 +111,7 @@ export const ensureApiReady: Step = {
   async run(ctx) {
     const kube = await kubeFor(ctx);
     if (await kube.readyz()) return;
-    const d = await diagnose(ctx, (await observedServers(ctx)).filter((s) => s.role === 'init'));
+    const d = await diagnose(ctx, (await watchedServers(ctx)).filter((s) => s.role === 'init'));
     const reason = d?.finding.reason ?? 'Initializing';
     const message = withDiagnosis(`Waiting for the API at ${ctx.cluster.api_address} to answer /readyz.`, d);
     const c = ctx.cluster.conditions.control_plane;
@@ -165,7 +164,8 @@ export const ensureControlPlaneJoins: Step = {
   // Not after every member: a joining control plane reaches the API through the first one.
   after: ['api_ready', 'control_plane_init'],
   async run(ctx) {
-    const servers = await observedServers(ctx);
+    // The servers are there (their names are what it needs): looked at every few polls while the turns go round.
+    const servers = await watchedServers(ctx);
     for (const s of servers) if (isControlPlane(s.role)) failIfBroken(s, 'control_plane');
     const kube = await kubeFor(ctx);
     const nodes = new Set((await kube.listNodes()).map((n) => n.metadata.name));
@@ -195,9 +195,10 @@ function unreadyOf(nodes: Map<string, KubeNode>, servers: ObservedServer[]): Obs
 
 export const ensureReady: Step = {
   name: 'readiness',
-  after: ['addons', 'control_plane_join', 'workers'],
+  after: ['addons', 'control_plane_join', 'workers', 'servers_active'],
   async run(ctx) {
-    const servers = await observedServers(ctx);
+    // Every server was ACTIVE (servers_active): while the nodes join, the server list is looked at every few polls.
+    const servers = await watchedServers(ctx);
     for (const s of servers) failIfBroken(s, isControlPlane(s.role) ? 'control_plane' : 'workers');
     if ((await plannedNodes(ctx)).length > 0) throw new Wait(ctx.pollMs, 'nodes still to be made');
     const kube = await kubeFor(ctx);

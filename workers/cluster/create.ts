@@ -11,7 +11,7 @@ import { ensureAddons, ensureApiReady, ensureControlPlaneInit, ensureControlPlan
 import { completeNodeGroups } from './complete.js';
 import { ensureNetwork, ensureSecurityGroups } from './network.js';
 import { ensurePorts } from './ports.js';
-import { ensureServerGroups } from './servers.js';
+import { ensureServerGroups, ensureServersActive } from './servers.js';
 
 export const createOperation: OperationSpec = {
   kind: 'create',
@@ -30,6 +30,7 @@ export const createOperation: OperationSpec = {
       ensureApiMonitor,
       ensureControlPlaneInit,
       ensureWorkers,
+      ensureServersActive,
       ensureApiReady,
       ensureAddons,
       ensureControlPlaneJoins,

@@ -38,9 +38,43 @@ export interface PlannedNode {
   index: number;
 }
 
+/**
+ * How many polls a step that only watches the servers while it waits (servers_active, the waits for the API and
+ * for the nodes) lets pass between two server lists: 5, so one list per waiting cluster every 10 s in production.
+ */
+export const WATCH_POLLS = 5;
+
+/**
+ * The cluster's servers for a step that watches them while it waits: listed at most once every WATCH_POLLS polls
+ * (kept for the operation's runs in this process), and that list is the run's (observedServers gives it too).
+ * forgetWatched makes the next look list again.
+ */
+export function watchedServers(ctx: RunContext): Promise<ObservedServer[]> {
+  return ctx.memo('servers', async () => {
+    const w = await watch(ctx);
+    if (Date.now() - w.at >= ctx.pollMs * WATCH_POLLS) {
+      w.servers = await listServers(ctx);
+      w.at = Date.now();
+    }
+    return w.servers;
+  });
+}
+
+const watch = (ctx: RunContext) => ctx.memoRuns('servers-watch', async () => ({ at: -Infinity, servers: [] as ObservedServer[] }));
+
+/** The next watchedServers lists again (the servers changed: one deleted, one made). */
+export async function forgetWatched(ctx: RunContext): Promise<void> {
+  (await watch(ctx)).at = -Infinity;
+  ctx.forget('servers');
+}
+
 /** Servers of the cluster (by tag), not yet gone. */
 export function observedServers(ctx: RunContext): Promise<ObservedServer[]> {
-  return ctx.memo('servers', async () => {
+  return ctx.memo('servers', () => listServers(ctx));
+}
+
+function listServers(ctx: RunContext): Promise<ObservedServer[]> {
+  return (async () => {
     const nova = await ctx.cloud().servers();
     const all = await nova.list({ tags: [clusterTag(ctx.cluster.uuid)] });
     return all
@@ -57,7 +91,7 @@ export function observedServers(ctx: RunContext): Promise<ObservedServer[]> {
           index: /^\d+$/.test(md[META.index] ?? '') ? Number(md[META.index]) : null,
         };
       });
-  });
+  })();
 }
 
 /** The servers a run of this operation is retiring (resize's nodes_to_remove, replaced nodes). */
@@ -95,7 +129,9 @@ export function plannedNodes(ctx: RunContext): Promise<PlannedNode[]> {
       for (let i = 0; missing > 0; i++) {
         const name = serverName(spec.cluster.shortName, groupLabel(g), ctx.op.id, g.uuid, i);
         if (taken.has(name)) continue;
-        const role: NodeRole = g.role !== 'master' ? 'worker' : !anyControlPlane && !out.some((p) => isControlPlane(p.role)) ? 'init' : 'control-plane';
+        // A node booted again after its server went to ERROR keeps its role (servers.ts, ensureServersActive).
+        const again = (ctx.op.params.replacing as Record<string, { role: NodeRole }> | undefined)?.[name]?.role;
+        const role: NodeRole = again ?? (g.role !== 'master' ? 'worker' : !anyControlPlane && !out.some((p) => isControlPlane(p.role)) ? 'init' : 'control-plane');
         out.push({ name, group: g, role, index: indexes[indexes.length - missing]! });
         missing--;
       }
@@ -131,8 +167,10 @@ export async function ensurePort(ctx: RunContext, name: string, role: NodeRole):
         fixed_ips: [{ subnet_id: net.subnetId }],
         security_groups: [sg],
         allowed_address_pairs: plan.allowedAddressPairs,
+        // Taken at create only where ML2's tag_ports_during_bulk_creation driver is on; tagged after otherwise.
         tags: [clusterTag(ctx.cluster.uuid)],
       }),
+    tag: (id) => n.addTag('ports', id, clusterTag(ctx.cluster.uuid)),
   });
 }
 

@@ -15,6 +15,7 @@ import { groupNodeLabels } from '../../src/cluster-spec/node-labels.js';
 import type { ClusterSpec, NodeVolume } from '../../src/cluster-spec/types.js';
 import { groupZones, zoneOf } from '../../src/cluster-spec/zones.js';
 import { isNotFound, OpenStackError } from '../../src/openstack/errors.js';
+import { flavorOf, isUuidLike } from '../../src/openstack/ids.js';
 import type { Server } from '../../src/openstack/nova-servers.js';
 import { loadClusterPki } from '../../src/pki/store.js';
 import type { ConditionType } from '../../src/domain/cluster-status.js';
@@ -26,7 +27,8 @@ import { kmsInput } from '../../src/features/kms/steps.js';
 import { clusterSpec, nodeGroups, template } from '../../src/steps/context.js';
 import { ensure, purge, type Named } from '../../src/steps/ensure.js';
 import { ensureNodeFloatingIp } from './floating-ips.js';
-import { ensurePort, isControlPlane, observedServers, type ObservedServer, type PlannedNode } from './ports.js';
+import { ensurePort, forgetWatched, isControlPlane, observedServers, watchedServers, type ObservedServer, type PlannedNode } from './ports.js';
+import type { NodeRole } from '../../src/bootstrap/user-data/inputs.js';
 import { nodeVolumes } from './volumes.js';
 
 /** One server group per node group (k8s-bootstrap §1.1 step 7). */
@@ -82,13 +84,16 @@ function resolveImage(ctx: RunContext, ref: string): Promise<{ id: string; image
 
 async function lookupImage(ctx: RunContext, ref: string): Promise<{ id: string; image: NodeImage }> {
   const glance = await ctx.cloud().glance();
+  // An id is asked for by id, a name by name: no probe that 404s.
   let found;
-  try {
-    found = await glance.getImage(ref);
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
-    found = (await glance.listImages({ name: ref }))[0];
+  if (isUuidLike(ref)) {
+    try {
+      found = await glance.getImage(ref);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
   }
+  found ??= (await glance.listImages({ name: ref }))[0];
   if (!found) throw new StepFailure('ImageNotFound', `Image ${ref} not found.`);
   // The API checked the contract at create; the image may have changed since.
   const problem = imageProblem(found);
@@ -115,19 +120,10 @@ export function runtimeVolumeOf(spec: ClusterSpec, group: NodeGroupRow): NodeVol
   return group.docker_volume_size ? { sizeGb: group.docker_volume_size, type: spec.nodes.runtimeVolumeType } : null;
 }
 
-/** A flavor id by id or name, looked up once per operation (in this process). */
-function resolveFlavor(ctx: RunContext, ref: string): Promise<string> {
-  return ctx.memoRuns(`flavor:${ref}`, () => lookupFlavor(ctx, ref));
-}
-
-async function lookupFlavor(ctx: RunContext, ref: string): Promise<string> {
-  const nova = await ctx.cloud().nova();
-  try {
-    return (await nova.getFlavor(ref)).id;
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
-  }
-  const found = (await nova.listFlavors()).find((f) => f.name === ref || f.id === ref);
+/** A flavor id by id or name, from one flavor list per operation (in this process): no probe by id. */
+async function resolveFlavor(ctx: RunContext, ref: string): Promise<string> {
+  const flavors = await ctx.memoRuns('flavors', async () => (await ctx.cloud().nova()).listFlavors());
+  const found = flavorOf(flavors, ref);
   if (!found) throw new StepFailure('FlavorNotFound', `Flavor ${ref} not found.`);
   return found.id;
 }
@@ -278,11 +274,84 @@ export const purgeServers: Step = {
 };
 
 /** A server in ERROR ends the operation with Nova's fault as the reason. */
-export function failIfBroken(s: ObservedServer, condition: ConditionType): void {
+export function failIfBroken(s: ObservedServer, condition: ConditionType, after = ''): void {
   if (s.server.status !== 'ERROR') return;
-  const fault = (s.server as { fault?: { message?: string } }).fault?.message ?? 'unknown fault';
+  const fault = faultOf(s);
   const reason = /no valid host/i.test(fault) ? 'NoValidHost' : /quota/i.test(fault) ? 'QuotaExceeded' : 'ServerError';
-  throw new StepFailure(reason, `Server ${s.name} (${s.server.id}) is in ERROR: ${fault}`, condition);
+  throw new StepFailure(reason, `Server ${s.name} (${s.server.id}) is in ERROR: ${fault}${after}`, condition);
+}
+
+const faultOf = (s: ObservedServer): string => (s.server as { fault?: { message?: string } }).fault?.message ?? 'unknown fault';
+
+/** How many times a node whose server went to ERROR gets a new one before the operation fails with Nova's fault. */
+export const MAX_SERVER_REPLACEMENTS = 2;
+
+/** A node being replaced (the operation's params, so a run elsewhere knows): what it is, the broken servers' ids. */
+interface Replacing {
+  role: NodeRole;
+  index: number;
+  group: string;
+  broken: string[];
+}
+
+/** The operation's nodes whose servers went to ERROR, by name (`replacing` in its params). */
+export function replacingOf(ctx: RunContext): Record<string, Replacing> {
+  return (ctx.op.params.replacing ?? {}) as Record<string, Replacing>;
+}
+
+/**
+ * Every server the create booted ACTIVE, each in ERROR seen at the next look (watchedServers: one server list per
+ * WATCH_POLLS polls, shared with the steps waiting beside it): its condition names it and Nova's fault, and it is deleted and booted again
+ * under its name, role and index (new user-data, so a new one-time token) up to MAX_SERVER_REPLACEMENTS times;
+ * then the operation fails with that fault. Nothing waits for it but readiness: the API's wait goes on beside it.
+ */
+export const ensureServersActive: Step = {
+  name: 'servers_active',
+  after: ['control_plane_init', 'workers'],
+  async run(ctx) {
+    const servers = await watchedServers(ctx);
+    const pending: string[] = [];
+    for (const s of servers) {
+      if (s.server.status === 'ERROR') await replaceBroken(ctx, s);
+      if (s.server.status !== 'ACTIVE') pending.push(s.name);
+    }
+    // A broken server gone: its node boots again.
+    const present = new Set(servers.map((s) => s.name));
+    const groups = await nodeGroups(ctx);
+    const again: PlannedNode[] = [];
+    for (const [name, r] of Object.entries(replacingOf(ctx))) {
+      const group = groups.find((g) => g.uuid === r.group);
+      if (!present.has(name) && group) again.push({ name, group, role: r.role, index: r.index });
+    }
+    if (again.length > 0) {
+      await ensureServers(ctx, again);
+      pending.push(...again.map((p) => p.name));
+    }
+    if (again.length > 0 || servers.some((s) => s.server.status === 'ERROR')) await forgetWatched(ctx);
+    if (pending.length > 0) throw new Wait(ctx.pollMs, `${pending.length} server(s) not ACTIVE yet`);
+  },
+};
+
+async function replaceBroken(ctx: RunContext, s: ObservedServer): Promise<void> {
+  const condition: ConditionType = isControlPlane(s.role) ? 'control_plane' : 'workers';
+  const all = replacingOf(ctx);
+  const r = all[s.name] ?? { role: s.role, index: s.index ?? 0, group: s.nodegroup, broken: [] };
+  if (!r.broken.includes(s.server.id)) {
+    if (r.broken.length >= MAX_SERVER_REPLACEMENTS) failIfBroken(s, condition, ` (its node was booted ${r.broken.length + 1} times)`);
+    r.broken = [...r.broken, s.server.id];
+    const params = { ...ctx.op.params, replacing: { ...all, [s.name]: r } };
+    await ctx.ds.transaction((em) => ctx.repos.operations.setParams(em, ctx.op.id, params));
+    ctx.op = { ...ctx.op, params };
+    await ctx.setCondition(condition, 'Unknown', 'ReplacingServer', `Server ${s.name} (${s.server.id}) is in ERROR: ${faultOf(s)} Booting it again (${r.broken.length} of ${MAX_SERVER_REPLACEMENTS}).`);
+  }
+  // Again on every look while it is there: a delete lost to a crash is sent again, one Nova is doing is harmless.
+  const nova = await ctx.cloud().servers();
+  try {
+    await nova.delete(s.server.id);
+  } catch (e) {
+    if (!(e instanceof OpenStackError && e.kind === 'conflict')) throw e;
+  }
+  await ctx.ledger.markDeleted('compute', 'server', s.server.id);
 }
 
 /**

@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Wait } from '../../../src/steps/errors.js';
+import { isRetryable, StepFailure, Wait } from '../../../src/steps/errors.js';
 import { resourceName } from '../../../src/steps/naming.js';
 import { ensureApiEndpoint, ensureApiListener, ensureApiMembers, ensureApiMonitor, occmLoadBalancer, purgeLoadBalancers, syncMembers } from '../../../workers/cluster/api-lb.js';
 import { API_FIP } from '../../../workers/cluster/floating-ips.js';
@@ -134,4 +134,87 @@ test('the delete takes the API load balancer and those the cluster\'s cloud prov
   assert.notEqual(await o.provisioningStatus(theirs.id), 'DELETED');
   assert.deepEqual([r.usage().listener, r.usage().pool], [0, 0]);
   assert.deepEqual((await r.ledger.live()).filter((x) => ['loadbalancer', 'listener', 'pool', 'healthmonitor'].includes(x.type)), [], 'its children marked with it');
+});
+
+// ---- Octavia's shipped policy (Zed's default): only load-balancer_* roles may even list ----
+
+test('a cluster with no load balancer deletes under Octavia\'s default policy: the 403 listing load balancers is no failure when none was recorded', async () => {
+  const r = await ported({ masters: 1, workers: 1, template: { master_lb_enabled: false, floating_ip_enabled: false } });
+  const refuse = cloud.sims.faults.octavia.inject({ method: 'GET', path: /\/lbaas\/loadbalancers(\?|$)/, status: 403, message: 'Policy does not allow this request to be performed.' });
+  try {
+    r.begin('delete');
+    await r.run(purgeLoadBalancers);
+    assert.ok(r.recorded.logs.some((l) => /may not/.test(l.msg)), 'the log says why nothing was listed');
+  } finally {
+    refuse();
+  }
+});
+
+test('a load balancer the credential may no longer delete: the delete fails naming the role and the rotation, not retrying for ever', async () => {
+  const r = await ported({ masters: 1, workers: 0, template: { master_lb_enabled: true, floating_ip_enabled: false, labels: { master_lb_floating_ip_enabled: 'false' } } });
+  await r.run(ensureApiEndpoint);
+  const refuse = cloud.sims.faults.octavia.inject({ path: /\/lbaas\/loadbalancers/, status: 403, message: 'Policy does not allow this request to be performed.' });
+  try {
+    r.begin('delete');
+    r.fresh();
+    await assert.rejects(r.once(purgeLoadBalancers), (e) => {
+      assert.ok(e instanceof StepFailure, String(e));
+      assert.equal(e.reason, 'Forbidden');
+      assert.match(e.message, /load-balancer_member/);
+      assert.match(e.message, new RegExp(`rotate the cluster's credential \\(PATCH /v1/credentials/${r.uuid}`));
+      return true;
+    });
+    assert.equal(isRetryable(new StepFailure('Forbidden', '')), false);
+  } finally {
+    refuse();
+  }
+});
+
+// ---- Octavia Zed without the jobboard: a fully populated load balancer ACTIVE, its children PENDING_CREATE for ever ----
+
+/** The load balancer's children left as a jobboard-less Octavia Zed leaves them once it is ACTIVE. */
+async function stickChildren(r: StepRun, kinds: readonly ('listener' | 'pool' | 'member')[] = ['listener', 'pool', 'member']): Promise<void> {
+  const o = await r.clients().octavia();
+  const lb = lbOf(r);
+  for (let i = 0; i < 500 && (await o.provisioningStatus(lb.id)) !== 'ACTIVE'; i++) await sleep(5);
+  const st = cloud.sims.octavia.state;
+  for (const l of st.listeners.values()) if (l.loadbalancer_id === lb.id && kinds.includes('listener')) l.provisioning_status = 'PENDING_CREATE';
+  for (const p of st.pools.values()) if (p.loadbalancer_id === lb.id && kinds.includes('pool')) p.provisioning_status = 'PENDING_CREATE';
+  for (const m of st.members.values()) if (m.loadbalancer_id === lb.id && kinds.includes('member')) m.provisioning_status = 'PENDING_CREATE';
+}
+
+test('children left PENDING_CREATE under an ACTIVE load balancer are built again one by one: listener, pool, members and monitor end ACTIVE, the event says why', async () => {
+  const r = await ported({ masters: 2, workers: 0, template: { master_lb_enabled: true, floating_ip_enabled: false, labels: { master_lb_floating_ip_enabled: 'false' } } });
+  await r.run(ensureApiEndpoint);
+  const graphPool = (await recordedOf(r, 'pool'))[0];
+  await stickChildren(r);
+  for (const step of [ensureApiListener, ensureApiMembers, ensureApiMonitor]) {
+    r.fresh();
+    await r.run(step);
+  }
+  const st = cloud.sims.octavia.state;
+  const lb = lbOf(r);
+  const o = await r.clients().octavia();
+  for (let i = 0; i < 500 && (await o.provisioningStatus(lb.id)) !== 'ACTIVE'; i++) await sleep(5);
+  const tree = [...st.listeners.values(), ...st.pools.values(), ...st.members.values(), ...st.healthmonitors.values()].filter((x) => x.loadbalancer_id === lb.id);
+  assert.deepEqual(tree.filter((x) => x.provisioning_status !== 'ACTIVE').map((x) => `${x.id} ${x.provisioning_status}`), [], 'nothing left pending');
+  assert.deepEqual([r.usage().listener, r.usage().pool, r.usage().member, r.usage().health_monitor], [1, 1, 2, 1]);
+  const [pool] = await recordedOf(r, 'pool');
+  assert.notEqual(pool?.[1], graphPool?.[1], 'the stuck pool went, another was made');
+  assert.ok(r.recorded.events.some((e) => e.type === 'LoadBalancerChildrenStuck' && e.severity === 'warning'), 'an event says why');
+  assert.equal(r.db.clusters.get(r.uuid)!.conditions.api_lb?.status, 'True');
+});
+
+test('a pool built one by one that stays PENDING as well fails the create with the reason; a monitor refused as immutable under an ACTIVE load balancer is no retry', async () => {
+  const r = await ported({ masters: 1, workers: 0, template: { master_lb_enabled: true, floating_ip_enabled: false, labels: { master_lb_floating_ip_enabled: 'false' } } });
+  await r.run(ensureApiEndpoint);
+  await stickChildren(r, ['pool', 'member']);
+  r.fresh();
+  await r.run(ensureApiListener);
+  await stickChildren(r, ['pool']);
+  r.fresh();
+  await assert.rejects(r.once(ensureApiListener), (e) => e instanceof StepFailure && e.reason === 'LoadBalancerStuck' && /stay PENDING_CREATE although built one at a time/.test(e.message));
+  // The monitor's POST meets the stuck pool: a failure with the reason, not a 409 retried.
+  r.fresh();
+  await assert.rejects(r.once(ensureApiMonitor), (e) => e instanceof StepFailure && e.reason === 'LoadBalancerStuck' && /immutable/.test(e.message));
 });

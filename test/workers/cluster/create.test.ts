@@ -29,12 +29,13 @@ test('in order: each step after every step it needs', () => {
   for (const s of createOperation.steps) for (const d of s.after ?? []) assert.ok(at(d) < at(s.name), `${s.name} after ${d}`);
 });
 
-test('the core\'s steps: network and groups first, ports, the endpoint, the control planes, the workers, the API, the joins, the add-ons (after their checks), readiness', () => {
-  const core = ['network', 'security_groups', 'server_groups', 'ports', 'api_endpoint', 'api_listener', 'api_members', 'api_monitor', 'control_plane_init', 'workers', 'api_ready', 'control_plane_join', 'addons', 'readiness'];
+test('the core\'s steps: network and groups first, ports, the endpoint, the control planes, the workers, their servers ACTIVE (beside the API), the API, the joins, the add-ons (after their checks), readiness', () => {
+  const core = ['network', 'security_groups', 'server_groups', 'ports', 'api_endpoint', 'api_listener', 'api_members', 'api_monitor', 'control_plane_init', 'workers', 'servers_active', 'api_ready', 'control_plane_join', 'addons', 'readiness'];
   assert.deepEqual(names.filter((n) => core.includes(n)), core);
   assert.deepEqual([...needs('ports')].sort(), ['network', 'security_groups']);
   assert.deepEqual([...needs('api_ready')].sort(), ['api_members', 'control_plane_init']);
-  assert.deepEqual([...needs('readiness')].sort(), ['addons', 'control_plane_join', 'workers']);
+  assert.deepEqual([...needs('readiness')].sort(), ['addons', 'control_plane_join', 'servers_active', 'workers']);
+  assert.deepEqual([...needs('servers_active')].sort(), ['control_plane_init', 'workers'], 'nothing on the way to the API waits for it');
 });
 
 test('the features\' steps are all in, where they say they go', () => {

@@ -8,8 +8,8 @@ import { after, before, test } from 'node:test';
 import { clusterSpec, clusterNet } from '../../../src/steps/context.js';
 import { clusterTag, resourceName, serverName } from '../../../src/steps/naming.js';
 import { ensureNetwork, ensureSecurityGroups, purgeRouters } from '../../../workers/cluster/network.js';
-import { controlPlanePorts, ensurePorts, groupLabel, isControlPlane, observedServers, plannedNodes, purgePorts } from '../../../workers/cluster/ports.js';
-import { Crash, crashAfterCreate, recordedOf, startStepCloud, stepRun, type StepCloud, type StepRun } from '../../support/run-context.js';
+import { controlPlanePorts, ensurePorts, forgetWatched, groupLabel, isControlPlane, observedServers, plannedNodes, purgePorts, watchedServers } from '../../../workers/cluster/ports.js';
+import { Crash, crashAfterCreate, create, recordedOf, startStepCloud, stepRun, type StepCloud, type StepRun } from '../../support/run-context.js';
 
 let cloud: StepCloud;
 before(async () => {
@@ -120,4 +120,50 @@ test('purgePorts deletes the node ports, recorded or only tagged, and leaves the
   assert.deepEqual(await recordedOf(r, 'port'), []);
   assert.equal(await n.ports.find(routerPorts[0]!).then((p) => p?.id), routerPorts[0], 'the router\'s interface stays for purgeRouters');
   await r.run(purgeRouters);
+});
+
+test('a step that watches the servers while it waits lists them once every WATCH_POLLS polls, shared by the operation\'s runs; forgetWatched lists again', async () => {
+  const r = await stepRun(cloud, { masters: 1, workers: 1 });
+  await create(r, 'workers');
+  const lists = () => cloud.sims.calls()['nova GET /servers/detail'] ?? 0;
+  cloud.sims.resetCalls();
+  for (let i = 0; i < 10; i++) {
+    const ctx = r.fresh();
+    ctx.pollMs = 60_000;
+    assert.equal((await watchedServers(ctx)).length, 2);
+    assert.equal((await observedServers(ctx)).length, 2, 'the run\'s list is the watched one');
+  }
+  assert.equal(lists(), 1, 'ten runs, one list');
+  await forgetWatched(r.ctx);
+  await watchedServers(r.fresh());
+  assert.equal(lists(), 2);
+});
+
+test('a port Neutron made without the cluster\'s tag (ML2 without tag_ports_during_bulk_creation, as Debian\'s Zed) is tagged right after', async () => {
+  const r = await stepRun(cloud, { masters: 1, workers: 1 });
+  await create(r, 'security_groups');
+  r.fresh();
+  // Neutron drops the tags of a port's POST, as a cloud without that extension driver does.
+  const stripped: string[] = [];
+  const real = r.ctx.cloud;
+  r.ctx.cloud = () => {
+    const c = real();
+    return {
+      ...c,
+      async neutron() {
+        const n = await c.neutron();
+        const created = n.ports.create.bind(n.ports);
+        n.ports.create = async (body) => {
+          const port = await created(body);
+          cloud.sims.neutron.state.ports.get(port.id)!.tags = [];
+          stripped.push(port.id);
+          return { ...port, tags: [] };
+        };
+        return n;
+      },
+    };
+  };
+  await r.run(ensurePorts);
+  assert.equal(stripped.length, 2);
+  for (const id of stripped) assert.deepEqual(cloud.sims.neutron.state.ports.get(id)!.tags, [clusterTag(r.uuid)]);
 });

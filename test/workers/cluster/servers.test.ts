@@ -11,9 +11,9 @@ import { StepFailure } from '../../../src/steps/errors.js';
 import { clusterTag, META, serverGroupName } from '../../../src/steps/naming.js';
 import { plannedNodes, type ObservedServer } from '../../../workers/cluster/ports.js';
 import {
-  addressesOf, bootstrapToken, ensureServerGroups, ensureServers, failIfBroken, groupImage, purgeServerGroups, purgeServers, runtimeVolumeOf,
+  addressesOf, bootstrapToken, ensureServerGroups, ensureServers, failIfBroken, groupImage, MAX_SERVER_REPLACEMENTS, purgeServerGroups, purgeServers, runtimeVolumeOf,
 } from '../../../workers/cluster/servers.js';
-import { audited, Crash, crashAfterCreate, create, recordedOf, startStepCloud, stepRun, type StepCloud } from '../../support/run-context.js';
+import { audited, Crash, crashAfterCreate, create, eventually, recordedOf, startStepCloud, stepRun, type StepCloud } from '../../support/run-context.js';
 
 let cloud: StepCloud;
 before(async () => {
@@ -63,7 +63,8 @@ test('each planned node\'s server boots once, on its port, with its metadata and
     const md = s.metadata as Record<string, string>;
     assert.deepEqual([md[META.cluster], md[META.nodegroup], md[META.role], md[META.version], md[META.caGeneration], md[META.index]], [r.uuid, w.group.uuid, 'worker', spec.kubernetes.version, '1', String(w.index)]);
     assert.ok((s.tags ?? []).includes(clusterTag(r.uuid)));
-    const port = await (await r.clients().neutron()).ports.get(ports.get(w.name)!);
+    // Nova binds the port while it builds the server: looked at until it has.
+    const port = await eventually(async () => (await r.clients().neutron()).ports.get(ports.get(w.name)!), (p) => p.device_id === s.id);
     assert.equal(port.device_id, s.id, `${w.name} is on its own port`);
   }
   r.fresh();
@@ -139,4 +140,67 @@ test('servers of the cluster found only by tag (never recorded) go too', async (
   r.fresh();
   await r.run(purgeServers);
   assert.equal(r.usage().instances, 0);
+});
+
+// ---- a server in ERROR while the create waits for the API (No valid host, within a second of its POST) ----
+
+test('a worker whose server goes to ERROR is seen at the next look: its condition names it and Nova\'s fault, and it boots again (new one-time token) while the rest goes on', async () => {
+  const r = await stepRun(cloud, { masters: 1, workers: 1 });
+  await create(r, 'api_endpoint');
+  const worker = (await plannedNodes(r.ctx)).find((p) => p.role === 'worker')!;
+  const clear = cloud.sims.nova.state.failBuilds({ name: worker.name, times: 1 });
+  try {
+    await create(r, 'servers_active');
+  } finally {
+    clear();
+  }
+  const replacing = r.recorded.conditions.find((c) => c.type === 'workers' && c.reason === 'ReplacingServer');
+  assert.ok(replacing, 'the workers condition says a server is replaced');
+  assert.match(replacing.message, new RegExp(`^Server ${worker.name} \\(\\S+\\) is in ERROR: No valid host was found.* Booting it again \\(1 of ${MAX_SERVER_REPLACEMENTS}\\)\\.$`));
+  const nova = await r.clients().servers();
+  const now = await nova.list({ name: worker.name });
+  assert.deepEqual(now.map((s) => s.status), ['ACTIVE'], 'one server of that name, ACTIVE');
+  assert.equal(r.usage().instances, 2);
+  assert.deepEqual((await recordedOf(r, 'server')).filter(([n]) => n === worker.name).map(([, id]) => id), [now[0]!.id], 'the ledger holds the new one');
+  assert.equal([...cloud.material.values()].filter((m) => m.server_name === worker.name).length, 2, 'each boot minted its own material');
+  assert.deepEqual(Object.keys(r.db.operations.get(r.ctx.op.id)!.params.replacing as object), [worker.name], 'the operation remembers the node it replaced');
+});
+
+test('a node whose server keeps going to ERROR fails the create after the bounded replacements, naming the server and Nova\'s fault; an init node booted again stays the init node', async () => {
+  const r = await stepRun(cloud, { masters: 1, workers: 0 });
+  await create(r, 'api_endpoint');
+  const init = (await plannedNodes(r.ctx)).find((p) => p.role === 'init')!;
+  const clear = cloud.sims.nova.state.failBuilds({ name: init.name });
+  try {
+    await assert.rejects(create(r, 'servers_active'), (e) => {
+      assert.ok(e instanceof StepFailure, String(e));
+      assert.equal(e.reason, 'NoValidHost');
+      assert.equal(e.condition, 'control_plane');
+      assert.match(e.message, new RegExp(`^Server ${init.name} \\(\\S+\\) is in ERROR: No valid host was found.*\\(its node was booted ${MAX_SERVER_REPLACEMENTS + 1} times\\)$`));
+      return true;
+    });
+  } finally {
+    clear();
+  }
+  assert.equal(cloud.sims.boots(r.project).booted, MAX_SERVER_REPLACEMENTS + 1, 'booted once and replaced twice, no more');
+  // Between two boots the node is planned again as what it was.
+  const params = r.db.operations.get(r.ctx.op.id)!.params.replacing as Record<string, { role: string }>;
+  assert.equal(params[init.name]?.role, 'init');
+});
+
+test('no 404 probes: the template\'s image, flavors and external network given by name are asked for by name, the flavors read once for the operation', async () => {
+  const r = await stepRun(cloud, { masters: 1, workers: 2 });
+  // A GET by id of a name (m1.small, m1.medium, ubuntu-24.04, public) would fail the create here.
+  const probes = [
+    cloud.sims.faults.nova.inject({ method: 'GET', path: /\/flavors\/m1\./, status: 400, message: 'probed by id' }),
+    cloud.sims.faults.glance.inject({ method: 'GET', path: /\/images\/ubuntu/, status: 400, message: 'probed by id' }),
+    cloud.sims.faults.neutron.inject({ method: 'GET', path: /\/networks\/public/, status: 400, message: 'probed by id' }),
+  ];
+  cloud.sims.resetCalls();
+  try {
+    await create(r, 'workers');
+  } finally {
+    for (const remove of probes) remove();
+  }
+  assert.equal(cloud.sims.calls()['nova GET /flavors/detail'], 1, 'one flavor list for both flavors and every server');
 });
