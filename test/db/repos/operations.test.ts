@@ -85,8 +85,9 @@ test('the relay’s claims: oldest first, skipped while leased, queued or releas
   await insert(opA);
   await insert(opB);
   const [tok1, tok2, tok3, tok4, tok5] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
-  const claimed = await ops.claimPending(10, 60_000, tok1);
-  assert.deepEqual(claimed.map((c) => c.id), [opA.id, opB.id]);
+  // Oldest first: a claim of one takes the older; the rest come after (in no promised order).
+  assert.deepEqual((await ops.claimPending(1, 60_000, tok1)).map((c) => c.id), [opA.id]);
+  assert.deepEqual((await ops.claimPending(10, 60_000, tok1)).map((c) => c.id), [opB.id]);
   assert.deepEqual(await ops.claimPending(10, 60_000, tok2), [], 'leased rows are another relay’s');
   await ops.markQueued([opA.id, opB.id], tok2);
   assert.equal((await ops.get(opA.id))?.state, 'pending', 'not the claimer: nothing changes');
