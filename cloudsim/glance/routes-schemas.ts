@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 
 const load = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`./schemas/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
-/** A collection's schema as glance.schema.CollectionSchema renders it: the item's schema in an array, paging links. */
+/** A collection's schema as glance.schema.CollectionSchema.raw() renders it: the item's schema in an array, paging links. */
 function collection(name: string, item: Record<string, unknown>): Record<string, unknown> {
   return {
     name,
@@ -20,13 +20,23 @@ function collection(name: string, item: Record<string, unknown>): Record<string,
   };
 }
 
+/** CollectionSchema.minimal(), which Glance serves for members: no paging. */
+function minimalCollection(name: string, item: Record<string, unknown>): Record<string, unknown> {
+  return {
+    name,
+    properties: { [name]: { type: 'array', items: item }, schema: { type: 'string' } },
+    links: [{ rel: 'describedby', href: '{schema}' }],
+  };
+}
+
 export const IMAGE_SCHEMA = load('image');
+/** Served minimal (Schema.minimal(): name and properties only), as Glance serves the member schemas. */
 export const MEMBER_SCHEMA = load('member');
 const DOCUMENTS: Record<string, Record<string, unknown>> = {
   image: IMAGE_SCHEMA,
   images: collection('images', IMAGE_SCHEMA),
   member: MEMBER_SCHEMA,
-  members: collection('members', MEMBER_SCHEMA),
+  members: minimalCollection('members', MEMBER_SCHEMA),
 };
 
 /** Authenticated, as in Glance (only the version documents are public). */
