@@ -146,7 +146,8 @@ test('scale and completeness', { timeout: 400_000 }, async (t: TestContext) => {
     // The portal's large answers are compressed (Chromium asks br); a client with a Keystone token gets Magnum's bytes.
     const page = await browser.page();
     try {
-      await login(page, s.url, 'demo');
+      // the browser's context is demo's session already (the earlier steps logged in)
+      await page.goto(`${s.url}/ui/`);
       const got = await page.evaluate(async () => {
         const r = await fetch('/v1/clustertemplates/detail?limit=200', { headers: { 'OpenStack-API-Version': 'container-infra latest' } });
         return { encoding: r.headers.get('content-encoding'), vary: r.headers.get('vary'), n: ((await r.json()) as { clustertemplates: unknown[] }).clustertemplates.length };

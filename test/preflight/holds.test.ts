@@ -32,7 +32,7 @@ describe('through the API (no worker: what is accepted stays accepted)', () => {
   const templates: Record<string, string> = {};
   const projects: Record<string, string> = {};
   before(async () => {
-    t = await testApp({ cloud: true, config: (c) => void (c.maxClustersPerProject = 100) });
+    t = await testApp({ cloud: true, config: (c) => { c.maxClustersPerProject = 100; c.openstack.timeoutMs = 60_000; } }); // fifty creates at once on a loaded machine: no pre-check times out
     for (const user of ['demo', 'other'] as const) {
       projects[user] = t.keystone.state.findProjectByName(user, 'default')!.id;
       const r = await t.as(user, {
@@ -153,7 +153,7 @@ describe('with a worker: what is accepted is made, none fails for a quota', () =
   let template: string;
   let project: string;
   before(async () => {
-    t = await testApp({ cloud: true, config: (c) => void (c.maxClustersPerProject = 100) });
+    t = await testApp({ cloud: true, config: (c) => { c.maxClustersPerProject = 100; c.openstack.timeoutMs = 60_000; } }); // fifty creates at once on a loaded machine: no pre-check times out
     project = t.keystone.state.findProjectByName('demo', 'default')!.id;
     const r = await t.as('demo', {
       method: 'POST',

@@ -184,11 +184,15 @@ test('magnum-ui in Horizon against the service and the simulator', { timeout: 60
     const m = modal(page);
     await m.locator('input[name="name"]').fill('horizon-nolb');
     await choose(m, 'cluster_template_id', 'k8s-135');
+    await choose(m, 'availability_zone', 'nova');
     await choose(m, 'keypair', KEYPAIR);
     await tab(m, 'Size');
     await m.locator('input[name="master_count"]').fill('1');
+    await choose(m, 'master_flavor_id', 'm1.medium');
     await m.locator('input[name="node_count"]').fill('1');
+    await choose(m, 'flavor_id', 'm1.small');
     await tab(m, 'Network');
+    // master_lb_enabled left unticked: the wizard sends false
     await choose(m, 'floating_ip_enabled', 'Accessible on the public internet');
     await m.getByRole('button', { name: 'Submit' }).click();
     await rowNamed(page, 'horizon-nolb').waitFor();
