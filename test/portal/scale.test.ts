@@ -149,7 +149,9 @@ test('scale and completeness', { timeout: 400_000 }, async (t: TestContext) => {
       // the browser's context is demo's session already (the earlier steps logged in)
       await page.goto(`${s.url}/ui/`);
       const got = await page.evaluate(async () => {
-        const r = await fetch('/v1/clustertemplates/detail?limit=200', { headers: { 'OpenStack-API-Version': 'container-infra latest' } });
+        const session = (await (await fetch('/portal/session')).json()) as { csrf_token: string; projects: { id: string; name: string }[] };
+        const project = session.projects.find((p) => p.name === 'demo')!.id;
+        const r = await fetch('/v1/clustertemplates/detail?limit=200', { headers: { 'OpenStack-API-Version': 'container-infra latest', 'X-CSRF-Token': session.csrf_token, 'X-Portal-Project': project } });
         return { encoding: r.headers.get('content-encoding'), vary: r.headers.get('vary'), n: ((await r.json()) as { clustertemplates: unknown[] }).clustertemplates.length };
       });
       assert.deepEqual(got, { encoding: 'br', vary: 'OpenStack-API-Version, Accept-Encoding', n: 200 });
