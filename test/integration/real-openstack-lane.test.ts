@@ -5,7 +5,8 @@
 // reaching the wait for the Kubernetes API with every planned resource present and tagged; then the delete, after
 // which nothing of the project remains. Then a 1+1 cluster with a load balancer by a member holding
 // load-balancer_member: Octavia Zed without the jobboard leaves the graph create's children PENDING_CREATE, the
-// worker builds them again one by one, and the delete again leaves nothing. Kubernetes cannot run here (the fake driver boots nothing): the worker
+// worker builds them again one by one, and the delete again leaves nothing. Last, a worker no host can take: Nova
+// answers NoValidHost, the worker boots it again twice and the create fails naming it and Nova's fault. Kubernetes cannot run here (the fake driver boots nothing): the worker
 // dials the first control plane's floating IP, on the loopback range, where nothing answers.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -191,5 +192,45 @@ describe('the real-cloud lane: 1+1 clusters through the real CLI under Octavia\'
     }
     const ports = (await admin.expect('GET', `${net}/v2.0/ports?${project}`, [200])).body.ports as { device_owner: string; name: string }[];
     assert.deepEqual(ports.map((p) => `${p.device_owner} ${p.name}`), [], 'no port, also as the admin sees them');
+  });
+
+  it('a worker no host can take (No valid host was found) is booted again twice, then the create fails naming it and Nova\'s fault; the delete leaves nothing', async () => {
+    // More disk than the fake hypervisor has; disk is in no quota, so only Nova's scheduler refuses it.
+    const flavor = await os.json('admin', ['flavor', 'create', `lane-too-big-${tenant.projectName}`, '--vcpus', '1', '--ram', '512', '--disk', '1000000', '--private', '--project', tenant.projectId]);
+    try {
+      await os.ok('member', [
+        'coe', 'cluster', 'template', 'create', 'lane-big', '--coe', 'kubernetes', '--image', 'ubuntu-2404-kube-v1.35.5',
+        '--external-network', 'public', '--flavor', flavor.name, '--master-flavor', 'm1.medium', '--network-driver', 'calico', '--labels', 'kube_tag=v1.35.5',
+      ]);
+      await os.ok('member', ['coe', 'cluster', 'create', 'lane-big', '--cluster-template', 'lane-big', '--master-count', '1', '--node-count', '1']);
+      uuid = (await os.json('member', ['coe', 'cluster', 'show', 'lane-big'])).uuid;
+      let c;
+      for (let i = 0; i < 600; i++) {
+        c = await row();
+        if (c?.status !== 'CREATE_IN_PROGRESS') break;
+        await sleep(500);
+      }
+      assert.equal(c?.status, 'CREATE_FAILED', `${c?.status}: ${c?.status_reason}`);
+      assert.match(c!.status_reason ?? '', /^NoValidHost: Server \S+ \(\S+\) is in ERROR: No valid host was found.*\(its node was booted 3 times\)$/);
+      const shown = await os.json('member', ['coe', 'cluster', 'show', 'lane-big']);
+      assert.equal(shown.status, 'CREATE_FAILED');
+      const events = await t.app.services.db.getRepository(ClusterEventEntity).find({ where: { cluster_id: uuid } });
+      const replacing = events.filter((e) => e.reason === 'ReplacingServer');
+      assert.ok(replacing.length > 0, 'its condition said so');
+      assert.match(replacing[0]!.message, /^Server \S+ \(\S+\) is in ERROR: No valid host was found.* Booting it again \(1 of 2\)\.$/);
+
+      await os.ok('member', ['coe', 'cluster', 'delete', 'lane-big']);
+      for (let i = 0; i < 600; i++) {
+        c = await row();
+        if (!c || c.status === 'DELETE_FAILED') break;
+        await sleep(500);
+      }
+      assert.equal(c, null, `${c?.status}: ${c?.status_reason}`);
+      assert.deepEqual((await member.expect('GET', `${endpoint('compute')}/servers/detail`, [200])).body.servers, []);
+      const ports = (await admin.expect('GET', `${endpoint('network')}/v2.0/ports?project_id=${tenant.projectId}`, [200])).body.ports as unknown[];
+      assert.deepEqual(ports, []);
+    } finally {
+      await os.ok('admin', ['flavor', 'delete', flavor.id]);
+    }
   });
 });
