@@ -312,7 +312,7 @@ export const ensureServersActive: Step = {
     const servers = await watchedServers(ctx);
     const pending: string[] = [];
     for (const s of servers) {
-      if (s.server.status === 'ERROR') await replaceBroken(ctx, s);
+      if (s.server.status === 'ERROR') await replaceBroken(ctx, await withFault(ctx, s));
       if (s.server.status !== 'ACTIVE') pending.push(s.name);
     }
     // A broken server gone: its node boots again.
@@ -331,6 +331,20 @@ export const ensureServersActive: Step = {
     if (pending.length > 0) throw new Wait(ctx.pollMs, `${pending.length} server(s) not ACTIVE yet`);
   },
 };
+
+/**
+ * The server in ERROR with Nova's fault: a real Nova leaves the fault out of its server lists (servers/detail), so it
+ * is read from the server itself, one GET for a server in ERROR.
+ */
+export async function withFault(ctx: RunContext, s: ObservedServer): Promise<ObservedServer> {
+  if ((s.server as { fault?: unknown }).fault) return s;
+  try {
+    return { ...s, server: await (await ctx.cloud().servers()).get(s.server.id) };
+  } catch (e) {
+    if (isNotFound(e)) return s;
+    throw e;
+  }
+}
 
 async function replaceBroken(ctx: RunContext, s: ObservedServer): Promise<void> {
   const condition: ConditionType = isControlPlane(s.role) ? 'control_plane' : 'workers';

@@ -5,7 +5,9 @@
 // reaching the wait for the Kubernetes API with every planned resource present and tagged; then the delete, after
 // which nothing of the project remains. Then a 1+1 cluster with a load balancer by a member holding
 // load-balancer_member: Octavia Zed without the jobboard leaves the graph create's children PENDING_CREATE, the
-// worker builds them again one by one, and the delete again leaves nothing. Kubernetes cannot run here (the fake driver boots nothing): the worker
+// worker builds them again one by one, and the delete again leaves nothing; the same by a plain member under
+// devstack's admin_or_owner Octavia policy. Last, a worker no host can take: Nova
+// answers NoValidHost, the worker boots it again twice and the create fails naming it and Nova's fault. Kubernetes cannot run here (the fake driver boots nothing): the worker
 // dials the first control plane's floating IP, on the loopback range, where nothing answers.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -22,7 +24,7 @@ import { Session } from '../../support/real-openstack/rest.js';
 
 type Who = 'member' | 'lbMember' | 'admin';
 
-describe('the real-cloud lane: 1+1 clusters through the real CLI under Octavia\'s default policy, without and with a load balancer', { timeout: 900_000 }, () => {
+describe('the real-cloud lane: 1+1 clusters through the real CLI, without and with a load balancer, under both Octavia policies', { timeout: 900_000 }, () => {
   let cloud: RealOpenStack;
   let tenant: Tenant;
   let t: TestApp;
@@ -148,14 +150,15 @@ describe('the real-cloud lane: 1+1 clusters through the real CLI under Octavia\'
     assert.deepEqual(creds, [], 'the cluster\'s application credential is gone');
   });
 
-  it('a 1+1 cluster with a load balancer by a member holding load-balancer_member: its listener, pool and member, left PENDING_CREATE by Octavia without the jobboard, are built again one by one; the delete leaves nothing', async () => {
-    await os.ok('lbMember', [
-      'coe', 'cluster', 'template', 'create', 'lane-lb', '--coe', 'kubernetes', '--image', 'ubuntu-2404-kube-v1.35.5',
+  /** A 1+1 cluster with a load balancer made by `who` through the CLI: its children ACTIVE (built again one by one where Octavia left them pending), the API's wait reached; then deleted, nothing left. */
+  async function lbCluster(who: 'lbMember' | 'member', name: string): Promise<void> {
+    await os.ok(who, [
+      'coe', 'cluster', 'template', 'create', name, '--coe', 'kubernetes', '--image', 'ubuntu-2404-kube-v1.35.5',
       '--external-network', 'public', '--flavor', 'm1.small', '--master-flavor', 'm1.medium', '--network-driver', 'calico',
       '--master-lb-enabled', '--labels', 'kube_tag=v1.35.5',
     ]);
-    await os.ok('lbMember', ['coe', 'cluster', 'create', 'lane-lb', '--cluster-template', 'lane-lb', '--master-count', '1', '--node-count', '1']);
-    uuid = (await os.json('lbMember', ['coe', 'cluster', 'show', 'lane-lb'])).uuid;
+    await os.ok(who, ['coe', 'cluster', 'create', name, '--cluster-template', name, '--master-count', '1', '--node-count', '1']);
+    uuid = (await os.json(who, ['coe', 'cluster', 'show', name])).uuid;
     let c;
     for (let i = 0; i < 600; i++) {
       c = await row();
@@ -164,18 +167,25 @@ describe('the real-cloud lane: 1+1 clusters through the real CLI under Octavia\'
     }
     assert.equal(c?.status, 'CREATE_IN_PROGRESS', `${c?.status}: ${c?.status_reason}`);
     assert.equal(c!.conditions.api_lb?.status, 'True', JSON.stringify(c!.conditions.api_lb));
-    const lbm = new Session(cloud.authUrl, tenant.member);
+    const lbm = new Session(cloud.authUrl, who === 'lbMember' ? tenant.member : tenant.memberOnly);
     const lbs = (await lbm.expect('GET', `${endpoint('load-balancer')}/v2/lbaas/loadbalancers?tags=${encodeURIComponent(clusterTag(uuid))}`, [200])).body.loadbalancers as { id: string; provisioning_status: string; vip_address: string }[];
     assert.equal(lbs.length, 1);
-    const tree = (await lbm.expect('GET', `${endpoint('load-balancer')}/v2/lbaas/loadbalancers/${lbs[0]!.id}/status`, [200])).body.statuses.loadbalancer;
-    const statuses = [tree.provisioning_status, ...tree.listeners.flatMap((l: any) => [l.provisioning_status, ...l.pools.flatMap((p: any) => [p.provisioning_status, ...p.members.map((m: any) => m.provisioning_status)])])];
-    assert.deepEqual(statuses, ['ACTIVE', 'ACTIVE', 'ACTIVE', 'ACTIVE'], JSON.stringify(tree));
+    // The health monitor comes after the members (off the way to the API): the tree settles once it is made.
+    let tree: any;
+    let statuses: string[] = [];
+    for (let i = 0; i < 240; i++) {
+      tree = (await lbm.expect('GET', `${endpoint('load-balancer')}/v2/lbaas/loadbalancers/${lbs[0]!.id}/status`, [200])).body.statuses.loadbalancer;
+      statuses = [tree.provisioning_status, ...tree.listeners.flatMap((l: any) => [l.provisioning_status, ...l.pools.flatMap((p: any) => [p.provisioning_status, p.health_monitor?.provisioning_status, ...p.members.map((m: any) => m.provisioning_status)])])];
+      if (statuses.every((x) => x === 'ACTIVE')) break;
+      await sleep(500);
+    }
+    assert.deepEqual(statuses, ['ACTIVE', 'ACTIVE', 'ACTIVE', 'ACTIVE', 'ACTIVE'], JSON.stringify(tree));
     const events = await t.app.services.db.getRepository(ClusterEventEntity).find({ where: { cluster_id: uuid } });
     const stuck = events.filter((e) => e.type === 'LoadBalancerChildrenStuck');
     assert.ok(stuck.length > 0, 'Octavia without the jobboard left the graph create\'s children pending: they were built again');
     assert.match(stuck[0]!.message, /is ACTIVE but its (listener|pool) \S+ stays? PENDING_CREATE/);
 
-    await os.ok('lbMember', ['coe', 'cluster', 'delete', 'lane-lb']);
+    await os.ok(who, ['coe', 'cluster', 'delete', name]);
     for (let i = 0; i < 600; i++) {
       c = await row();
       if (!c || c.status === 'DELETE_FAILED') break;
@@ -191,5 +201,57 @@ describe('the real-cloud lane: 1+1 clusters through the real CLI under Octavia\'
     }
     const ports = (await admin.expect('GET', `${net}/v2.0/ports?${project}`, [200])).body.ports as { device_owner: string; name: string }[];
     assert.deepEqual(ports.map((p) => `${p.device_owner} ${p.name}`), [], 'no port, also as the admin sees them');
+  }
+
+  it('a 1+1 cluster with a load balancer by a member holding load-balancer_member: its listener, pool and member, left PENDING_CREATE by Octavia without the jobboard, are built again one by one; the delete leaves nothing', () =>
+    lbCluster('lbMember', 'lane-lb'));
+
+  it('the same under devstack\'s admin_or_owner Octavia policy, by a plain member', async () => {
+    await cloud.setOctaviaPolicy('admin_or_owner');
+    try {
+      await lbCluster('member', 'lane-lb-owner');
+    } finally {
+      await cloud.setOctaviaPolicy('default');
+    }
+  });
+
+  it('a worker no host can take (No valid host was found) is booted again twice, then the create fails naming it and Nova\'s fault; the delete leaves nothing', async () => {
+    // More disk than the fake hypervisor has; disk is in no quota, so only Nova's scheduler refuses it.
+    const flavor = await os.json('admin', ['flavor', 'create', `lane-too-big-${tenant.projectName}`, '--vcpus', '1', '--ram', '512', '--disk', '1000000', '--private', '--project', tenant.projectId]);
+    try {
+      await os.ok('member', [
+        'coe', 'cluster', 'template', 'create', 'lane-big', '--coe', 'kubernetes', '--image', 'ubuntu-2404-kube-v1.35.5',
+        '--external-network', 'public', '--flavor', flavor.name, '--master-flavor', 'm1.medium', '--network-driver', 'calico', '--labels', 'kube_tag=v1.35.5',
+      ]);
+      await os.ok('member', ['coe', 'cluster', 'create', 'lane-big', '--cluster-template', 'lane-big', '--master-count', '1', '--node-count', '1']);
+      uuid = (await os.json('member', ['coe', 'cluster', 'show', 'lane-big'])).uuid;
+      let c;
+      for (let i = 0; i < 600; i++) {
+        c = await row();
+        if (c?.status !== 'CREATE_IN_PROGRESS') break;
+        await sleep(500);
+      }
+      assert.equal(c?.status, 'CREATE_FAILED', `${c?.status}: ${c?.status_reason}`);
+      assert.match(c!.status_reason ?? '', /^NoValidHost: Server \S+ \(\S+\) is in ERROR: No valid host was found.*\(its node was booted 3 times\)$/);
+      const shown = await os.json('member', ['coe', 'cluster', 'show', 'lane-big']);
+      assert.equal(shown.status, 'CREATE_FAILED');
+      const events = await t.app.services.db.getRepository(ClusterEventEntity).find({ where: { cluster_id: uuid } });
+      const replacing = events.filter((e) => e.reason === 'ReplacingServer');
+      assert.ok(replacing.length > 0, 'its condition said so');
+      assert.match(replacing[0]!.message, /^Server \S+ \(\S+\) is in ERROR: No valid host was found.* Booting it again \(1 of 2\)\.$/);
+
+      await os.ok('member', ['coe', 'cluster', 'delete', 'lane-big']);
+      for (let i = 0; i < 600; i++) {
+        c = await row();
+        if (!c || c.status === 'DELETE_FAILED') break;
+        await sleep(500);
+      }
+      assert.equal(c, null, `${c?.status}: ${c?.status_reason}`);
+      assert.deepEqual((await member.expect('GET', `${endpoint('compute')}/servers/detail`, [200])).body.servers, []);
+      const ports = (await admin.expect('GET', `${endpoint('network')}/v2.0/ports?project_id=${tenant.projectId}`, [200])).body.ports as unknown[];
+      assert.deepEqual(ports, []);
+    } finally {
+      await os.ok('admin', ['flavor', 'delete', flavor.id]);
+    }
   });
 });

@@ -11,7 +11,7 @@ import { StepFailure } from '../../../src/steps/errors.js';
 import { clusterTag, META, serverGroupName } from '../../../src/steps/naming.js';
 import { plannedNodes, type ObservedServer } from '../../../workers/cluster/ports.js';
 import {
-  addressesOf, bootstrapToken, ensureServerGroups, ensureServers, failIfBroken, groupImage, MAX_SERVER_REPLACEMENTS, purgeServerGroups, purgeServers, runtimeVolumeOf,
+  addressesOf, bootstrapToken, ensureServerGroups, ensureServers, failIfBroken, groupImage, MAX_SERVER_REPLACEMENTS, observedServers, purgeServerGroups, purgeServers, runtimeVolumeOf, withFault,
 } from '../../../workers/cluster/servers.js';
 import { audited, Crash, crashAfterCreate, create, eventually, recordedOf, startStepCloud, stepRun, type StepCloud } from '../../support/run-context.js';
 
@@ -203,4 +203,24 @@ test('no 404 probes: the template\'s image, flavors and external network given b
     for (const remove of probes) remove();
   }
   assert.equal(cloud.sims.calls()['nova GET /flavors/detail'], 1, 'one flavor list for both flavors and every server');
+});
+
+test('a server in ERROR listed without its fault (a real Nova leaves it out of servers/detail) is read for it', async () => {
+  const r = await stepRun(cloud, { masters: 1, workers: 1 });
+  await create(r, 'api_endpoint');
+  const worker = (await plannedNodes(r.ctx)).find((p) => p.role === 'worker')!;
+  const clear = cloud.sims.nova.state.failBuilds({ name: worker.name, times: 1 });
+  try {
+    await create(r, 'workers');
+  } finally {
+    clear();
+  }
+  const broken = await eventually(async () => {
+    r.fresh();
+    return (await observedServers(r.ctx)).find((s) => s.name === worker.name)!;
+  }, (s) => s.server.status === 'ERROR');
+  const listed: ObservedServer = { ...broken, server: { ...broken.server, fault: undefined } as Server };
+  const read = await withFault(r.ctx, listed);
+  assert.match((read.server as { fault?: { message?: string } }).fault?.message ?? '', /^No valid host was found/);
+  assert.throws(() => failIfBroken(read, 'workers'), (e) => e instanceof StepFailure && e.reason === 'NoValidHost');
 });
