@@ -43,7 +43,7 @@ import { REGION, dirOf, layoutOf, stateDir, url, type Layout } from './layout.js
 import { allRunning, alive, assertAlive, assertPortsFree, startTier, stopAll, waitDaemons } from './lifecycle.js';
 import { resetAbandonedPolicy, writeOctaviaPolicy, type OctaviaPolicyMode } from './octavia-policy.js';
 import { ensureOpenStackPackages } from './packages.js';
-import { logFile, runTool, sleep, takeLock, tail } from './procs.js';
+import { holdForProcess, logFile, runTool, sleep, takeLock, tail } from './procs.js';
 import { Session, call, login, type Credentials } from './rest.js';
 import { mariadb, rabbitmq, type CloudDaemon, type ServiceFiles } from './services-infra.js';
 import { COMPUTE_HOST, OPENSTACK } from './services-openstack.js';
@@ -171,6 +171,8 @@ export async function startRealOpenStack(): Promise<RealOpenStack> {
   const l = layoutOf(base);
   await mkdir(base, { recursive: true });
   const { services, daemons } = plan(l);
+  // One test file at a time uses the cloud (they change Octavia's policy): the next one waits for this process to end.
+  await holdForProcess(join(base, 'in-use'));
   const release = await takeLock(l.lockFile);
   let saved: Saved;
   try {

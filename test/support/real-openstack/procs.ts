@@ -193,6 +193,25 @@ export async function waitReady(
  * An exclusive lock on `file` held by a flock(1) child until release() (or until this process dies: the child's
  * stdin closes and it exits). Waits up to `timeoutMs` for another holder.
  */
+/**
+ * `takeLock`, held until this process ends (the lock's holder exits when its stdin closes): one test file at a time
+ * uses the checkout's test cloud, since its tests change what the cloud does (Octavia's policy).
+ */
+export async function holdForProcess(file: string, timeoutMs = 1_800_000): Promise<void> {
+  const child = spawn('flock', ['-x', '-w', String(Math.ceil(timeoutMs / 1000)), file, 'sh', '-c', 'echo locked; exec cat'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (b: Buffer) => {
+      if (b.toString().includes('locked')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`could not take the lock ${file} (flock exited ${code})`)));
+    child.once('error', reject);
+  });
+  child.removeAllListeners('exit');
+  child.unref();
+  (child.stdin as unknown as { unref(): void }).unref();
+  (child.stdout as unknown as { unref(): void }).unref();
+}
+
 export async function takeLock(file: string, timeoutMs = 900_000): Promise<() => void> {
   const child = spawn('flock', ['-x', '-w', String(Math.ceil(timeoutMs / 1000)), file, 'sh', '-c', 'echo locked; exec cat'], {
     stdio: ['pipe', 'pipe', 'inherit'],
