@@ -22,7 +22,9 @@ test('begins in any state: the groups deleting, one operation, its event; a seco
   const fx = await nodegroupCluster(t, { status: 'CREATE_IN_PROGRESS' });
   const demo = await callerOf(t, 'demo');
   await startDelete(t.app.services, demo, fx.cluster, 'cluster');
-  assert.deepEqual(await ops(fx.cluster.uuid), [{ kind: 'delete', state: 'pending' }]);
+  const [op, ...more] = await ops(fx.cluster.uuid);
+  assert.deepEqual([op?.kind, more.length], ['delete', 0]);
+  assert.ok(['pending', 'queued'].includes(op!.state), `${op!.state}: written, the relay may already have queued it`);
   assert.ok((await groups(fx.cluster.uuid)).every((g) => g.status === 'DELETE_IN_PROGRESS'));
   const [row] = await t.app.services.db.query(`SELECT status FROM cluster WHERE uuid = $1`, [fx.cluster.uuid]);
   assert.equal(row.status, 'DELETE_IN_PROGRESS');
