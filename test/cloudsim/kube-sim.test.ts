@@ -255,7 +255,7 @@ describe('one cluster: init behind a load balancer, joins, add-ons, drains, CA r
   test('PodDisruptionBudgets: an eviction that would break one is refused with 429, one it allows ends the pod gracefully', async () => {
     await kube.apply({
       apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api', namespace: 'default' },
-      spec: { replicas: 2, selector: { matchLabels: { app: 'api' } }, template: { metadata: { labels: { app: 'api' } }, spec: { terminationGracePeriodSeconds: 200, containers: [{ name: 'api', image: 'nginx' }] } } },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'api' } }, template: { metadata: { labels: { app: 'api' } }, spec: { terminationGracePeriodSeconds: 2000, containers: [{ name: 'api', image: 'nginx' }] } } },
     });
     const pdb = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'api', namespace: 'default' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'api' } } } };
     await kube.apply(pdb);
@@ -279,7 +279,7 @@ describe('one cluster: init behind a load balancer, joins, add-ons, drains, CA r
     await kube.evict('default', victim);
     const ending = (await kube.get<any>('v1', 'Pod', 'default', victim))!;
     assert.ok(ending.metadata.deletionTimestamp, 'terminating');
-    assert.equal((ending.metadata as any).deletionGracePeriodSeconds, 200);
+    assert.equal((ending.metadata as any).deletionGracePeriodSeconds, 2000);
     const live = await kube.list<any>('v1', 'Pod', 'default', 'app=api');
     assert.equal(live.filter((p) => !p.metadata.deletionTimestamp).length, 2, 'its replacement is made while it ends');
     await kube.evict('default', victim);
@@ -299,7 +299,7 @@ describe('one cluster: init behind a load balancer, joins, add-ons, drains, CA r
   test('cordon, drain through the Eviction API, delete the Node', async () => {
     await kube.apply({
       apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' },
-      spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { terminationGracePeriodSeconds: 1000, containers: [{ name: 'web', image: 'nginx' }] } } },
+      spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { terminationGracePeriodSeconds: 5000, containers: [{ name: 'web', image: 'nginx' }] } } },
     });
     const target = workers[0]!.name;
     await until('web on the target node', async () => (await kube.podsOn(target)).some((p) => p.metadata.labels?.app === 'web'));
@@ -310,9 +310,15 @@ describe('one cluster: init behind a load balancer, joins, add-ons, drains, CA r
     const pods = await kube.podsOn(target);
     const isDs = (p: (typeof pods)[number]) => (p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet');
     assert.ok(pods.some(isDs), 'kube-proxy and other DaemonSet pods');
-    for (const p of pods.filter((x) => !isDs(x))) await kube.evict(p.metadata.namespace!, p.metadata.name);
-    const terminating = (await kube.podsOn(target)).filter((p) => !isDs(p));
-    assert.ok(terminating.length > 0 && terminating.every((p) => p.metadata.deletionTimestamp), 'evicted pods end gracefully');
+    const evicted = pods.filter((x) => !isDs(x));
+    assert.ok(evicted.some((p) => p.metadata.labels?.app === 'web'));
+    for (const p of evicted) {
+      await kube.evict(p.metadata.namespace!, p.metadata.name);
+      if (p.metadata.labels?.app !== 'web') continue;
+      // Read at once (web's grace period is 5 s at this time scale): the pod ends gracefully, not at once.
+      const after = await kube.get<any>('v1', 'Pod', p.metadata.namespace!, p.metadata.name);
+      assert.ok(after?.metadata.deletionTimestamp, `evicted pod ${p.metadata.name} ends gracefully`);
+    }
     await until('only DaemonSet pods left', async () => (await kube.podsOn(target)).every(isDs));
     const web = await kube.list('v1', 'Pod', 'default', 'app=web');
     assert.equal(web.length, 3, 'replaced');

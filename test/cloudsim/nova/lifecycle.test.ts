@@ -43,17 +43,20 @@ test('NoValidHost within a second: a flavor bigger than every host, a failing-bu
   const huge = sims.nova.state.addFlavor({ id: 'huge', name: 'huge', vcpus: 1, ram: 1024, disk: HYPERVISOR.localGb * 2 });
   const undo = sims.nova.state.failBuilds({ name: 'doomed', times: 1 });
   try {
-    const t0 = Date.now();
     const [big, doomed, fine] = await Promise.all([boot('too-big', huge.id), boot('doomed-1', '2'), boot('fine', '2')]);
+    // Scheduling takes at most a second of the cloud's time, a boot 15 s or more: both are in ERROR while the
+    // schedulable server, booted at the same moment, is still building (no wall-clock bound: loaded machines).
     const seen = new Map<string, any>();
-    while (Date.now() - t0 < 1500 && seen.size < 2) {
+    const giveUp = Date.now() + 30_000;
+    while (Date.now() < giveUp && seen.size < 2) {
       for (const id of [big, doomed]) {
         const s = (await nova('GET', `/servers/${id}`)).body.server;
         if (s.status === 'ERROR' && !seen.has(id)) seen.set(id, s);
       }
       await new Promise((r) => setTimeout(r, 50));
     }
-    assert.ok(Date.now() - t0 < 1500, 'both in ERROR within a second and a half');
+    assert.equal(seen.size, 2, 'both in ERROR');
+    assert.equal((await nova('GET', `/servers/${fine}`)).body.server.status, 'BUILD', 'the schedulable server is still building');
     for (const id of [big, doomed]) {
       const s = seen.get(id);
       assert.equal(s.status, 'ERROR');
@@ -61,7 +64,6 @@ test('NoValidHost within a second: a flavor bigger than every host, a failing-bu
       assert.equal(s.fault.message, NO_VALID_HOST);
       assert.equal(s['OS-EXT-STS:task_state'], null);
     }
-    assert.equal((await nova('GET', `/servers/${fine}`)).body.server.status, 'BUILD', 'a schedulable server is still building');
     for (const id of [big, doomed, fine]) await nova('DELETE', `/servers/${id}`);
   } finally {
     undo();

@@ -1,6 +1,6 @@
 """openstacksdk (Debian's python3-openstacksdk) against the service and the simulator.
 
-Run by test/e2e/openstacksdk.test.ts with /usr/bin/python3: reads the cloud's settings as JSON on stdin
+Run by test/scenarios/cli/openstacksdk.test.ts with /usr/bin/python3: reads the cloud's settings as JSON on stdin
 and prints one JSON line per check on stdout: {"check", "ok", "error", "detail", "started", "ended"}
 (times in ms since the epoch, to match the calls the test's tap recorded). A check that needs what an
 earlier one made fails with a note saying so.
