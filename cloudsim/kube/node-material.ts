@@ -3,8 +3,9 @@
 // HTTP as the real bootstrap script does with curl, presenting the token and its own server id, waits while the
 // service answers 409 (its token not yet bound to the server), and writes the `<mode> <path> <base64>` lines it
 // gets. Anything else and the node fails its bootstrap, saying why on its console.
+import { MATERIAL_ATTEMPTS as ATTEMPTS } from '../../src/bootstrap/user-data/material.js';
+
 const ENV_PATH = '/etc/magnum/node-material.env';
-const ATTEMPTS = 60;
 
 export interface MaterialSource {
   url: string;

@@ -15,8 +15,12 @@ export const MATERIAL_ENV_PATH = '/etc/magnum/node-material.env';
 export const MATERIAL_CA_PATH = '/etc/magnum/node-material-ca.crt';
 /** The endpoint below the service's URL. */
 export const MATERIAL_PATH = '/bootstrap/v1/material';
-/** How often the node asks while the service has not yet bound its token to the server (the server was just made). */
-export const MATERIAL_ATTEMPTS = 60;
+/**
+ * How often the node asks (every 2 s) while the service has not yet bound its token to the server: the server was
+ * just made, or Nova's answer to its create was lost and the worker finds it again only at a later try. 450 tries
+ * are 15 minutes, NODE_MATERIAL_TTL_S's default; once the token expires the service answers 410 and the node stops.
+ */
+export const MATERIAL_ATTEMPTS = 450;
 
 const TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
 
