@@ -14,7 +14,7 @@ import { StepFailure, Wait } from '../../src/steps/errors.js';
 import { clusterDescription, clusterTag, resourceName } from '../../src/steps/naming.js';
 import type { RunContext, Step } from '../../src/steps/step.js';
 import { clusterNet, clusterSpec } from '../../src/steps/context.js';
-import { ensure, isForbidden, purge } from '../../src/steps/ensure.js';
+import { ensure } from '../../src/steps/ensure.js';
 import { apiFloatingIp, ensureFloatingIp } from './floating-ips.js';
 import { controlPlanePorts } from './ports.js';
 import { masterCount, type BillInput } from '../../src/preflight/quotas.js';
@@ -353,46 +353,3 @@ export async function syncMembers(ctx: RunContext, keep: (portName: string) => b
   }
   await activeLb(ctx, o, ep.loadBalancerId!);
 }
-
-/**
- * The descriptions cloud-provider-openstack gives the load balancers of a cluster (--cluster-name = our uuid):
- * OCCM's "Kubernetes external service <ns>/<name> from cluster <c>", octavia-ingress-controller's "Kubernetes
- * ingress <name> in namespace <ns> from cluster <c>", which it rewrites as "Kubernetes Ingress … from cluster <c>,
- * version: <resourceVersion>" once the Ingress is served.
- */
-export const occmLoadBalancer = (uuid: string): RegExp =>
-  new RegExp(`^Kubernetes (external service \\S+/\\S+|[Ii]ngress \\S+ in namespace \\S+) from cluster ${uuid}(, version: \\S+)?$`);
-
-/** Delete: the API load balancer and those OCCM made for the cluster's Services and Ingresses, their children by cascade. */
-export const purgeLoadBalancers: Step = {
-  name: 'load_balancers',
-  run: (ctx) =>
-    purge(ctx, {
-      service: 'load-balancer', type: 'loadbalancer', noun: 'load balancer', children: ['listener', 'pool', 'healthmonitor'],
-      client: (cloud) => cloud.octavia(),
-      async find(o) {
-        const uuid = ctx.cluster.uuid;
-        // OCCM's and the ingress controller's are known by their description (§4.2).
-        const occm = occmLoadBalancer(uuid);
-        let all: LoadBalancer[];
-        try {
-          all = await o.listLoadBalancers();
-        } catch (e) {
-          // Octavia's shipped policy lets only load-balancer_* roles list: a credential without one made no load
-          // balancer, nor did OCCM with it (the same credential). With one recorded, the purge's failure says what to do.
-          if (isForbidden(e) && (await ctx.ledger.live('loadbalancer')).length === 0) {
-            ctx.log('load balancers not listed: the credential may not (Octavia policy), and none was made', { reason: e.message });
-            return [];
-          }
-          throw e;
-        }
-        return all.filter((lb) => (lb.tags ?? []).includes(clusterTag(uuid)) || occm.test(lb.description ?? ''));
-      },
-      async delete(o, id) {
-        const status = await o.provisioningStatus(id);
-        if (status === 'DELETED') return false;
-        if (status === 'ACTIVE' || status === 'ERROR') await o.deleteLoadBalancer(id, { cascade: true });
-        return 'going';
-      },
-    }),
-};

@@ -81,19 +81,17 @@ export async function dropNodeFloatingIp(ctx: RunContext, name: string): Promise
   }
 }
 
-/** Delete: the recorded and tagged ones, and OCCM's and the ingress controller's for the cluster (named by their description, §4.1). */
+/**
+ * Delete: the recorded and the tagged ones, asked of Neutron by tag. OCCM's and the ingress controller's for the
+ * cluster (named by their description, §4.1) were recorded by the load-balancer purge, from their VIP ports.
+ */
 export const purgeFloatingIps: Step = {
   name: 'floating_ips',
   run: (ctx) =>
     purge(ctx, {
       service: 'network', type: 'floatingip',
       client: (cloud) => cloud.neutron(),
-      async find(n) {
-        const uuid = ctx.cluster.uuid;
-        const occm = occmFloatingIp(uuid);
-        const tagged = await n.floatingIps.list({ tags: clusterTag(uuid) });
-        return [...tagged, ...(await n.floatingIps.list()).filter((f) => occm.test(f.description ?? ''))];
-      },
+      find: (n) => n.floatingIps.list({ tags: clusterTag(ctx.cluster.uuid) }),
       delete: (n, id) => n.floatingIps.delete(id),
     }),
 };
