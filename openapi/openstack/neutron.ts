@@ -1422,7 +1422,8 @@ export interface operations {
             query?: {
                 /** @description Repeat for OR. */
                 id?: components["parameters"]["id"];
-                port_id?: string;
+                /** @description Repeated for any of several ports. */
+                port_id?: string | string[];
                 floating_ip_address?: string;
                 floating_network_id?: string;
                 description?: string;

@@ -145,12 +145,11 @@ export const ensureApiEndpoint: Step = {
 };
 
 /**
- * While a load balancer is first built, how many polls pass before it is looked at every poll, and how many pass
- * between two looks before: an amphora takes a minute or more (the simulator's median is 90 s), so in production
- * it is read every 10 s for its first minute, then every 2 s.
+ * While a load balancer is first built (PENDING_CREATE), how many polls pass between two looks: an amphora takes a
+ * minute or more (the simulator's median is 90 s), and nothing on the way to the API waits for it before the first
+ * control plane's boot and kubeadm init (100 s), so in production it is read every 10 s.
  */
-const LB_BUILD_POLLS = 30;
-const LB_EARLY_POLLS = 5;
+const LB_BUILD_POLLS = 5;
 
 /** ACTIVE, or Wait (PENDING_*), or a failure (ERROR). */
 async function activeLb(ctx: RunContext, o: OctaviaClient, id: string): Promise<void> {
@@ -158,10 +157,7 @@ async function activeLb(ctx: RunContext, o: OctaviaClient, id: string): Promise<
   if (status === 'ACTIVE') return;
   if (status === 'ERROR') throw new StepFailure('LoadBalancerError', `The API load balancer ${id} went to ERROR.`, 'api_lb');
   if (status === 'DELETED') throw new StepFailure('NotFound', `The API load balancer ${id} disappeared.`, 'api_lb');
-  if (status === 'PENDING_CREATE') {
-    const since = await ctx.memoRuns(`lb-building:${id}`, async () => Date.now());
-    if (Date.now() - since < ctx.pollMs * LB_BUILD_POLLS) throw new Wait(ctx.pollMs * LB_EARLY_POLLS, `load balancer ${id} is being built`);
-  }
+  if (status === 'PENDING_CREATE') throw new Wait(ctx.pollMs * LB_BUILD_POLLS, `load balancer ${id} is being built`);
   throw new Wait(ctx.pollMs, `load balancer ${id} is ${status}`);
 }
 

@@ -75,8 +75,9 @@ test('a node\'s floating IP is its own, named by the node; the one already on it
   const own = await ensureNodeFloatingIp(r.ctx, wName, wPort);
   assert.match(own.description ?? '', new RegExp(` node ${wName}$`));
   assert.equal((await ensureNodeFloatingIp(r.ctx, wName, wPort)).id, own.id);
-  // Its record lost (a crash): found on the port by its description, recorded again.
+  // Its record lost (a crash, so the next run): found on the port by its description, recorded again.
   r.ledger.forget((x) => x.cloud_id === own.id);
+  r.fresh();
   assert.equal((await ensureNodeFloatingIp(r.ctx, wName, wPort)).id, own.id);
   assert.ok((await recordedOf(r, 'floatingip')).some(([name, id]) => name === wName && id === own.id));
 
