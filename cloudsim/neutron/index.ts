@@ -11,6 +11,7 @@ import { registerNetworkRoutes } from './routes-networks.js';
 import { registerPortRoutes } from './routes-ports.js';
 import { registerQuotaRoutes } from './routes-quotas.js';
 import { registerRouterRoutes } from './routes-routers.js';
+import { registerSecurityGroupRuleRoutes } from './routes-security-group-rules.js';
 import { registerSecurityGroupRoutes } from './routes-security-groups.js';
 import { registerSubnetRoutes } from './routes-subnets.js';
 import { registerTagRoutes } from './routes-tags.js';
@@ -74,6 +75,7 @@ export function createNeutronSim(opts: NeutronSimOptions): NeutronSim {
       registerPortRoutes(scope, state);
       registerRouterRoutes(scope, state);
       registerSecurityGroupRoutes(scope, state);
+      registerSecurityGroupRuleRoutes(scope, state);
       registerFloatingIpRoutes(scope, state);
       registerTagRoutes(scope, state);
       registerQuotaRoutes(scope, state);

@@ -22,8 +22,11 @@ export function bodyOf(request: FastifyRequest, key: string, allowed: readonly s
   const raw = request.body as Body | undefined;
   const inner = raw && typeof raw === 'object' ? raw[key] : undefined;
   if (!inner || typeof inner !== 'object' || Array.isArray(inner)) throw badRequest(`Unable to find '${key}' in request body`);
-  const b = inner as Body;
-  const post = request.method === 'POST';
+  return attributesOf(inner as Body, request.method === 'POST', allowed, known);
+}
+
+/** One resource's attributes (of a body or of a bulk's item), checked as `bodyOf` checks them. */
+export function attributesOf(b: Body, post: boolean, allowed: readonly string[], known: readonly string[] = []): Body {
   for (const k of Object.keys(b)) {
     if (allowed.includes(k)) continue;
     if (known.includes(k) || ['id', 'tags', 'created_at', 'updated_at', 'revision_number', 'status'].includes(k)) {

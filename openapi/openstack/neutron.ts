@@ -216,6 +216,7 @@ export interface paths {
         };
         get: operations["listSecurityGroupRules"];
         put?: never;
+        /** @description One rule (`security_group_rule`), or several of one group at once (`security_group_rules`, ML2's native bulk: all made or none; each item bare or wrapped as `{security_group_rule: {...}}`). A bulk naming two groups is a 400 SecurityGroupNotSingleGroupRules; two alike in it a 409 DuplicateSecurityGroupRuleInPost. */
         post: operations["createSecurityGroupRule"];
         delete?: never;
         options?: never;
@@ -1338,24 +1339,28 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    security_group_rule: components["schemas"]["SecurityGroupRuleCreate"];
+                    security_group_rule?: components["schemas"]["SecurityGroupRuleCreate"];
+                    security_group_rules?: (components["schemas"]["SecurityGroupRuleCreate"] | {
+                        security_group_rule: components["schemas"]["SecurityGroupRuleCreate"];
+                    })[];
                 };
             };
         };
         responses: {
-            /** @description Created. */
+            /** @description Created; the answer's key follows the request's. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        security_group_rule: components["schemas"]["SecurityGroupRule"];
+                        security_group_rule?: components["schemas"]["SecurityGroupRule"];
+                        security_group_rules?: components["schemas"]["SecurityGroupRule"][];
                     };
                 };
             };
             400: components["responses"]["Error"];
-            /** @description SecurityGroupRuleExists (or OverQuota). */
+            /** @description SecurityGroupRuleExists, DuplicateSecurityGroupRuleInPost (or OverQuota). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1417,7 +1422,8 @@ export interface operations {
             query?: {
                 /** @description Repeat for OR. */
                 id?: components["parameters"]["id"];
-                port_id?: string;
+                /** @description Repeated for any of several ports. */
+                port_id?: string | string[];
                 floating_ip_address?: string;
                 floating_network_id?: string;
                 description?: string;

@@ -428,6 +428,10 @@ export interface operations {
                 /** @description Has all of these (comma-separated). */
                 tags?: components["parameters"]["tags"];
                 vip_port_id?: string;
+                /** @description The load balancers whose VIP is on this subnet. */
+                vip_subnet_id?: string;
+                /** @description An exact match. */
+                description?: string;
                 /** @description An admin's list is every project's without it. */
                 project_id?: string;
                 limit?: components["parameters"]["limit"];

@@ -196,6 +196,14 @@ export const errors = {
       `Resource limit exceeded: the project's quotas leave too little for this request; ${short.map((q) => `${q.quota}: needed ${q.needed}, in use ${q.inUse}, ${q.held ? `held by accepted operations ${q.held}, ` : ''}limit ${q.limit}`).join('; ')}. Ask for a larger quota or a smaller request.`,
     ),
   cloudForbidden: (service: string) => new ApiError('cloud_forbidden', 403, `Not authorized by the ${service} service.`),
+  /** What the request asks for needs a role the user lacks in the project (the cluster's credential would lack it too). */
+  cloudRoleMissing: (service: string, role: string, what: string, project: string) =>
+    new ApiError(
+      'cloud_role_missing',
+      403,
+      `Not authorized by the ${service} service: ${what} needs the role ${role} on project ${project}, which you do not have under this cloud's policy. ` +
+        `The cluster's application credential keeps the roles you have when it is made: ask for the role, or ask for no ${what.replace(/^an? /, '')}.`,
+    ),
   /** Another project's quota or stats asked for by a non-admin. */
   notAuthorized: () => new ApiError('not_authorized', 403, 'Not authorized.'),
   clusterQuotaExceeded: (limit: number) =>

@@ -81,6 +81,18 @@ export class NeutronClient {
     return this.floatingIps.update(id, { port_id: null });
   }
 
+  /**
+   * POST /v2.0/security-group-rules with `security_group_rules`: the rules of one group made at once, all or
+   * none (409 SecurityGroupRuleExists when one is already there, DuplicateSecurityGroupRuleInPost for two alike).
+   */
+  async createSecurityGroupRules(rules: S['SecurityGroupRuleCreate'][]): Promise<SecurityGroupRule[]> {
+    const body: { security_group_rules: S['SecurityGroupRuleCreate'][] } = { security_group_rules: rules };
+    const res = await requestJson<{ security_group_rules: SecurityGroupRule[] }>(this.session, {
+      method: 'POST', path: `${this.v2}/security-group-rules`, body, operation: 'security-group-rules.create_bulk',
+    });
+    return res.body.security_group_rules;
+  }
+
   /** PUT /v2.0/{resource}/{id}/tags: replaces all tags (at most 50). */
   async replaceTags(resource: TaggableResource, id: string, tags: string[]): Promise<string[]> {
     const body: S['Tags'] = { tags };

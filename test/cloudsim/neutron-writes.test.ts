@@ -279,3 +279,26 @@ describe('tags, filters, quotas and scoping', () => {
     await h.ok(204, 'DELETE', `/v2.0/ports/${p.id}`, admin);
   });
 });
+
+describe('security group rules in bulk', () => {
+  test('items bare or wrapped, answered as a list; empty, unknown attributes, another project\'s group and the quota refuse the whole bulk', async () => {
+    const sg = (await h.ok(201, 'POST', '/v2.0/security-groups', demo, { security_group: { name: 'bulk' } })).security_group;
+    const rule = (port: number) => ({ security_group_id: sg.id, direction: 'ingress', protocol: 'tcp', port_range_min: port, port_range_max: port });
+    const made = await h.ok(201, 'POST', '/v2.0/security-group-rules', demo, { security_group_rules: [rule(1), { security_group_rule: rule(2) }] });
+    assert.deepEqual(Object.keys(made), ['security_group_rules']);
+    assert.deepEqual(made.security_group_rules.map((r: { port_range_min: number; ethertype: string }) => [r.port_range_min, r.ethertype]), [[1, 'IPv4'], [2, 'IPv4']]);
+    const count = async () => (await h.ok(200, 'GET', `/v2.0/security-group-rules?security_group_id=${sg.id}`, demo)).security_group_rules.length;
+    assert.equal(await count(), 4);
+    assert.equal(await h.fails(400, 'HTTPBadRequest', 'POST', '/v2.0/security-group-rules', demo, { security_group_rules: [] }), 'Resources required');
+    assert.equal(await h.fails(400, 'HTTPBadRequest', 'POST', '/v2.0/security-group-rules', demo, { security_group_rules: [rule(3), { ...rule(4), colour: 'red' }] }), "Unrecognized attribute(s) 'colour'");
+    await h.fails(404, 'SecurityGroupNotFound', 'POST', '/v2.0/security-group-rules', other, { security_group_rules: [rule(3)] });
+    const pid = h.keystone.state.projectId('demo');
+    const used = (await h.ok(200, 'GET', `/v2.0/quotas/${pid}/details`, demo)).quota.security_group_rule.used as number;
+    await h.ok(200, 'PUT', `/v2.0/quotas/${pid}`, admin, { quota: { security_group_rule: used + 1 } });
+    await h.fails(409, 'OverQuota', 'POST', '/v2.0/security-group-rules', demo, { security_group_rules: [rule(3), rule(4)] });
+    await h.ok(201, 'POST', '/v2.0/security-group-rules', demo, { security_group_rules: [rule(3)] });
+    assert.equal(await count(), 5, 'only the bulk within the quota made its rule');
+    await h.ok(204, 'DELETE', `/v2.0/quotas/${pid}`, admin);
+    await h.ok(204, 'DELETE', `/v2.0/security-groups/${sg.id}`, demo);
+  });
+});

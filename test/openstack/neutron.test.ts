@@ -122,6 +122,26 @@ describe('a cluster network, built and torn down', () => {
     assert.equal((await neutron.securityGroups.get(sg.id)).security_group_rules.length, 4);
   });
 
+  test('rules in bulk: all made at once, or none (a rule already there, two alike, two groups)', async () => {
+    const sg = await neutron.securityGroups.create({ name: `k8s-${cluster}-bulk` });
+    const other = await neutron.securityGroups.create({ name: `k8s-${cluster}-bulk-other` });
+    const count = async () => (await neutron.securityGroupRules.list({ security_group_id: sg.id })).length;
+    const tcp = (port: number) => ({ security_group_id: sg.id, direction: 'ingress' as const, ethertype: 'IPv4' as const, protocol: 'tcp', port_range_min: port, port_range_max: port, remote_ip_prefix: '10.0.0.0/24' });
+    const made = await neutron.createSecurityGroupRules([tcp(22), tcp(6443), { security_group_id: sg.id, direction: 'ingress', remote_group_id: other.id }]);
+    assert.deepEqual(made.map((r) => [r.security_group_id, r.port_range_min, r.remote_group_id]), [[sg.id, 22, null], [sg.id, 6443, null], [sg.id, null, other.id]]);
+    assert.equal(await count(), 5);
+    const exists = await failure(() => neutron.createSecurityGroupRules([tcp(10250), tcp(22)]));
+    assert.deepEqual([exists.status, exists.fault.type], [409, 'SecurityGroupRuleExists']);
+    assert.match(exists.fault.message ?? '', new RegExp(made[0]!.id));
+    const twice = await failure(() => neutron.createSecurityGroupRules([tcp(10250), tcp(10250)]));
+    assert.deepEqual([twice.status, twice.fault.type], [409, 'DuplicateSecurityGroupRuleInPost']);
+    const two = await failure(() => neutron.createSecurityGroupRules([tcp(10250), { ...tcp(10250), security_group_id: other.id }]));
+    assert.deepEqual([two.status, two.fault.type], [400, 'SecurityGroupNotSingleGroupRules']);
+    assert.equal(await count(), 5, 'none of the refused bulks made a rule');
+    await neutron.securityGroups.delete(sg.id);
+    await neutron.securityGroups.delete(other.id);
+  });
+
   test('ports: fixed IP, security groups, allowed address pairs and tags at create; listed by tag, name and device', async () => {
     const port = await neutron.ports.create({
       network_id: ids.network!,

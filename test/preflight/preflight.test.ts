@@ -304,3 +304,19 @@ test('the pre-checks try a cloud read again when it failed for a moment (5xx, a 
   }
   assert.deepEqual([await clusters(), appCreds()], before);
 });
+
+test('under Octavia\'s shipped policy a user without load-balancer_member is refused a cluster with a load balancer at create, naming the role; nothing is made, and one without a load balancer is accepted', async () => {
+  sims().octavia.state.behaviour.policy = 'default';
+  try {
+    const before = [await clusters(), appCreds()];
+    const res = await create({ master_count: 1, node_count: 1, master_lb_enabled: true });
+    assert.equal(res.statusCode, 403, res.body);
+    const detail = res.json().errors[0].detail as string;
+    assert.match(detail, /load-balancer_member on project /);
+    assert.match(detail, /a load balancer \(master_lb_enabled\)/);
+    assert.deepEqual([await clusters(), appCreds()], before, 'nothing written, no credential made');
+    assert.equal((await create({ master_count: 1, node_count: 1, master_lb_enabled: false })).statusCode, 202);
+  } finally {
+    sims().octavia.state.behaviour.policy = 'admin_or_owner';
+  }
+});

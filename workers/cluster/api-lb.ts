@@ -14,7 +14,7 @@ import { StepFailure, Wait } from '../../src/steps/errors.js';
 import { clusterDescription, clusterTag, resourceName } from '../../src/steps/naming.js';
 import type { RunContext, Step } from '../../src/steps/step.js';
 import { clusterNet, clusterSpec } from '../../src/steps/context.js';
-import { ensure, isForbidden, purge } from '../../src/steps/ensure.js';
+import { ensure } from '../../src/steps/ensure.js';
 import { apiFloatingIp, ensureFloatingIp } from './floating-ips.js';
 import { controlPlanePorts } from './ports.js';
 import { masterCount, type BillInput } from '../../src/preflight/quotas.js';
@@ -145,12 +145,11 @@ export const ensureApiEndpoint: Step = {
 };
 
 /**
- * While a load balancer is first built, how many polls pass before it is looked at every poll, and how many pass
- * between two looks before: an amphora takes a minute or more (the simulator's median is 90 s), so in production
- * it is read every 10 s for its first minute, then every 2 s.
+ * While a load balancer is first built (PENDING_CREATE), how many polls pass between two looks: an amphora takes a
+ * minute or more (the simulator's median is 90 s), and nothing on the way to the API waits for it before the first
+ * control plane's boot and kubeadm init (100 s), so in production it is read every 10 s.
  */
-const LB_BUILD_POLLS = 30;
-const LB_EARLY_POLLS = 5;
+const LB_BUILD_POLLS = 5;
 
 /** ACTIVE, or Wait (PENDING_*), or a failure (ERROR). */
 async function activeLb(ctx: RunContext, o: OctaviaClient, id: string): Promise<void> {
@@ -158,10 +157,7 @@ async function activeLb(ctx: RunContext, o: OctaviaClient, id: string): Promise<
   if (status === 'ACTIVE') return;
   if (status === 'ERROR') throw new StepFailure('LoadBalancerError', `The API load balancer ${id} went to ERROR.`, 'api_lb');
   if (status === 'DELETED') throw new StepFailure('NotFound', `The API load balancer ${id} disappeared.`, 'api_lb');
-  if (status === 'PENDING_CREATE') {
-    const since = await ctx.memoRuns(`lb-building:${id}`, async () => Date.now());
-    if (Date.now() - since < ctx.pollMs * LB_BUILD_POLLS) throw new Wait(ctx.pollMs * LB_EARLY_POLLS, `load balancer ${id} is being built`);
-  }
+  if (status === 'PENDING_CREATE') throw new Wait(ctx.pollMs * LB_BUILD_POLLS, `load balancer ${id} is being built`);
   throw new Wait(ctx.pollMs, `load balancer ${id} is ${status}`);
 }
 
@@ -353,46 +349,3 @@ export async function syncMembers(ctx: RunContext, keep: (portName: string) => b
   }
   await activeLb(ctx, o, ep.loadBalancerId!);
 }
-
-/**
- * The descriptions cloud-provider-openstack gives the load balancers of a cluster (--cluster-name = our uuid):
- * OCCM's "Kubernetes external service <ns>/<name> from cluster <c>", octavia-ingress-controller's "Kubernetes
- * ingress <name> in namespace <ns> from cluster <c>", which it rewrites as "Kubernetes Ingress … from cluster <c>,
- * version: <resourceVersion>" once the Ingress is served.
- */
-export const occmLoadBalancer = (uuid: string): RegExp =>
-  new RegExp(`^Kubernetes (external service \\S+/\\S+|[Ii]ngress \\S+ in namespace \\S+) from cluster ${uuid}(, version: \\S+)?$`);
-
-/** Delete: the API load balancer and those OCCM made for the cluster's Services and Ingresses, their children by cascade. */
-export const purgeLoadBalancers: Step = {
-  name: 'load_balancers',
-  run: (ctx) =>
-    purge(ctx, {
-      service: 'load-balancer', type: 'loadbalancer', noun: 'load balancer', children: ['listener', 'pool', 'healthmonitor'],
-      client: (cloud) => cloud.octavia(),
-      async find(o) {
-        const uuid = ctx.cluster.uuid;
-        // OCCM's and the ingress controller's are known by their description (§4.2).
-        const occm = occmLoadBalancer(uuid);
-        let all: LoadBalancer[];
-        try {
-          all = await o.listLoadBalancers();
-        } catch (e) {
-          // Octavia's shipped policy lets only load-balancer_* roles list: a credential without one made no load
-          // balancer, nor did OCCM with it (the same credential). With one recorded, the purge's failure says what to do.
-          if (isForbidden(e) && (await ctx.ledger.live('loadbalancer')).length === 0) {
-            ctx.log('load balancers not listed: the credential may not (Octavia policy), and none was made', { reason: e.message });
-            return [];
-          }
-          throw e;
-        }
-        return all.filter((lb) => (lb.tags ?? []).includes(clusterTag(uuid)) || occm.test(lb.description ?? ''));
-      },
-      async delete(o, id) {
-        const status = await o.provisioningStatus(id);
-        if (status === 'DELETED') return false;
-        if (status === 'ACTIVE' || status === 'ERROR') await o.deleteLoadBalancer(id, { cascade: true });
-        return 'going';
-      },
-    }),
-};

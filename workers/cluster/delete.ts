@@ -13,7 +13,7 @@ import { ClusterRepo } from '../../src/db/repos/clusters.js';
 import { features } from '../../src/features/registry.js';
 import type { OperationSpec } from '../../src/steps/step.js';
 import { assemble } from './graph.js';
-import { purgeLoadBalancers } from './api-lb.js';
+import { purgeLoadBalancers } from './lb-purge.js';
 import { purgeCredential } from './credential.js';
 import { purgeFloatingIps } from './floating-ips.js';
 import { purgeNetworks, purgeRouters, purgeSecurityGroups, purgeSubnets } from './network.js';

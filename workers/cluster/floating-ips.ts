@@ -62,12 +62,25 @@ export async function ensureNodeFloatingIp(ctx: RunContext, name: string, portId
   const n = await ctx.cloud().neutron();
   const mine = await recorded(ctx, n, name);
   if (mine) return mine.port_id === portId ? mine : n.associateFloatingIp(mine.id, portId);
-  const onPort = (await n.floatingIps.list({ port_id: portId }))[0];
+  const known = await onRecordedPorts(ctx, n);
+  const onPort = known.ports.has(portId) ? known.fips.get(portId) : (await n.floatingIps.list({ port_id: portId }))[0];
   if (onPort) {
     if ((onPort.description ?? '').endsWith(` node ${name}`)) await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: onPort.id, name, step: 'servers' });
     return onPort;
   }
   return create(ctx, n, name, portId, 'servers', `node ${name}`);
+}
+
+/**
+ * The floating IPs on the cluster's recorded ports, by port: one list per run (Neutron ORs a repeated port_id) for
+ * every node it gives one, rather than one list per node.
+ */
+function onRecordedPorts(ctx: RunContext, n: NeutronClient): Promise<{ ports: Set<string>; fips: Map<string, FloatingIp> }> {
+  return ctx.memo('fips-on-ports', async () => {
+    const ports = new Set((await ctx.ledger.live('port')).map((r) => r.cloud_id));
+    const found = ports.size > 0 ? await n.floatingIps.list({ port_id: [...ports] }) : [];
+    return { ports, fips: new Map(found.filter((f) => f.port_id).map((f) => [f.port_id!, f])) };
+  });
 }
 
 /** The floating IPs recorded for the node `name` (its server going or gone): deleted, 404 counting as done. */
@@ -81,19 +94,17 @@ export async function dropNodeFloatingIp(ctx: RunContext, name: string): Promise
   }
 }
 
-/** Delete: the recorded and tagged ones, and OCCM's and the ingress controller's for the cluster (named by their description, §4.1). */
+/**
+ * Delete: the recorded and the tagged ones, asked of Neutron by tag. OCCM's and the ingress controller's for the
+ * cluster (named by their description, §4.1) were recorded by the load-balancer purge, from their VIP ports.
+ */
 export const purgeFloatingIps: Step = {
   name: 'floating_ips',
   run: (ctx) =>
     purge(ctx, {
       service: 'network', type: 'floatingip',
       client: (cloud) => cloud.neutron(),
-      async find(n) {
-        const uuid = ctx.cluster.uuid;
-        const occm = occmFloatingIp(uuid);
-        const tagged = await n.floatingIps.list({ tags: clusterTag(uuid) });
-        return [...tagged, ...(await n.floatingIps.list()).filter((f) => occm.test(f.description ?? ''))];
-      },
+      find: (n) => n.floatingIps.list({ tags: clusterTag(ctx.cluster.uuid) }),
       delete: (n, id) => n.floatingIps.delete(id),
     }),
 };

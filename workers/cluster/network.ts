@@ -108,10 +108,12 @@ export const ensureSecurityGroups: Step = {
       });
       ids[g] = sg.id;
     }
+    // What each group lacks, made in one bulk POST per group (all or none: a retry after a lost answer
+    // reads the rules again and finds them all there or none).
     for (const g of ['control-plane', 'worker'] as const) {
       const present = new Set((await n.securityGroupRules.list({ security_group_id: ids[g] })).map(ruleKey));
-      for (const r of plan.securityGroups[g].rules) {
-        const body = {
+      const missing = plan.securityGroups[g].rules
+        .map((r) => ({
           security_group_id: ids[g],
           direction: r.direction,
           ethertype: r.ethertype,
@@ -121,11 +123,10 @@ export const ensureSecurityGroups: Step = {
           remote_ip_prefix: 'cidr' in r.remote ? r.remote.cidr : null,
           remote_group_id: 'group' in r.remote ? ids[r.remote.group] : null,
           description: r.description,
-        };
-        if (present.has(ruleKey(body))) continue;
-        await n.securityGroupRules.create(body as Parameters<NeutronClient['securityGroupRules']['create']>[0]);
-        present.add(ruleKey(body));
-      }
+        }))
+        // Neutron refuses a bulk with two alike (DuplicateSecurityGroupRuleInPost): each key once.
+        .filter((body) => !present.has(ruleKey(body)) && present.add(ruleKey(body)));
+      if (missing.length > 0) await n.createSecurityGroupRules(missing);
     }
     await ctx.setCondition('security_groups', 'True', 'Ready', `Security groups ${ids['control-plane']} (control plane) and ${ids.worker} (workers).`);
   },

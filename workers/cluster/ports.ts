@@ -45,6 +45,13 @@ export interface PlannedNode {
 export const WATCH_POLLS = 5;
 
 /**
+ * Once every server the last list showed was ACTIVE (the waits for the API and the nodes, which Kubernetes answers),
+ * how many polls pass between two lists: 15, one every 30 s in production. A server in ERROR comes within seconds of
+ * its boot, while the list is still taken every WATCH_POLLS.
+ */
+export const SETTLED_WATCH_POLLS = 15;
+
+/**
  * The cluster's servers for a step that watches them while it waits: listed at most once every WATCH_POLLS polls
  * (kept for the operation's runs in this process), and that list is the run's (observedServers gives it too).
  * forgetWatched makes the next look list again.
@@ -52,7 +59,8 @@ export const WATCH_POLLS = 5;
 export function watchedServers(ctx: RunContext): Promise<ObservedServer[]> {
   return ctx.memo('servers', async () => {
     const w = await watch(ctx);
-    if (Date.now() - w.at >= ctx.pollMs * WATCH_POLLS) {
+    const settled = w.servers.length > 0 && w.servers.every((s) => s.server.status === 'ACTIVE');
+    if (Date.now() - w.at >= ctx.pollMs * (settled ? SETTLED_WATCH_POLLS : WATCH_POLLS)) {
       w.servers = await listServers(ctx);
       w.at = Date.now();
     }
@@ -147,8 +155,15 @@ async function securityGroupId(ctx: RunContext, g: GroupRef): Promise<string> {
   return row.cloud_id;
 }
 
-/** The port named `name` (made if absent): fixed IP on the cluster subnet, the role's security group. */
-export async function ensurePort(ctx: RunContext, name: string, role: NodeRole): Promise<NeutronPort> {
+/**
+ * The port named `name` (made if absent): fixed IP on the cluster subnet, the role's security group. Ensured once
+ * per operation (in this process): the ports step makes it, its server's boot names it.
+ */
+export function ensurePort(ctx: RunContext, name: string, role: NodeRole): Promise<NeutronPort> {
+  return ctx.memoRuns(`port:${name}`, () => ensurePortOnce(ctx, name, role));
+}
+
+async function ensurePortOnce(ctx: RunContext, name: string, role: NodeRole): Promise<NeutronPort> {
   const n = await ctx.cloud().neutron();
   const net = await clusterNet(ctx);
   const spec = await clusterSpec(ctx, net.subnetCidr);
@@ -158,7 +173,8 @@ export async function ensurePort(ctx: RunContext, name: string, role: NodeRole):
   return ensure(ctx, {
     step: 'ports', service: 'network', type: 'port', name,
     get: (id) => n.ports.get(id),
-    findByName: () => n.ports.list({ name, network_id: net.networkId }),
+    // One list of the network's ports per run for every port it ensures (not one per port).
+    findByName: async () => (await ctx.memo(`ports-on:${net.networkId}`, () => n.ports.list({ network_id: net.networkId }))).filter((x) => x.name === name),
     create: () =>
       n.ports.create({
         name,

@@ -17,7 +17,7 @@ import { clusterSpec, effectiveLabels, nodeGroups, template } from '../../src/st
 import { isControlPlane, observedServers, type ObservedServer } from './ports.js';
 import { drainAndForget } from './drain.js';
 import { dropOrphanPorts, ensureJoinToken, removeServer } from './scale.js';
-import { ensureServerGroups, ensureServers, failIfBroken } from './servers.js';
+import { ensureServerGroups, ensureServers, failIfBroken, replaceBrokenServers, withFault } from './servers.js';
 import { freeIndexes, heldIndexes } from '../../src/cluster-spec/zones.js';
 
 const param = <T>(ctx: RunContext, k: string): T | undefined => (ctx.op.params as Record<string, unknown>)[k] as T | undefined;
@@ -49,8 +49,14 @@ export const roll: Step = {
   after: ['server_groups'],
   async run(ctx) {
     const outdated = await outdatedOf(ctx);
+    // The roll's new servers in ERROR are booted again as the create's are; an outdated one in ERROR ends it.
+    const { changed } = await replaceBrokenServers(ctx, await observedServers(ctx), (s) => !outdated(s));
+    if (changed) {
+      ctx.forget('servers');
+      throw new Wait(ctx.pollMs, 'a server in ERROR being booted again');
+    }
     const servers = await observedServers(ctx);
-    for (const s of servers) failIfBroken(s, isControlPlane(s.role) ? 'control_plane' : 'workers');
+    for (const s of servers) if (s.server.status === 'ERROR') failIfBroken(await withFault(ctx, s), isControlPlane(s.role) ? 'control_plane' : 'workers');
     const old = servers.filter(outdated).sort((a, b) => Number(isControlPlane(b.role)) - Number(isControlPlane(a.role)) || a.name.localeCompare(b.name));
     const first = old[0];
     if (!first) {

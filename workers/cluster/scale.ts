@@ -13,7 +13,7 @@ import { nodeGroups } from '../../src/steps/context.js';
 import { syncMembers } from './api-lb.js';
 import { isControlPlane, observedServers, plannedNodes, RETIRING, retiringOf, type ObservedServer, type Retiring } from './ports.js';
 import { ensurePorts } from './ports.js';
-import { bootstrapToken, ensureServerGroups, ensureServers, failIfBroken } from './servers.js';
+import { bootstrapToken, ensureServerGroups, ensureServers, replaceBrokenServers } from './servers.js';
 import { unready } from './bootstrap.js';
 import { drainAndForget } from './drain.js';
 import { dropNodeFloatingIp } from './floating-ips.js';
@@ -145,9 +145,9 @@ export const scaleUp: Step = {
     const planned = await plannedNodes(ctx);
     await ensureServers(ctx, planned);
     if (planned.length > 0) await ctx.setCondition('workers', 'Unknown', 'Joining', `${planned.map((p) => p.name).join(', ')} joining.`);
-    // A broken server on its way out (a repair's) does not fail the operation.
+    // A broken server on its way out (a repair's) is not replaced; the others are, as the create's.
     const retiring = await retiringOf(ctx);
-    for (const s of await observedServers(ctx)) if (!retiring(s)) failIfBroken(s, 'workers');
+    await replaceBrokenServers(ctx, await observedServers(ctx), (s) => !retiring(s));
   },
 };
 
@@ -157,8 +157,10 @@ export const nodesReady: Step = {
   after: ['scale_up', 'scale_down'],
   async run(ctx) {
     ctx.forget('servers');
+    const retiring = await retiringOf(ctx);
+    const { changed } = await replaceBrokenServers(ctx, await observedServers(ctx), (s) => !retiring(s));
+    if (changed) throw new Wait(ctx.pollMs, 'a server in ERROR being booted again');
     const servers = await observedServers(ctx);
-    for (const s of servers) failIfBroken(s, 'workers');
     const kube = await kubeFor(ctx);
     const waiting = await unready(ctx, kube, servers);
     if (waiting.length > 0) {

@@ -42,7 +42,12 @@ export const ensureServerGroups: Step = {
   },
 };
 
-async function serverGroup(ctx: RunContext, g: NodeGroupRow): Promise<string> {
+/** A node group's server group id, ensured once per operation (in this process): each server's boot names it. */
+function serverGroup(ctx: RunContext, g: NodeGroupRow): Promise<string> {
+  return ctx.memoRuns(`server-group:${g.uuid}`, () => ensureServerGroup(ctx, g));
+}
+
+async function ensureServerGroup(ctx: RunContext, g: NodeGroupRow): Promise<string> {
   const nova = await ctx.cloud().novaResources();
   const name = serverGroupName(ctx.cluster, g.name);
   const sg = await ensure(ctx, {
@@ -203,7 +208,8 @@ export async function ensureServer(ctx: RunContext, p: PlannedNode): Promise<Nam
     const server = await ensure<Named>(ctx, {
       step: 'servers', service: 'compute', type: 'server', name: p.name,
       get: (id) => nova.get(id),
-      findByName: () => nova.list({ name: p.name }),
+      // Nova takes the tag at create: one list of the cluster's servers per run for every server it ensures.
+      findByName: async () => (await ctx.memo('servers-tagged', () => nova.list({ tags: [clusterTag(c.uuid)] }))).filter((x) => x.name === p.name),
       create: async () => {
         const { id: image } = await groupImage(ctx, p.group, spec);
         const volumes = await nodeVolumes(ctx, p, spec.nodes, runtimeVolumeOf(spec, p.group), image, zone);
@@ -301,36 +307,53 @@ export function replacingOf(ctx: RunContext): Record<string, Replacing> {
 
 /**
  * Every server the create booted ACTIVE, each in ERROR seen at the next look (watchedServers: one server list per
- * WATCH_POLLS polls, shared with the steps waiting beside it): its condition names it and Nova's fault, and it is deleted and booted again
- * under its name, role and index (new user-data, so a new one-time token) up to MAX_SERVER_REPLACEMENTS times;
- * then the operation fails with that fault. Nothing waits for it but readiness: the API's wait goes on beside it.
+ * WATCH_POLLS polls, shared with the steps waiting beside it) and replaced (replaceBrokenServers). Nothing waits for
+ * it but readiness: the API's wait goes on beside it.
  */
 export const ensureServersActive: Step = {
   name: 'servers_active',
   after: ['control_plane_init', 'workers'],
   async run(ctx) {
-    const servers = await watchedServers(ctx);
-    const pending: string[] = [];
-    for (const s of servers) {
-      if (s.server.status === 'ERROR') await replaceBroken(ctx, await withFault(ctx, s));
-      if (s.server.status !== 'ACTIVE') pending.push(s.name);
-    }
-    // A broken server gone: its node boots again.
-    const present = new Set(servers.map((s) => s.name));
-    const groups = await nodeGroups(ctx);
-    const again: PlannedNode[] = [];
-    for (const [name, r] of Object.entries(replacingOf(ctx))) {
-      const group = groups.find((g) => g.uuid === r.group);
-      if (!present.has(name) && group) again.push({ name, group, role: r.role, index: r.index });
-    }
-    if (again.length > 0) {
-      await ensureServers(ctx, again);
-      pending.push(...again.map((p) => p.name));
-    }
-    if (again.length > 0 || servers.some((s) => s.server.status === 'ERROR')) await forgetWatched(ctx);
+    const { pending } = await replaceBrokenServers(ctx, await watchedServers(ctx));
     if (pending.length > 0) throw new Wait(ctx.pollMs, `${pending.length} server(s) not ACTIVE yet`);
   },
 };
+
+/**
+ * What every operation that waits for servers it booted does with them (create, resize, node group create, repair,
+ * the upgrade's roll): each of `servers` in ERROR (those `mine` says the operation waits for) is read for Nova's fault,
+ * its condition names it and the fault, and it is deleted and booted again under its name, role and index (new
+ * user-data, so a new one-time token) up to MAX_SERVER_REPLACEMENTS times; then the operation fails with that fault.
+ * `pending`: the servers of the operation not ACTIVE yet (those booted again included); `changed`: one was
+ * deleted or booted (the list the caller holds is out of date).
+ */
+export async function replaceBrokenServers(ctx: RunContext, servers: ObservedServer[], mine: (s: ObservedServer) => boolean = () => true): Promise<{ pending: string[]; changed: boolean }> {
+  const pending: string[] = [];
+  let changed = false;
+  for (const s of servers) {
+    if (!mine(s)) continue;
+    if (s.server.status === 'ERROR') {
+      await replaceBroken(ctx, await withFault(ctx, s));
+      changed = true;
+    }
+    if (s.server.status !== 'ACTIVE') pending.push(s.name);
+  }
+  // A broken server gone: its node boots again.
+  const present = new Set(servers.map((s) => s.name));
+  const groups = await nodeGroups(ctx);
+  const again: PlannedNode[] = [];
+  for (const [name, r] of Object.entries(replacingOf(ctx))) {
+    const group = groups.find((g) => g.uuid === r.group);
+    if (!present.has(name) && group) again.push({ name, group, role: r.role, index: r.index });
+  }
+  if (again.length > 0) {
+    await ensureServers(ctx, again);
+    pending.push(...again.map((p) => p.name));
+    changed = true;
+  }
+  if (changed) await forgetWatched(ctx);
+  return { pending, changed };
+}
 
 /**
  * The server in ERROR with Nova's fault: a real Nova leaves the fault out of its server lists (servers/detail), so it

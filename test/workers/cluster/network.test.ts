@@ -120,6 +120,29 @@ test('ensureSecurityGroups makes both groups with the network plan\'s rules, nam
   assert.equal(r.ctx.cluster.conditions.security_groups?.status, 'True');
 });
 
+test('ensureSecurityGroups makes each group\'s missing rules in one bulk POST; a rule deleted behind our back comes back alone', async () => {
+  const r = await stepRun(cloud);
+  const posts = () => Object.entries(cloud.sims.calls()).filter(([k]) => k.startsWith('neutron POST') && k.includes('security-group-rules')).reduce((a, [, v]) => a + v, 0);
+  cloud.sims.resetCalls();
+  await r.run(ensureSecurityGroups);
+  assert.equal(posts(), 2, 'one POST per group');
+  const plan = networkPlan(await clusterSpec(r.ctx));
+  const n = await r.clients().neutron();
+  const worker = (await recordedOf(r, 'security_group')).find(([name]) => name!.endsWith('worker'))![1];
+  const rules = await n.securityGroupRules.list({ security_group_id: worker });
+  assert.equal(rules.length, plan.securityGroups.worker.rules.length + 2);
+  const gone = rules.find((x) => x.direction === 'ingress')!;
+  await n.securityGroupRules.delete(gone.id);
+  r.db.clusters.get(r.uuid)!.conditions = {};
+  r.fresh();
+  cloud.sims.resetCalls();
+  await r.run(ensureSecurityGroups);
+  assert.equal(posts(), 1, 'only the group that lacks a rule');
+  const again = await n.securityGroupRules.list({ security_group_id: worker });
+  assert.equal(again.length, rules.length);
+  assert.ok(again.some((x) => x.direction === 'ingress' && x.protocol === gone.protocol && x.port_range_min === gone.port_range_min && x.remote_group_id === gone.remote_group_id && x.remote_ip_prefix === gone.remote_ip_prefix && x.id !== gone.id));
+});
+
 test('the purges take the network down from the router: interfaces and gateway off, router, subnet, network, both groups; each row marked', async () => {
   const r = await stepRun(cloud);
   const baseline = r.usage();

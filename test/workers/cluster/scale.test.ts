@@ -8,14 +8,14 @@ import { after, before, test } from 'node:test';
 import type { NodeGroupRow } from '../../../src/db/entities/nodegroup.js';
 import type { OperationKind } from '../../../src/domain/operations.js';
 import type { Server } from '../../../src/openstack/nova-servers.js';
-import { Wait } from '../../../src/steps/errors.js';
+import { StepFailure, Wait } from '../../../src/steps/errors.js';
 import { kubeFor } from '../../../src/steps/kube.js';
 import type { Step } from '../../../src/steps/step.js';
-import { RETIRING, observedServers, type ObservedServer } from '../../../workers/cluster/ports.js';
+import { RETIRING, observedServers, plannedNodes, type ObservedServer } from '../../../workers/cluster/ports.js';
 import {
   dropJoinToken, ensureJoinToken, NODE_STEPS, nodegroupCreateOperation, nodegroupDeleteOperation, nodegroupUpdateOperation, removeServer, resizeOperation, updateOperation,
 } from '../../../workers/cluster/scale.js';
-import { bootstrapToken } from '../../../workers/cluster/servers.js';
+import { bootstrapToken, MAX_SERVER_REPLACEMENTS } from '../../../workers/cluster/servers.js';
 import { audited, create, recordedOf, startStepCloud, stepRun, type StepCloud, type StepRun } from '../../support/run-context.js';
 
 let cloud: StepCloud;
@@ -127,4 +127,49 @@ test('the operations: resize and update turn back on a failure, a node group cre
   assert.equal(nodegroupCreateOperation.rollback, undefined);
   assert.deepEqual(nodegroupUpdateOperation.steps, []);
   assert.deepEqual(nodegroupDeleteOperation.steps.map((s) => s.name), ['scale_down', 'server_group']);
+});
+
+// ---- a resize's new server in ERROR: seen at the next look, booted again as the create's, then a failure ----
+
+/** Each of `list` to its end, in the operation begun (its names are planned from its id). */
+async function steps(r: StepRun, list: readonly Step[]): Promise<void> {
+  for (const step of list) {
+    r.fresh();
+    await r.run(step, { timeoutMs: 120_000 });
+  }
+  r.fresh();
+}
+
+test('a resize whose new server goes to ERROR boots it again (its condition naming it and Nova\'s fault); one that keeps going fails after the bounded replacements', async () => {
+  const r = await stepRun(cloud, { masters: 1, workers: 1 });
+  await create(r);
+  const g = workerGroup(r);
+  g.node_count = 2;
+  r.begin('resize', { nodegroup: g.uuid });
+  const [added] = await plannedNodes(r.ctx);
+  const once = cloud.sims.nova.state.failBuilds({ name: added!.name, times: 1 });
+  try {
+    await steps(r, NODE_STEPS);
+  } finally {
+    once();
+  }
+  const replacing = r.recorded.conditions.find((c) => c.type === 'workers' && c.reason === 'ReplacingServer');
+  assert.match(replacing?.message ?? '', new RegExp(`^Server ${added!.name} \\(\\S+\\) is in ERROR: No valid host was found.* Booting it again \\(1 of ${MAX_SERVER_REPLACEMENTS}\\)\\.$`));
+  assert.deepEqual((await observedServers(r.ctx)).filter((s) => s.name === added!.name).map((s) => s.server.status), ['ACTIVE']);
+  assert.equal(r.db.clusters.get(r.uuid)!.conditions.workers?.status, 'True');
+
+  g.node_count = 3;
+  r.begin('resize', { nodegroup: g.uuid });
+  const [third] = await plannedNodes(r.ctx);
+  const always = cloud.sims.nova.state.failBuilds({ name: third!.name });
+  try {
+    await assert.rejects(steps(r, NODE_STEPS), (e) => {
+      assert.ok(e instanceof StepFailure, String(e));
+      assert.equal(e.reason, 'NoValidHost');
+      assert.match(e.message, new RegExp(`^Server ${third!.name} \\(\\S+\\) is in ERROR: No valid host was found.*\\(its node was booted ${MAX_SERVER_REPLACEMENTS + 1} times\\)$`));
+      return true;
+    });
+  } finally {
+    always();
+  }
 });
