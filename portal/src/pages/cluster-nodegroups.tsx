@@ -1,17 +1,16 @@
-// A cluster's node groups: roles, flavors, counts and bounds; inline resize and "remove this
-// node" for worker groups; add and delete node groups. A resize that adds nodes and a new group show
+// A cluster's node groups: roles, flavors, counts and bounds; inline resize for worker groups, each
+// group's nodes (cluster-nodes.tsx, with remove); add and delete node groups. A resize that adds nodes and a new group show
 // their bill first (a shortage blocks them). Readers see all of it, disabled, with why.
 import { useState } from 'preact/hooks';
 import { api, ApiFailure, errorField, must, type ClusterLive } from '../api';
 import { flavorLabel, flavorText, useChoices } from '../choices';
 import type { Scope } from '../session';
 import { BillPanel, blockedBy, useDryRun } from '../ui/bill';
+import { GroupNodes } from './cluster-nodes';
 import { Badge, Cli, described, Dialog, Field, Notice, WriteButton } from '../ui/components';
 import { shq, shqOr } from '../ui/shell';
 
 type Group = ClusterLive['nodegroups'][number];
-
-const slug = (g: string) => g.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 20).replace(/-+$/, '');
 
 export function NodeGroups({ c, scope, busy }: { c: ClusterLive; scope: Scope; busy: boolean }) {
   const choices = useChoices(c.project_id);
@@ -45,6 +44,9 @@ export function NodeGroups({ c, scope, busy }: { c: ClusterLive; scope: Scope; b
           </tbody>
         </table>
       </div>
+      {c.nodegroups.map((g) => (
+        <GroupNodes key={g.uuid} c={c} g={g} scope={scope} busy={busy} />
+      ))}
       <Dialog title="Add a node group" open={adding} onClose={() => setAdding(false)}>
         <AddGroup c={c} flavors={choices?.flavors ?? []} onDone={() => setAdding(false)} />
       </Dialog>
@@ -54,11 +56,9 @@ export function NodeGroups({ c, scope, busy }: { c: ClusterLive; scope: Scope; b
 
 function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; scope: Scope; busy: boolean; flavor: string }) {
   const [count, setCount] = useState(String(g.node_count));
-  const [node, setNode] = useState('');
   const [msg, setMsg] = useState<{ kind: 'error' | 'ok'; text: string } | undefined>();
   const [confirmDelete, setConfirmDelete] = useState(false);
   const master = g.role === 'master';
-  const servers = c.servers.filter((s) => (s.name ?? '').includes(`-${slug(g.name)}-`));
   const id = `ng-${g.name}`;
   const run = async (p: Promise<unknown>, ok: string) => {
     setMsg(undefined);
@@ -69,11 +69,8 @@ function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; sco
       setMsg({ kind: 'error', text: (e as Error).message });
     }
   };
-  const resize = (n: number, remove?: string) =>
-    run(
-      must(api.POST('/v1/clusters/{ident}/actions/resize', { params: { path: { ident: c.uuid } }, body: { node_count: n, nodegroup: g.uuid, ...(remove ? { nodes_to_remove: [remove] } : {}) } })),
-      remove ? `Removing ${remove}.` : `Resizing ${g.name} to ${n}.`,
-    );
+  const resize = (n: number) =>
+    run(must(api.POST('/v1/clusters/{ident}/actions/resize', { params: { path: { ident: c.uuid } }, body: { node_count: n, nodegroup: g.uuid } })), `Resizing ${g.name} to ${n}.`);
   const grows = !master && scope.can_write && !busy && /^\d+$/.test(count) && Number(count) > g.node_count;
   const bill = useDryRun(
     grows ? () => must(api.POST('/v1/dry-run/clusters/{ident}/actions/resize', { params: { path: { ident: c.uuid } }, body: { node_count: Number(count), nodegroup: g.uuid } })) : undefined,
@@ -113,28 +110,6 @@ function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; sco
             </form>
             {grows && <BillPanel id={`${id}-bill`} title={`Adding ${Number(count) - g.node_count} node(s) takes`} what="resize" state={bill} />}
             <Cli cmd={`openstack coe cluster resize ${shq(c.name)} --nodegroup ${shq(g.name)} ${shqOr(count, 'node count')}`} />
-            {servers.length > 0 && (
-              <form
-                class="inline-form"
-                onSubmit={(e) => {
-                  e.preventDefault();
-                  if (node) void resize(g.node_count - 1, node);
-                }}
-              >
-                <label for={`${id}-node`}>Node</label>
-                <select id={`${id}-node`} value={node} disabled={!scope.can_write || busy} onChange={(e) => setNode((e.target as HTMLSelectElement).value)}>
-                  <option value="">Choose a node</option>
-                  {servers.map((s) => (
-                    <option key={s.id} value={s.name ?? s.id}>
-                      {s.name ?? s.id}
-                    </option>
-                  ))}
-                </select>
-                <WriteButton id={`${id}-remove`} canWrite={scope.can_write} disabled={busy || !node || g.node_count <= g.min_node_count} type="submit">
-                  Remove this node
-                </WriteButton>
-              </form>
-            )}
             {!g.is_default && (
               <WriteButton id={`${id}-delete`} canWrite={scope.can_write} disabled={busy} class="danger" onClick={() => setConfirmDelete(true)}>
                 Delete node group
