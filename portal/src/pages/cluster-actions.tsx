@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, must, named, type ClusterLive, type Schemas } from '../api';
 import { certificateExpiry, download, kubeconfig, makeCsr } from '../kubeconfig';
 import type { Scope } from '../session';
-import { BillPanel, blockedBy, useDryRun } from '../ui/bill';
+import { BillPanel, blockedBy, refusalOf, useDryRun } from '../ui/bill';
 import { Cli, Dialog, Field, fmtTime, Notice, WriteButton } from '../ui/components';
 import { shq, shqOr } from '../ui/shell';
 
@@ -89,7 +89,8 @@ export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope;
   const chosen = valid.find((t) => t.uuid === target);
   const body = { cluster_template: target, max_batch_size: plan?.max_batch_size ?? 1 };
   const bill = useDryRun(chosen && scope.can_write && !busy ? () => must(api.POST('/v1/dry-run/clusters/{ident}/actions/upgrade', { params: { path: { ident: c.uuid } }, body })) : undefined, JSON.stringify(body));
-  const blocked = chosen ? blockedBy(bill.answer) : undefined;
+  // A shortage or another refusal of the dry-run disables Upgrade, naming why.
+  const blocked = chosen ? (blockedBy(bill.answer) ?? refusalOf(bill.answer)) : undefined;
   const names = new Map([[c.uuid, c.name], ...(plan?.targets ?? []).map((t) => [t.uuid, t.name] as [string, string])]);
   async function go() {
     setConfirm(false);
@@ -126,7 +127,7 @@ export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope;
               </option>
             ))}
           </select>
-          <WriteButton id="upgrade" canWrite={scope.can_write} reason={!scope.can_write ? undefined : busy ? 'Wait for the current operation to finish.' : undefined} disabled={!chosen || busy || !!blocked || bill.loading} type="submit">
+          <WriteButton id="upgrade" canWrite={scope.can_write} reason={!scope.can_write ? undefined : busy ? 'Wait for the current operation to finish.' : blocked} disabled={!chosen || busy || !!blocked || bill.loading} type="submit">
             Upgrade
           </WriteButton>
         </form>

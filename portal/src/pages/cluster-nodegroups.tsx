@@ -2,12 +2,13 @@
 // group's nodes (cluster-nodes.tsx, with remove); add and delete node groups. A resize that adds nodes and a new group show
 // their bill first (a shortage blocks them). Readers see all of it, disabled, with why.
 import { useState } from 'preact/hooks';
-import { api, ApiFailure, errorField, must, type ClusterLive } from '../api';
-import { flavorLabel, flavorText, useChoices } from '../choices';
+import { api, must, type ClusterLive } from '../api';
+import { flavorLabel, useChoices } from '../choices';
 import type { Scope } from '../session';
-import { BillPanel, blockedBy, useDryRun } from '../ui/bill';
+import { BillPanel, blockedBy, refusalOf, useDryRun } from '../ui/bill';
+import { AddGroup } from './cluster-nodegroup-add';
 import { GroupNodes } from './cluster-nodes';
-import { Badge, Cli, described, Dialog, Field, Notice, WriteButton } from '../ui/components';
+import { Badge, Cli, Dialog, Notice, WriteButton } from '../ui/components';
 import { shq, shqOr } from '../ui/shell';
 
 type Group = ClusterLive['nodegroups'][number];
@@ -48,7 +49,7 @@ export function NodeGroups({ c, scope, busy }: { c: ClusterLive; scope: Scope; b
         <GroupNodes key={g.uuid} c={c} g={g} scope={scope} busy={busy} />
       ))}
       <Dialog title="Add a node group" open={adding} onClose={() => setAdding(false)}>
-        <AddGroup c={c} flavors={choices?.flavors ?? []} onDone={() => setAdding(false)} />
+        <AddGroup c={c} choices={choices} onDone={() => setAdding(false)} />
       </Dialog>
     </section>
   );
@@ -76,7 +77,8 @@ function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; sco
     grows ? () => must(api.POST('/v1/dry-run/clusters/{ident}/actions/resize', { params: { path: { ident: c.uuid } }, body: { node_count: Number(count), nodegroup: g.uuid } })) : undefined,
     `${g.uuid}:${count}`,
   );
-  const blocked = grows ? blockedBy(bill.answer) : undefined;
+  // A shortage or another refusal of the dry-run disables Resize, naming why.
+  const blocked = grows ? (blockedBy(bill.answer) ?? refusalOf(bill.answer)) : undefined;
   const why = master ? 'Control planes are not resized (Magnum: resizing a master nodegroup is not supported).' : busy ? 'Wait for the current operation to finish.' : blocked;
   return (
     <tr>
@@ -139,70 +141,5 @@ function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; sco
         </Dialog>
       </td>
     </tr>
-  );
-}
-
-function AddGroup({ c, flavors, onDone }: { c: ClusterLive; flavors: { id: string; name: string; vcpus: number; ram: number; disk: number }[]; onDone: () => void }) {
-  const [v, setV] = useState({ name: '', flavor_id: '', node_count: '1', min_node_count: '0', max_node_count: '' });
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [general, setGeneral] = useState<string | undefined>();
-  const set = (k: keyof typeof v) => (e: Event) => setV({ ...v, [k]: (e.target as HTMLInputElement).value });
-  const body = {
-    name: v.name,
-    node_count: Number(v.node_count),
-    min_node_count: Number(v.min_node_count),
-    ...(v.max_node_count ? { max_node_count: Number(v.max_node_count) } : {}),
-    ...(v.flavor_id ? { flavor_id: v.flavor_id } : {}),
-  };
-  const ready = v.name !== '' && /^\d+$/.test(v.node_count);
-  const bill = useDryRun(ready ? () => must(api.POST('/v1/dry-run/clusters/{cluster}/nodegroups', { params: { path: { cluster: c.uuid } }, body: body as never })) : undefined, JSON.stringify(body));
-  const blocked = blockedBy(bill.answer);
-  async function submit(e: Event) {
-    e.preventDefault();
-    setErrors({});
-    setGeneral(undefined);
-    try {
-      await must(api.POST('/v1/clusters/{cluster}/nodegroups', { params: { path: { cluster: c.uuid } }, body: body as never }));
-      onDone();
-    } catch (err) {
-      const m = (err as ApiFailure).message;
-      const f = errorField(m);
-      if (f && f in v) setErrors({ [f]: m });
-      else setGeneral(m);
-    }
-  }
-  const input = (k: keyof typeof v, label: string, type: 'text' | 'number' = 'text') => (
-    <Field id={`add-${k}`} label={label} error={errors[k]}>
-      <input id={`add-${k}`} type={type as "text"} value={v[k]} onInput={set(k)} aria-invalid={errors[k] ? 'true' : undefined} aria-describedby={described(`add-${k}`, errors[k])} />
-    </Field>
-  );
-  return (
-    <form onSubmit={submit}>
-      {input('name', 'Name')}
-      <Field id="add-flavor_id" label="Flavor" error={errors.flavor_id}>
-        <select id="add-flavor_id" value={v.flavor_id} onChange={set('flavor_id')}>
-          <option value="">The cluster’s worker flavor</option>
-          {flavors.map((f) => (
-            <option key={f.id} value={f.name}>
-              {flavorText(f)}
-            </option>
-          ))}
-        </select>
-      </Field>
-      {input('node_count', 'Nodes', 'number')}
-      {input('min_node_count', 'Minimum nodes', 'number')}
-      {input('max_node_count', 'Maximum nodes (optional)', 'number')}
-      {ready && <BillPanel id="add-bill" title="This node group takes" what="node group create" state={bill} />}
-      {general && <Notice kind="error">{general}</Notice>}
-      <Cli cmd={`openstack coe nodegroup create ${shq(c.name)} ${shqOr(v.name, 'node group name')} --node-count ${shqOr(v.node_count, 'node count')} --min-nodes ${shqOr(v.min_node_count, 'min nodes')}${v.max_node_count ? ` --max-nodes ${shq(v.max_node_count)}` : ''}${v.flavor_id ? ` --flavor ${shq(v.flavor_id)}` : ''}`} />
-      <div class="buttons">
-        <button type="button" class="secondary" onClick={onDone}>
-          Cancel
-        </button>
-        <button type="submit" disabled={!!blocked} aria-describedby={blocked ? 'add-bill-short' : undefined}>
-          Add node group
-        </button>
-      </div>
-    </form>
   );
 }
