@@ -54,7 +54,7 @@ test('the default worker group lists its nodes and removes one after a confirm; 
   await dialog.waitFor();
   assert.match((await dialog.textContent())!, /from 2 to 1 node/);
   await dialog.getByRole('button', { name: `Remove ${gone}` }).click();
-  await page.locator('section.group-nodes', { hasText: `Removing ${gone}.` }).waitFor({ timeout: 10_000 });
+  await page.locator('section.group-nodes .accepted', { hasText: `The removal of ${gone} is` }).waitFor({ timeout: 10_000 });
   await settled(s.h, uuid, 'UPDATE_COMPLETE', 180_000);
   await page.waitForFunction(() => document.querySelectorAll('table[id="nodes-default-worker"] tbody tr').length === 1, undefined, { timeout: 30_000 });
   assert.ok(!(await workers.locator('th').allTextContents()).includes(gone));

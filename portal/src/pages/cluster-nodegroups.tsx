@@ -8,6 +8,7 @@ import type { Scope } from '../session';
 import { BillPanel, blockedBy, refusalOf, useDryRun } from '../ui/bill';
 import { AddGroup } from './cluster-nodegroup-add';
 import { GroupNodes } from './cluster-nodes';
+import { AcceptedNote, useAccepted } from '../ui/accepted';
 import { Badge, Cli, Dialog, Notice, WriteButton } from '../ui/components';
 import { shq, shqOr } from '../ui/shell';
 
@@ -57,21 +58,23 @@ export function NodeGroups({ c, scope, busy }: { c: ClusterLive; scope: Scope; b
 
 function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; scope: Scope; busy: boolean; flavor: string }) {
   const [count, setCount] = useState(String(g.node_count));
-  const [msg, setMsg] = useState<{ kind: 'error' | 'ok'; text: string } | undefined>();
+  const [msg, setMsg] = useState<{ kind: 'error'; text: string } | undefined>();
+  const progress = useAccepted(c.status);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const master = g.role === 'master';
   const id = `ng-${g.name}`;
-  const run = async (p: Promise<unknown>, ok: string) => {
+  const run = async (p: Promise<unknown>, what: string) => {
     setMsg(undefined);
+    progress.clear();
     try {
       await p;
-      setMsg({ kind: 'ok', text: ok });
+      progress.accept(what);
     } catch (e) {
       setMsg({ kind: 'error', text: (e as Error).message });
     }
   };
   const resize = (n: number) =>
-    run(must(api.POST('/v1/clusters/{ident}/actions/resize', { params: { path: { ident: c.uuid } }, body: { node_count: n, nodegroup: g.uuid } })), `Resizing ${g.name} to ${n}.`);
+    run(must(api.POST('/v1/clusters/{ident}/actions/resize', { params: { path: { ident: c.uuid } }, body: { node_count: n, nodegroup: g.uuid } })), `resize of ${g.name} to ${n}`);
   const grows = !master && scope.can_write && !busy && /^\d+$/.test(count) && Number(count) > g.node_count;
   const bill = useDryRun(
     grows ? () => must(api.POST('/v1/dry-run/clusters/{ident}/actions/resize', { params: { path: { ident: c.uuid } }, body: { node_count: Number(count), nodegroup: g.uuid } })) : undefined,
@@ -119,6 +122,7 @@ function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; sco
             )}
           </>
         )}
+        <AcceptedNote accepted={progress.accepted} status={c.status} reason={c.status_reason} />
         {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
         <Dialog title={`Delete node group ${g.name}?`} open={confirmDelete} onClose={() => setConfirmDelete(false)}>
           <p>Its {g.node_count} node(s) are drained and deleted. The cluster keeps its other groups.</p>
@@ -132,7 +136,7 @@ function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; sco
               class="danger"
               onClick={() => {
                 setConfirmDelete(false);
-                void run(must(api.DELETE('/v1/clusters/{cluster}/nodegroups/{nodegroup}', { params: { path: { cluster: c.uuid, nodegroup: g.uuid } } })), `Deleting ${g.name}.`);
+                void run(must(api.DELETE('/v1/clusters/{cluster}/nodegroups/{nodegroup}', { params: { path: { cluster: c.uuid, nodegroup: g.uuid } } })), `delete of node group ${g.name}`);
               }}
             >
               Delete {g.name}

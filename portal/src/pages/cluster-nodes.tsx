@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, must, type ClusterLive, type Schemas } from '../api';
 import type { Scope } from '../session';
+import { AcceptedNote, useAccepted } from '../ui/accepted';
 import { ago, Badge, Cli, Dialog, Notice, WriteButton } from '../ui/components';
 import { shq } from '../ui/shell';
 
@@ -19,7 +20,8 @@ export function GroupNodes({ c, g, scope, busy }: { c: ClusterLive; g: Group; sc
   const [nodes, setNodes] = useState<Nodes | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [removing, setRemoving] = useState<Node | undefined>();
-  const [msg, setMsg] = useState<{ kind: 'error' | 'ok'; text: string } | undefined>();
+  const [msg, setMsg] = useState<{ kind: 'error'; text: string } | undefined>();
+  const progress = useAccepted(c.status);
   const key = changeKey(c, g);
   useEffect(() => {
     let live = true;
@@ -38,9 +40,10 @@ export function GroupNodes({ c, g, scope, busy }: { c: ClusterLive; g: Group; sc
   async function remove(n: Node) {
     setRemoving(undefined);
     setMsg(undefined);
+    progress.clear();
     try {
       await must(api.POST('/v1/clusters/{ident}/actions/resize', { params: { path: { ident: c.uuid } }, body: { node_count: g.node_count - 1, nodegroup: g.uuid, nodes_to_remove: [n.name] } }));
-      setMsg({ kind: 'ok', text: `Removing ${n.name}.` });
+      progress.accept(`removal of ${n.name}`);
     } catch (e) {
       setMsg({ kind: 'error', text: (e as Error).message });
     }
@@ -96,6 +99,7 @@ export function GroupNodes({ c, g, scope, busy }: { c: ClusterLive; g: Group; sc
           Remove is off: {why}
         </p>
       )}
+      <AcceptedNote accepted={progress.accepted} status={c.status} reason={c.status_reason} />
       {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
       <Dialog title={`Remove node ${removing?.name ?? ''}?`} open={removing !== undefined} onClose={() => setRemoving(undefined)}>
         {removing && (

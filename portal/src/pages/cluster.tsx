@@ -8,6 +8,7 @@ import { href } from '../router';
 import type { Scope } from '../session';
 import { ago, Badge, Cli, fmtTime, Notice } from '../ui/components';
 import { NodeGroups } from './cluster-nodegroups';
+import { healthText } from '../ui/health-text';
 import { DeletePanel, KubeconfigPanel, RotateCaPanel, UpgradePanel } from './cluster-actions';
 import { shq } from '../ui/shell';
 
@@ -131,6 +132,7 @@ function Labels({ labels }: { labels: Record<string, string> }) {
 function Steps({ c, busy }: { c: ClusterLive; busy: boolean }) {
   const keys = [...CONDITION_ORDER.filter((k) => c.conditions[k]), ...(c.conditions.health ? ['health'] : [])];
   const firstOpen = keys.find((k) => k !== 'health' && c.conditions[k]!.status !== 'True');
+  const changedAt = keys.filter((k) => k !== 'health').map((k) => c.conditions[k]!.since).sort().at(-1);
   return (
     <ol class="steps">
       {keys.map((k) => {
@@ -146,7 +148,7 @@ function Steps({ c, busy }: { c: ClusterLive; busy: boolean }) {
             <span class="step-name">{CONDITION_NAMES[k] ?? k}</span>
             <span class="step-state">{word}</span>
             <span class="step-reason mono">{cond.reason}</span>
-            <span class="step-message">{cond.message}</span>
+            <span class="step-message">{k === 'health' ? healthText(cond, c.servers.flatMap((s) => (s.name ? [s.name] : [])), changedAt, busy) : cond.message}</span>
             <span class="sub">since {fmtTime(cond.since)}</span>
           </li>
         );
