@@ -162,6 +162,10 @@ async function activeLb(ctx: RunContext, o: OctaviaClient, id: string): Promise<
     const since = await ctx.memoRuns(`lb-building:${id}`, async () => Date.now());
     if (Date.now() - since < ctx.pollMs * LB_BUILD_POLLS) throw new Wait(ctx.pollMs * LB_EARLY_POLLS, `load balancer ${id} is being built`);
   }
+  // Longer than a build takes (or PENDING_UPDATE / PENDING_DELETE): the condition says so, as a cloud error does.
+  if (ctx.cluster.conditions.api_lb?.reason !== 'LoadBalancerPending') {
+    await ctx.setCondition('api_lb', 'Unknown', 'LoadBalancerPending', `The API load balancer ${id} stays ${status}, longer than a build takes (about a minute): Octavia has not finished it. Still waiting.`);
+  }
   throw new Wait(ctx.pollMs, `load balancer ${id} is ${status}`);
 }
 
@@ -233,6 +237,7 @@ async function rebuildStuckListener(ctx: RunContext, o: OctaviaClient, lbId: str
   if ((await ctx.ledger.live('listener')).some((r) => r.cloud_id === listener.id && r.step === ONE_BY_ONE)) throw stuckFailure(what);
   const pool = (await ctx.ledger.live('pool'))[0];
   await ctx.event('LoadBalancerChildrenStuck', 'Rebuilding', `${what} (Octavia without the jobboard): its children are built again one at a time.`, 'warning');
+  await ctx.setCondition('api_lb', 'Unknown', 'LoadBalancerRebuilding', `${what} (Octavia without the jobboard): its children are built again one at a time.`);
   if (pool) {
     await o.pools.delete(pool.cloud_id);
     await ctx.ledger.markDeleted('load-balancer', 'pool', pool.cloud_id);
@@ -250,6 +255,7 @@ async function rebuildStuckPool(ctx: RunContext, o: OctaviaClient, lbId: string,
   const what = `The API load balancer ${lbId} is ACTIVE but its ${pending(pool) ? `pool ${pool.id}` : `pool's members ${stuck.map((m) => m.id).join(', ')}`} stay ${stuck[0]!.provisioning_status}`;
   if ((await ctx.ledger.live('pool')).some((r) => r.cloud_id === pool.id && r.step === ONE_BY_ONE)) throw stuckFailure(what);
   await ctx.event('LoadBalancerChildrenStuck', 'Rebuilding', `${what} (Octavia without the jobboard): the pool is built again one step at a time.`, 'warning');
+  await ctx.setCondition('api_lb', 'Unknown', 'LoadBalancerRebuilding', `${what} (Octavia without the jobboard): the pool is built again one step at a time.`);
   await o.pools.delete(pool.id);
   await ctx.ledger.markDeleted('load-balancer', 'pool', pool.id);
   await ctx.ledger.markTypeDeleted('healthmonitor');

@@ -9,6 +9,7 @@ import type { Scope } from '../session';
 import { ago, Badge, Cli, fmtTime, Notice } from '../ui/components';
 import { NodeGroups } from './cluster-nodegroups';
 import { healthText } from '../ui/health-text';
+import { troubleOf } from '../ui/step-trouble';
 import { DeletePanel, KubeconfigPanel, RotateCaPanel, UpgradePanel } from './cluster-actions';
 import { shq } from '../ui/shell';
 
@@ -138,8 +139,10 @@ function Steps({ c, busy }: { c: ClusterLive; busy: boolean }) {
       {keys.map((k) => {
         const cond = c.conditions[k]!;
         // A step retrying after a cloud error says so (the call, the answer, the tries, the next one: its message), live.
-        const state = cond.status === 'True' ? 'done' : cond.status === 'False' ? 'failed' : cond.reason === 'CloudErrorRetrying' ? 'retrying' : busy && k === firstOpen ? 'running' : 'waiting';
-        const word = { done: 'Done', failed: 'Failed', retrying: 'Retrying after a cloud error', running: 'Running', waiting: 'Waiting' }[state];
+        // So does a server in ERROR, a load balancer stuck PENDING_*, a node that never joined (ui/step-trouble.ts).
+        const trouble = cond.status === 'Unknown' ? troubleOf(cond.reason) : undefined;
+        const state = cond.status === 'True' ? 'done' : cond.status === 'False' ? 'failed' : trouble ? 'retrying' : busy && k === firstOpen ? 'running' : 'waiting';
+        const word = { done: 'Done', failed: 'Failed', retrying: trouble ?? '', running: 'Running', waiting: 'Waiting' }[state];
         return (
           <li key={k} class={`step step-${state}`}>
             <span class="step-icon" aria-hidden="true">
