@@ -4495,6 +4495,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/clusters/{cluster}/nodegroups/{nodegroup}/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The nodes of a node group now (an extension): the ledger checked against Nova */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description UUID or name */
+                    cluster: string;
+                    /** @description Integer id, UUID or name */
+                    nodegroup: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NodeGroupNodes"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5180,6 +5257,33 @@ export interface components {
                 action: "delete" | "keep";
                 source: "ledger" | "cloud" | "cluster";
                 note?: string;
+            }[];
+            unreachable: string[];
+        };
+        NodeGroupNodes: {
+            /** Format: uuid */
+            cluster_uuid: string;
+            /** Format: uuid */
+            nodegroup_uuid: string;
+            /** @description The node group’s name. */
+            nodegroup: string;
+            nodes: {
+                /** @description Nova’s id of the server. */
+                id: string;
+                /** @description The server’s name, which is its Kubernetes node name: what resize’s nodes_to_remove takes. */
+                name: string;
+                role: "control-plane" | "worker";
+                availability_zone: string | null;
+                /** @description Nova’s status of the server (ACTIVE, BUILD, ERROR, ...); null when Nova did not answer. */
+                status: string | null;
+                /** @description Nova’s fault of a server in ERROR. */
+                fault: string | null;
+                /** @description IPv4 addresses, floating ones first. */
+                addresses: string[];
+                /** Format: date-time */
+                created_at: string;
+                /** @description ledger+cloud: recorded and seen in Nova; cloud: in Nova, carrying the cluster’s tag, not recorded; ledger: recorded, Nova not answering. */
+                source: "ledger" | "cloud" | "ledger+cloud";
             }[];
             unreachable: string[];
         };

@@ -35,6 +35,7 @@ import { ClusterUpgrades } from './routes/v1/clusters/upgrades.js';
 import { IdentityKubeconfig } from './routes/v1/clusters/kubeconfig.js';
 import { ClusterLive, ClusterSummary } from './routes/v1/streams/summary.js';
 import { LoginBody, PortalSession } from './portal/routes.js';
+import { NodeGroupNodes } from './routes/v1/nodegroups/nodes.js';
 import { NodeGroup, NodeGroupCreate, NodeGroupCreated, NodeGroupList, NodeGroupListItem } from './routes/v1/nodegroups/schema.js';
 
 /** Schemas with an $id, registered once and referenced from routes. */
@@ -43,7 +44,7 @@ export const sharedSchemas = [ErrorEnvelope, Unauthorized, ClusterTemplate, Clus
   Bay, BayListItem, BayList, BayDetailList, BayCreate,
   NodeGroup, NodeGroupCreated, NodeGroupListItem, NodeGroupList, NodeGroupCreate,
   Certificate, CertificateCreate, SignedCertificate,
-  ClusterResources, ClusterUpgrades, IdentityKubeconfig, CloudChoices, DryRun, ClusterSummary, ClusterLive, LoginBody, PortalSession];
+  ClusterResources, NodeGroupNodes, ClusterUpgrades, IdentityKubeconfig, CloudChoices, DryRun, ClusterSummary, ClusterLive, LoginBody, PortalSession];
 
 export const openapiInfo: FastifyDynamicSwaggerOptions = {
   openapi: {

@@ -13,6 +13,7 @@ import { ManilaClient } from './manila.js';
 import { NeutronClient } from './neutron.js';
 import { NovaClient } from './nova.js';
 import { NovaResourcesClient } from './nova-resources.js';
+import { NovaServersClient } from './nova-servers.js';
 import { OctaviaClient } from './octavia.js';
 
 /** Who calls the API: the validated token's context and the token itself. */
@@ -39,6 +40,8 @@ export interface CallerCloud {
   nova(): NovaClient;
   /** Keypairs, server groups, limits. */
   novaResources(): NovaResourcesClient;
+  /** Servers (read: the cluster's nodes as Nova has them now). */
+  servers(): NovaServersClient;
   neutron(): NeutronClient;
   cinder(): CinderClient;
   octavia(): OctaviaClient;
@@ -66,6 +69,7 @@ export class CallerClouds {
       glance: () => new GlanceClient(session('image')),
       nova: () => new NovaClient(session('compute')),
       novaResources: () => new NovaResourcesClient(session('compute')),
+      servers: () => new NovaServersClient(session('compute')),
       neutron: () => new NeutronClient(session('network')),
       cinder: () => new CinderClient(session('block-storage')),
       octavia: () => new OctaviaClient(session('load-balancer')),

@@ -3,8 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { ClusterRow } from '../db/entities/cluster.js';
 
-/** Neutron/Octavia/Nova tag carried by every resource of the cluster. */
-export const clusterTag = (uuid: string): string => `magnum-cluster=${uuid.toLowerCase()}`;
+export { clusterTag, META } from '../domain/cloud-marks.js';
 
 /** Description marker (Neutron tags come only after the create: the name and this cover the gap). */
 export const clusterDescription = (uuid: string): string => `Magnum cluster ${uuid.toLowerCase()}`;
@@ -35,14 +34,3 @@ export function serverName(shortName: string, group: string, operationId: string
   const g = group.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 20).replace(/-+$/, '') || 'nodes';
   return `${shortName}-${g}-${suffix}`.slice(0, 63).replace(/-+$/, '');
 }
-
-/** Server metadata keys the worker writes (observed state of each node). */
-export const META = {
-  cluster: 'magnum_cluster',
-  nodegroup: 'magnum_nodegroup',
-  role: 'magnum_role',
-  version: 'magnum_kube_version',
-  caGeneration: 'magnum_ca_generation',
-  /** The node's index in its group: its zone follows from it (src/cluster-spec/zones.ts). */
-  index: 'magnum_node_index',
-} as const;

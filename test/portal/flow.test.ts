@@ -281,8 +281,9 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
     // Upgrade asks first, as delete and CA rotation do.
     await page.getByRole('dialog', { name: /^Upgrade web to k8s-136\?/ }).waitFor();
     await page.getByRole('button', { name: 'Upgrade web' }).click();
-    await page.getByText('Upgrade of web to k8s-136 accepted.').waitFor();
+    await page.locator('.accepted', { hasText: /^The upgrade of web to k8s-136 is (accepted|in progress)/ }).waitFor();
     await waitStatus(page, 'UPDATE_COMPLETE');
+    await page.locator('.accepted[data-state="done"]', { hasText: 'The upgrade of web to k8s-136 is complete.' }).waitFor();
     await page.locator('.facts dd', { hasText: 'v1.36.0' }).first().waitFor();
   });
 

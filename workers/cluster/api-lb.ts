@@ -150,6 +150,8 @@ export const ensureApiEndpoint: Step = {
  * control plane's boot and kubeadm init (100 s), so in production it is read every 10 s.
  */
 const LB_BUILD_POLLS = 5;
+/** How many polls a build may take before the condition says the load balancer is stuck (3 minutes in production). */
+const LB_STUCK_POLLS = 90;
 
 /** ACTIVE, or Wait (PENDING_*), or a failure (ERROR). */
 async function activeLb(ctx: RunContext, o: OctaviaClient, id: string): Promise<void> {
@@ -157,7 +159,14 @@ async function activeLb(ctx: RunContext, o: OctaviaClient, id: string): Promise<
   if (status === 'ACTIVE') return;
   if (status === 'ERROR') throw new StepFailure('LoadBalancerError', `The API load balancer ${id} went to ERROR.`, 'api_lb');
   if (status === 'DELETED') throw new StepFailure('NotFound', `The API load balancer ${id} disappeared.`, 'api_lb');
-  if (status === 'PENDING_CREATE') throw new Wait(ctx.pollMs * LB_BUILD_POLLS, `load balancer ${id} is being built`);
+  const since = await ctx.memoRuns(`lb-pending:${id}:${status}`, async () => Date.now());
+  if (Date.now() - since < ctx.pollMs * LB_STUCK_POLLS) {
+    throw new Wait(ctx.pollMs * (status === 'PENDING_CREATE' ? LB_BUILD_POLLS : 1), status === 'PENDING_CREATE' ? `load balancer ${id} is being built` : `load balancer ${id} is ${status}`);
+  }
+  // In one PENDING_* state longer than a build takes: the condition says so, as a cloud error does.
+  if (ctx.cluster.conditions.api_lb?.reason !== 'LoadBalancerPending') {
+    await ctx.setCondition('api_lb', 'Unknown', 'LoadBalancerPending', `The API load balancer ${id} stays ${status}, longer than a build takes (a few minutes): Octavia has not finished it. Still waiting.`);
+  }
   throw new Wait(ctx.pollMs, `load balancer ${id} is ${status}`);
 }
 
@@ -229,6 +238,7 @@ async function rebuildStuckListener(ctx: RunContext, o: OctaviaClient, lbId: str
   if ((await ctx.ledger.live('listener')).some((r) => r.cloud_id === listener.id && r.step === ONE_BY_ONE)) throw stuckFailure(what);
   const pool = (await ctx.ledger.live('pool'))[0];
   await ctx.event('LoadBalancerChildrenStuck', 'Rebuilding', `${what} (Octavia without the jobboard): its children are built again one at a time.`, 'warning');
+  await ctx.setCondition('api_lb', 'Unknown', 'LoadBalancerRebuilding', `${what} (Octavia without the jobboard): its children are built again one at a time.`);
   if (pool) {
     await o.pools.delete(pool.cloud_id);
     await ctx.ledger.markDeleted('load-balancer', 'pool', pool.cloud_id);
@@ -246,6 +256,7 @@ async function rebuildStuckPool(ctx: RunContext, o: OctaviaClient, lbId: string,
   const what = `The API load balancer ${lbId} is ACTIVE but its ${pending(pool) ? `pool ${pool.id}` : `pool's members ${stuck.map((m) => m.id).join(', ')}`} stay ${stuck[0]!.provisioning_status}`;
   if ((await ctx.ledger.live('pool')).some((r) => r.cloud_id === pool.id && r.step === ONE_BY_ONE)) throw stuckFailure(what);
   await ctx.event('LoadBalancerChildrenStuck', 'Rebuilding', `${what} (Octavia without the jobboard): the pool is built again one step at a time.`, 'warning');
+  await ctx.setCondition('api_lb', 'Unknown', 'LoadBalancerRebuilding', `${what} (Octavia without the jobboard): the pool is built again one step at a time.`);
   await o.pools.delete(pool.id);
   await ctx.ledger.markDeleted('load-balancer', 'pool', pool.id);
   await ctx.ledger.markTypeDeleted('healthmonitor');

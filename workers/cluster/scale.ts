@@ -82,11 +82,18 @@ export async function removeServer(ctx: RunContext, s: ObservedServer): Promise<
 
 /**
  * Ports of servers that are gone (the server's delete frees but keeps a pre-made port), and the volumes of
- * nodes that are gone (with their server) or were never booted.
+ * nodes that are gone (with their server) or were never booted. The ledger's rows of servers Nova no longer
+ * has (removed, replaced) are marked deleted, so that what reads it (the stream) names only what exists.
  */
 export async function dropOrphanPorts(ctx: RunContext, making: Iterable<string> = []): Promise<void> {
-  const live = new Set((await observedServers(ctx)).map((s) => s.name));
+  const observed = await observedServers(ctx);
+  const live = new Set(observed.map((s) => s.name));
   const planned = new Set([...(await plannedNodes(ctx)).map((p) => p.name), ...making]);
+  const liveIds = new Set(observed.map((s) => s.server.id));
+  for (const row of await ctx.ledger.live('server')) {
+    if (liveIds.has(row.cloud_id) || (row.name !== null && planned.has(row.name))) continue;
+    await ctx.ledger.markDeleted('compute', 'server', row.cloud_id);
+  }
   const n = await ctx.cloud().neutron();
   for (const row of await ctx.ledger.live('port')) {
     if (!row.name || live.has(row.name) || planned.has(row.name)) continue;
@@ -95,11 +102,6 @@ export async function dropOrphanPorts(ctx: RunContext, making: Iterable<string> 
     await ctx.ledger.markDeleted('network', 'port', row.cloud_id);
   }
   await dropOrphanVolumes(ctx, new Set([...live, ...planned]));
-}
-
-/** Servers whose server record is still there after deletion: gone once Nova answers 404. */
-async function settleRemoved(ctx: RunContext, gone: ObservedServer[]): Promise<void> {
-  for (const s of gone) await ctx.ledger.markDeleted('compute', 'server', s.server.id);
 }
 
 export const scaleDown: Step = {
@@ -123,7 +125,6 @@ export const scaleDown: Step = {
       }
       throw new Wait(ctx.pollMs, `${leaving.length} server(s) being removed`);
     }
-    await settleRemoved(ctx, []);
     await dropOrphanPorts(ctx);
   },
 };

@@ -5,14 +5,15 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, must, named, type ClusterLive, type Schemas } from '../api';
 import { certificateExpiry, download, kubeconfig, makeCsr } from '../kubeconfig';
 import type { Scope } from '../session';
-import { BillPanel, blockedBy, useDryRun } from '../ui/bill';
+import { BillPanel, blockedBy, refusalOf, useDryRun } from '../ui/bill';
+import { AcceptedNote, useAccepted } from '../ui/accepted';
 import { Cli, Dialog, Field, fmtTime, Notice, WriteButton } from '../ui/components';
 import { shq, shqOr } from '../ui/shell';
 
 /** A kubeconfig is signed whenever the cluster has an API that answers: complete, or updating (a resize, an upgrade, a node group), not while it is made or deleted. */
 const SIGNABLE = /^(CREATE_COMPLETE|UPDATE_COMPLETE|UPDATE_IN_PROGRESS|UPDATE_FAILED|RESUME_COMPLETE|RESTORE_COMPLETE|SNAPSHOT_COMPLETE|CHECK_COMPLETE|ROLLBACK_COMPLETE|ADOPT_COMPLETE)$/;
 
-type KubeconfigState = { kind: 'idle' | 'busy' } | { kind: 'done'; made: 'identity' | 'certificate'; expires: Date | undefined; file: string } | { kind: 'error'; text: string };
+type KubeconfigState = { kind: 'idle' | 'busy' } | { kind: 'done'; made: 'identity' | 'certificate'; expires: Date | undefined; file: string; ca?: string } | { kind: 'error'; text: string };
 
 export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: string; scope: Scope }) {
   const [state, setState] = useState<KubeconfigState>({ kind: 'idle' });
@@ -36,12 +37,14 @@ export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: stri
       const signed = await must(api.POST('/v1/certificates', { body: { cluster_uuid: c.uuid, csr } }));
       const file = `${c.name}.kubeconfig`;
       download(file, kubeconfig({ cluster: c.name, server: c.api_address!, caPem: ca.pem, certPem: signed.pem, keyPem, user }));
-      setState({ kind: 'done', made: 'certificate', expires: certificateExpiry(signed.pem), file });
+      setState({ kind: 'done', made: 'certificate', expires: certificateExpiry(signed.pem), file, ca: ca.pem });
     } catch (e) {
       setState({ kind: 'error', text: (e as Error).message });
     }
   }
   const ready = !!c.api_address && SIGNABLE.test(c.status);
+  const caNow = useCurrentCa(c, state.kind === 'done' && state.made === 'certificate');
+  const caChanged = state.kind === 'done' && state.ca !== undefined && caNow !== undefined && caNow !== state.ca;
   return (
     <div class="panel">
       <h3>Kubeconfig</h3>
@@ -61,7 +64,12 @@ export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: stri
       </WriteButton>
       {!ready && <span class="why">{c.api_address ? `Not while the cluster is ${c.status.toLowerCase().replace(/_/g, ' ')}.` : 'Available once the cluster has an API address.'}</span>}
       {ready && c.status === 'UPDATE_IN_PROGRESS' && <span class="sub">The cluster is updating; its API keeps answering.</span>}
-      {state.kind === 'done' && (
+      {state.kind === 'done' && caChanged && (
+        <Notice kind="warn">
+          <span id="kubeconfig-stale">{`${state.file} no longer works: the cluster’s CA was rotated after it was signed. Download a new one.`}</span>
+        </Notice>
+      )}
+      {state.kind === 'done' && !caChanged && (
         <Notice kind="ok">
           {state.made === 'identity'
             ? `Saved ${state.file}: an identity kubeconfig (client-keystone-auth), which does not expire.`
@@ -74,29 +82,45 @@ export function KubeconfigPanel({ c, user, scope }: { c: ClusterLive; user: stri
   );
 }
 
+/** The cluster's CA now, read again whenever the live cluster changes (a CA rotation replaces it), while `watch`. */
+function useCurrentCa(c: ClusterLive, watch: boolean): string | undefined {
+  const [pem, setPem] = useState<string | undefined>();
+  useEffect(() => {
+    if (!watch) return;
+    let live = true;
+    must(api.GET('/v1/certificates/{ident}', { params: { path: { ident: c.uuid } } })).then((ca) => live && setPem(ca.pem), () => undefined);
+    return () => {
+      live = false;
+    };
+  }, [c.uuid, c.status, c.updated_at, watch]);
+  return pem;
+}
+
 type Upgrades = Schemas['ClusterUpgrades'];
 
 export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope; busy: boolean }) {
   const [plan, setPlan] = useState<Upgrades | undefined>();
   const [target, setTarget] = useState('');
-  const [msg, setMsg] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
+  const [msg, setMsg] = useState<{ kind: 'error'; text: string } | undefined>();
+  const progress = useAccepted(c.status);
   const [confirm, setConfirm] = useState(false);
   useEffect(() => {
     must(api.GET('/v1/clusters/{ident}/upgrades', { params: { path: { ident: c.uuid } } })).then(setPlan, () => undefined);
-  }, [c.uuid, c.coe_version]);
+  }, [c.uuid, c.coe_version, c.cluster_template_id, c.nodegroups.map((g) => `${g.uuid}:${g.node_count}`).join()]);
   const valid = plan?.targets.filter((t) => t.valid) ?? [];
   const refused = plan?.targets.filter((t) => !t.valid) ?? [];
   const chosen = valid.find((t) => t.uuid === target);
   const body = { cluster_template: target, max_batch_size: plan?.max_batch_size ?? 1 };
   const bill = useDryRun(chosen && scope.can_write && !busy ? () => must(api.POST('/v1/dry-run/clusters/{ident}/actions/upgrade', { params: { path: { ident: c.uuid } }, body })) : undefined, JSON.stringify(body));
-  const blocked = chosen ? blockedBy(bill.answer) : undefined;
+  // A shortage or another refusal of the dry-run disables Upgrade, naming why.
+  const blocked = chosen ? (blockedBy(bill.answer) ?? refusalOf(bill.answer)) : undefined;
   const names = new Map([[c.uuid, c.name], ...(plan?.targets ?? []).map((t) => [t.uuid, t.name] as [string, string])]);
   async function go() {
     setConfirm(false);
     setMsg(undefined);
     try {
       await must(api.POST('/v1/clusters/{ident}/actions/upgrade', { params: { path: { ident: c.uuid } }, body }));
-      setMsg({ kind: 'ok', text: `Upgrade of ${c.name} to ${chosen?.name} accepted.` });
+      progress.accept(`upgrade of ${c.name} to ${chosen?.name}`);
     } catch (err) {
       setMsg({ kind: 'error', text: named((err as Error).message, names) });
     }
@@ -126,7 +150,7 @@ export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope;
               </option>
             ))}
           </select>
-          <WriteButton id="upgrade" canWrite={scope.can_write} reason={!scope.can_write ? undefined : busy ? 'Wait for the current operation to finish.' : undefined} disabled={!chosen || busy || !!blocked || bill.loading} type="submit">
+          <WriteButton id="upgrade" canWrite={scope.can_write} reason={!scope.can_write ? undefined : busy ? 'Wait for the current operation to finish.' : blocked} disabled={!chosen || busy || !!blocked || bill.loading} type="submit">
             Upgrade
           </WriteButton>
         </form>
@@ -159,6 +183,7 @@ export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope;
           )}
         </>
       )}
+      <AcceptedNote accepted={progress.accepted} status={c.status} reason={c.status_reason} />
       {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
       <Cli cmd={`openstack coe cluster upgrade ${shq(c.name)} ${shqOr(chosen?.name, 'template')}`} />
       <Dialog title={`Upgrade ${c.name} to ${chosen?.name ?? ''}?`} open={confirm && !!chosen} onClose={() => setConfirm(false)}>
@@ -179,14 +204,15 @@ export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope;
 }
 
 export function RotateCaPanel({ c, scope, busy }: { c: ClusterLive; scope: Scope; busy: boolean }) {
-  const [msg, setMsg] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
+  const [msg, setMsg] = useState<{ kind: 'error'; text: string } | undefined>();
+  const progress = useAccepted(c.status);
   const [confirm, setConfirm] = useState(false);
   const order = [...c.nodegroups.filter((g) => g.role === 'master'), ...c.nodegroups.filter((g) => g.role !== 'master')];
   async function go() {
     setConfirm(false);
     try {
       await must(api.PATCH('/v1/certificates/{ident}', { params: { path: { ident: c.uuid } } } as never));
-      setMsg({ kind: 'ok', text: `CA rotation of ${c.name} accepted.` });
+      progress.accept(`CA rotation of ${c.name}`);
     } catch (e) {
       setMsg({ kind: 'error', text: named((e as Error).message, new Map([[c.uuid, c.name]])) });
     }
@@ -198,6 +224,7 @@ export function RotateCaPanel({ c, scope, busy }: { c: ClusterLive; scope: Scope
       <WriteButton id="rotate-ca" canWrite={scope.can_write} reason={!scope.can_write ? undefined : busy ? 'Wait for the current operation to finish.' : undefined} disabled={busy} onClick={() => setConfirm(true)}>
         Rotate CA
       </WriteButton>
+      <AcceptedNote accepted={progress.accepted} status={c.status} reason={c.status_reason} />
       {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
       <Cli cmd={`openstack coe ca rotate ${shq(c.name)}`} />
       <Dialog title={`Rotate the CA of ${c.name}?`} open={confirm} onClose={() => setConfirm(false)}>

@@ -1,17 +1,18 @@
-// A cluster's node groups: roles, flavors, counts and bounds; inline resize and "remove this
-// node" for worker groups; add and delete node groups. A resize that adds nodes and a new group show
+// A cluster's node groups: roles, flavors, counts and bounds; inline resize for worker groups, each
+// group's nodes (cluster-nodes.tsx, with remove); add and delete node groups. A resize that adds nodes and a new group show
 // their bill first (a shortage blocks them). Readers see all of it, disabled, with why.
 import { useState } from 'preact/hooks';
-import { api, ApiFailure, errorField, must, type ClusterLive } from '../api';
-import { flavorLabel, flavorText, useChoices } from '../choices';
+import { api, must, type ClusterLive } from '../api';
+import { flavorLabel, useChoices } from '../choices';
 import type { Scope } from '../session';
-import { BillPanel, blockedBy, useDryRun } from '../ui/bill';
-import { Badge, Cli, described, Dialog, Field, Notice, WriteButton } from '../ui/components';
+import { BillPanel, blockedBy, refusalOf, useDryRun } from '../ui/bill';
+import { AddGroup } from './cluster-nodegroup-add';
+import { GroupNodes } from './cluster-nodes';
+import { AcceptedNote, useAccepted } from '../ui/accepted';
+import { Badge, Cli, Dialog, Notice, WriteButton } from '../ui/components';
 import { shq, shqOr } from '../ui/shell';
 
 type Group = ClusterLive['nodegroups'][number];
-
-const slug = (g: string) => g.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 20).replace(/-+$/, '');
 
 export function NodeGroups({ c, scope, busy }: { c: ClusterLive; scope: Scope; busy: boolean }) {
   const choices = useChoices(c.project_id);
@@ -45,8 +46,11 @@ export function NodeGroups({ c, scope, busy }: { c: ClusterLive; scope: Scope; b
           </tbody>
         </table>
       </div>
+      {c.nodegroups.map((g) => (
+        <GroupNodes key={g.uuid} c={c} g={g} scope={scope} busy={busy} />
+      ))}
       <Dialog title="Add a node group" open={adding} onClose={() => setAdding(false)}>
-        <AddGroup c={c} flavors={choices?.flavors ?? []} onDone={() => setAdding(false)} />
+        <AddGroup c={c} choices={choices} onDone={() => setAdding(false)} />
       </Dialog>
     </section>
   );
@@ -54,32 +58,30 @@ export function NodeGroups({ c, scope, busy }: { c: ClusterLive; scope: Scope; b
 
 function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; scope: Scope; busy: boolean; flavor: string }) {
   const [count, setCount] = useState(String(g.node_count));
-  const [node, setNode] = useState('');
-  const [msg, setMsg] = useState<{ kind: 'error' | 'ok'; text: string } | undefined>();
+  const [msg, setMsg] = useState<{ kind: 'error'; text: string } | undefined>();
+  const progress = useAccepted(c.status);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const master = g.role === 'master';
-  const servers = c.servers.filter((s) => (s.name ?? '').includes(`-${slug(g.name)}-`));
   const id = `ng-${g.name}`;
-  const run = async (p: Promise<unknown>, ok: string) => {
+  const run = async (p: Promise<unknown>, what: string) => {
     setMsg(undefined);
+    progress.clear();
     try {
       await p;
-      setMsg({ kind: 'ok', text: ok });
+      progress.accept(what);
     } catch (e) {
       setMsg({ kind: 'error', text: (e as Error).message });
     }
   };
-  const resize = (n: number, remove?: string) =>
-    run(
-      must(api.POST('/v1/clusters/{ident}/actions/resize', { params: { path: { ident: c.uuid } }, body: { node_count: n, nodegroup: g.uuid, ...(remove ? { nodes_to_remove: [remove] } : {}) } })),
-      remove ? `Removing ${remove}.` : `Resizing ${g.name} to ${n}.`,
-    );
+  const resize = (n: number) =>
+    run(must(api.POST('/v1/clusters/{ident}/actions/resize', { params: { path: { ident: c.uuid } }, body: { node_count: n, nodegroup: g.uuid } })), `resize of ${g.name} to ${n}`);
   const grows = !master && scope.can_write && !busy && /^\d+$/.test(count) && Number(count) > g.node_count;
   const bill = useDryRun(
     grows ? () => must(api.POST('/v1/dry-run/clusters/{ident}/actions/resize', { params: { path: { ident: c.uuid } }, body: { node_count: Number(count), nodegroup: g.uuid } })) : undefined,
     `${g.uuid}:${count}`,
   );
-  const blocked = grows ? blockedBy(bill.answer) : undefined;
+  // A shortage or another refusal of the dry-run disables Resize, naming why.
+  const blocked = grows ? (blockedBy(bill.answer) ?? refusalOf(bill.answer)) : undefined;
   const why = master ? 'Control planes are not resized (Magnum: resizing a master nodegroup is not supported).' : busy ? 'Wait for the current operation to finish.' : blocked;
   return (
     <tr>
@@ -113,28 +115,6 @@ function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; sco
             </form>
             {grows && <BillPanel id={`${id}-bill`} title={`Adding ${Number(count) - g.node_count} node(s) takes`} what="resize" state={bill} />}
             <Cli cmd={`openstack coe cluster resize ${shq(c.name)} --nodegroup ${shq(g.name)} ${shqOr(count, 'node count')}`} />
-            {servers.length > 0 && (
-              <form
-                class="inline-form"
-                onSubmit={(e) => {
-                  e.preventDefault();
-                  if (node) void resize(g.node_count - 1, node);
-                }}
-              >
-                <label for={`${id}-node`}>Node</label>
-                <select id={`${id}-node`} value={node} disabled={!scope.can_write || busy} onChange={(e) => setNode((e.target as HTMLSelectElement).value)}>
-                  <option value="">Choose a node</option>
-                  {servers.map((s) => (
-                    <option key={s.id} value={s.name ?? s.id}>
-                      {s.name ?? s.id}
-                    </option>
-                  ))}
-                </select>
-                <WriteButton id={`${id}-remove`} canWrite={scope.can_write} disabled={busy || !node || g.node_count <= g.min_node_count} type="submit">
-                  Remove this node
-                </WriteButton>
-              </form>
-            )}
             {!g.is_default && (
               <WriteButton id={`${id}-delete`} canWrite={scope.can_write} disabled={busy} class="danger" onClick={() => setConfirmDelete(true)}>
                 Delete node group
@@ -142,6 +122,7 @@ function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; sco
             )}
           </>
         )}
+        <AcceptedNote accepted={progress.accepted} status={c.status} reason={c.status_reason} />
         {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
         <Dialog title={`Delete node group ${g.name}?`} open={confirmDelete} onClose={() => setConfirmDelete(false)}>
           <p>Its {g.node_count} node(s) are drained and deleted. The cluster keeps its other groups.</p>
@@ -155,7 +136,7 @@ function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; sco
               class="danger"
               onClick={() => {
                 setConfirmDelete(false);
-                void run(must(api.DELETE('/v1/clusters/{cluster}/nodegroups/{nodegroup}', { params: { path: { cluster: c.uuid, nodegroup: g.uuid } } })), `Deleting ${g.name}.`);
+                void run(must(api.DELETE('/v1/clusters/{cluster}/nodegroups/{nodegroup}', { params: { path: { cluster: c.uuid, nodegroup: g.uuid } } })), `delete of node group ${g.name}`);
               }}
             >
               Delete {g.name}
@@ -164,70 +145,5 @@ function GroupRow({ c, g, scope, busy, flavor }: { c: ClusterLive; g: Group; sco
         </Dialog>
       </td>
     </tr>
-  );
-}
-
-function AddGroup({ c, flavors, onDone }: { c: ClusterLive; flavors: { id: string; name: string; vcpus: number; ram: number; disk: number }[]; onDone: () => void }) {
-  const [v, setV] = useState({ name: '', flavor_id: '', node_count: '1', min_node_count: '0', max_node_count: '' });
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [general, setGeneral] = useState<string | undefined>();
-  const set = (k: keyof typeof v) => (e: Event) => setV({ ...v, [k]: (e.target as HTMLInputElement).value });
-  const body = {
-    name: v.name,
-    node_count: Number(v.node_count),
-    min_node_count: Number(v.min_node_count),
-    ...(v.max_node_count ? { max_node_count: Number(v.max_node_count) } : {}),
-    ...(v.flavor_id ? { flavor_id: v.flavor_id } : {}),
-  };
-  const ready = v.name !== '' && /^\d+$/.test(v.node_count);
-  const bill = useDryRun(ready ? () => must(api.POST('/v1/dry-run/clusters/{cluster}/nodegroups', { params: { path: { cluster: c.uuid } }, body: body as never })) : undefined, JSON.stringify(body));
-  const blocked = blockedBy(bill.answer);
-  async function submit(e: Event) {
-    e.preventDefault();
-    setErrors({});
-    setGeneral(undefined);
-    try {
-      await must(api.POST('/v1/clusters/{cluster}/nodegroups', { params: { path: { cluster: c.uuid } }, body: body as never }));
-      onDone();
-    } catch (err) {
-      const m = (err as ApiFailure).message;
-      const f = errorField(m);
-      if (f && f in v) setErrors({ [f]: m });
-      else setGeneral(m);
-    }
-  }
-  const input = (k: keyof typeof v, label: string, type: 'text' | 'number' = 'text') => (
-    <Field id={`add-${k}`} label={label} error={errors[k]}>
-      <input id={`add-${k}`} type={type as "text"} value={v[k]} onInput={set(k)} aria-invalid={errors[k] ? 'true' : undefined} aria-describedby={described(`add-${k}`, errors[k])} />
-    </Field>
-  );
-  return (
-    <form onSubmit={submit}>
-      {input('name', 'Name')}
-      <Field id="add-flavor_id" label="Flavor" error={errors.flavor_id}>
-        <select id="add-flavor_id" value={v.flavor_id} onChange={set('flavor_id')}>
-          <option value="">The cluster’s worker flavor</option>
-          {flavors.map((f) => (
-            <option key={f.id} value={f.name}>
-              {flavorText(f)}
-            </option>
-          ))}
-        </select>
-      </Field>
-      {input('node_count', 'Nodes', 'number')}
-      {input('min_node_count', 'Minimum nodes', 'number')}
-      {input('max_node_count', 'Maximum nodes (optional)', 'number')}
-      {ready && <BillPanel id="add-bill" title="This node group takes" what="node group create" state={bill} />}
-      {general && <Notice kind="error">{general}</Notice>}
-      <Cli cmd={`openstack coe nodegroup create ${shq(c.name)} ${shqOr(v.name, 'node group name')} --node-count ${shqOr(v.node_count, 'node count')} --min-nodes ${shqOr(v.min_node_count, 'min nodes')}${v.max_node_count ? ` --max-nodes ${shq(v.max_node_count)}` : ''}${v.flavor_id ? ` --flavor ${shq(v.flavor_id)}` : ''}`} />
-      <div class="buttons">
-        <button type="button" class="secondary" onClick={onDone}>
-          Cancel
-        </button>
-        <button type="submit" disabled={!!blocked} aria-describedby={blocked ? 'add-bill-short' : undefined}>
-          Add node group
-        </button>
-      </div>
-    </form>
   );
 }

@@ -8,6 +8,8 @@ import { href } from '../router';
 import type { Scope } from '../session';
 import { ago, Badge, Cli, fmtTime, Notice } from '../ui/components';
 import { NodeGroups } from './cluster-nodegroups';
+import { healthText } from '../ui/health-text';
+import { troubleOf } from '../ui/step-trouble';
 import { DeletePanel, KubeconfigPanel, RotateCaPanel, UpgradePanel } from './cluster-actions';
 import { shq } from '../ui/shell';
 
@@ -131,13 +133,16 @@ function Labels({ labels }: { labels: Record<string, string> }) {
 function Steps({ c, busy }: { c: ClusterLive; busy: boolean }) {
   const keys = [...CONDITION_ORDER.filter((k) => c.conditions[k]), ...(c.conditions.health ? ['health'] : [])];
   const firstOpen = keys.find((k) => k !== 'health' && c.conditions[k]!.status !== 'True');
+  const changedAt = keys.filter((k) => k !== 'health').map((k) => c.conditions[k]!.since).sort().at(-1);
   return (
     <ol class="steps">
       {keys.map((k) => {
         const cond = c.conditions[k]!;
         // A step retrying after a cloud error says so (the call, the answer, the tries, the next one: its message), live.
-        const state = cond.status === 'True' ? 'done' : cond.status === 'False' ? 'failed' : cond.reason === 'CloudErrorRetrying' ? 'retrying' : busy && k === firstOpen ? 'running' : 'waiting';
-        const word = { done: 'Done', failed: 'Failed', retrying: 'Retrying after a cloud error', running: 'Running', waiting: 'Waiting' }[state];
+        // So does a server in ERROR, a load balancer stuck PENDING_*, a node that never joined (ui/step-trouble.ts).
+        const trouble = cond.status === 'Unknown' ? troubleOf(cond.reason) : undefined;
+        const state = cond.status === 'True' ? 'done' : cond.status === 'False' ? 'failed' : trouble ? 'retrying' : busy && k === firstOpen ? 'running' : 'waiting';
+        const word = { done: 'Done', failed: 'Failed', retrying: trouble ?? '', running: 'Running', waiting: 'Waiting' }[state];
         return (
           <li key={k} class={`step step-${state}`}>
             <span class="step-icon" aria-hidden="true">
@@ -146,7 +151,7 @@ function Steps({ c, busy }: { c: ClusterLive; busy: boolean }) {
             <span class="step-name">{CONDITION_NAMES[k] ?? k}</span>
             <span class="step-state">{word}</span>
             <span class="step-reason mono">{cond.reason}</span>
-            <span class="step-message">{cond.message}</span>
+            <span class="step-message">{k === 'health' ? healthText(cond, c.servers.flatMap((s) => (s.name ? [s.name] : [])), changedAt, busy) : cond.message}</span>
             <span class="sub">since {fmtTime(cond.since)}</span>
           </li>
         );

@@ -98,10 +98,13 @@ export function Dialog(props: { title: string; open: boolean; onClose: () => voi
   );
 }
 
-/** Why a write control is disabled, next to it (readers see everything and can change nothing). */
-export function WriteButton(props: ButtonHTMLAttributes<HTMLButtonElement> & { canWrite: boolean; reason?: string }) {
+/**
+ * Why a write control is disabled, next to it: readers see everything and can change nothing; for a member,
+ * `reason` says why it is disabled now (an operation running, the service refusing the change).
+ */
+export function WriteButton(props: ButtonHTMLAttributes<HTMLButtonElement> & { canWrite: boolean; reason?: string | undefined }) {
   const { canWrite, reason, children, id, ...rest } = props;
-  const why = canWrite ? undefined : (reason ?? 'Your role in this project is reader: changes need the member role.');
+  const why = !canWrite ? (reason ?? 'Your role in this project is reader: changes need the member role.') : rest.disabled ? reason : undefined;
   const whyId = id ? `${id}-why` : undefined;
   return (
     <span class="write-control">

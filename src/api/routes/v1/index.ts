@@ -11,6 +11,7 @@ import { templateRoutes } from './clustertemplates/routes.js';
 import { mservicesRoutes } from './mservices.js';
 import { nodegroupDryRunRoutes } from './nodegroups/dry-run.js';
 import { nodegroupsRoutes } from './nodegroups/routes.js';
+import { nodegroupNodesRoutes } from './nodegroups/nodes.js';
 import { quotasRoutes } from './quotas/routes.js';
 import { statsRoutes } from './stats.js';
 import { streamRoutes } from './streams/routes.js';
@@ -32,4 +33,5 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
   await app.register(cloudChoiceRoutes);
   await app.register(clusterDryRunRoutes);
   await app.register(nodegroupDryRunRoutes);
+  await app.register(nodegroupNodesRoutes);
 }

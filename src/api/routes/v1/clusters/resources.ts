@@ -1,6 +1,7 @@
 // GET /v1/clusters/{ident}/resources (an extension): what a delete of the cluster would remove or
-// keep, for the portal's delete preview. From the resource ledger (cluster_resource: what the
-// workers created) and from the cloud with the caller's token: the volumes and shares the cluster's
+// keep now, for the portal's delete preview. From the resource ledger (cluster_resource: what the
+// workers created; its servers checked against Nova, src/clusters/nodes.ts) and from the cloud with
+// the caller's token: the volumes and shares the cluster's
 // CSI drivers made (kept unless the labels cinder_csi_delete_volumes / manila_csi_delete_shares ask
 // otherwise, as the delete does), the load balancers its cloud provider made for Services, and the
 // cluster's application credential. A cloud that does not answer is named, never fatal.
@@ -10,6 +11,7 @@ import { Type } from '@sinclair/typebox';
 import type { ClusterRow } from '../../../../db/entities/cluster.js';
 import type { Scope } from '../../../../db/repos/clusters.js';
 import { ResourceRepo } from '../../../../db/repos/resources.js';
+import { clusterNodesNow } from '../../../../clusters/nodes.js';
 import { errors } from '../../../../domain/errors.js';
 import { bool } from '../../../../cluster-spec/labels/types.js';
 import { enforce } from '../../../../domain/policy.js';
@@ -67,9 +69,19 @@ export const clusterResourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!found) throw errors.notFound('Cluster', request.params.ident);
       enforce(request.auth, 'cluster:get', found);
       const c: ClusterRow = found;
-      const ledger = await ledgerRepo.live(c.uuid);
-      const resources: Static[] = ledger.map((r) => ({ service: r.service, type: r.type, id: r.cloud_id, name: r.name, action: 'delete' as const, source: 'ledger' as const }));
-      const unreachable: string[] = [];
+      // Servers as they are now (a replaced node's ledger row may outlive it); the rest from the ledger.
+      const now = await clusterNodesNow({ clouds: s.clouds, ledger: ledgerRepo }, { ctx: request.auth, token: request.authToken }, c, (reason) =>
+        request.log.warn({ service: 'compute', reason }, 'delete preview: a service did not answer'),
+      );
+      const ledger = (await ledgerRepo.live(c.uuid)).filter((r) => r.type !== 'server');
+      const resources: Static[] = [
+        ...now.nodes.map((n) => ({
+          service: 'compute', type: 'server', id: n.id, name: n.name, action: 'delete' as const, source: n.source === 'cloud' ? ('cloud' as const) : ('ledger' as const),
+          ...(n.source === 'cloud' ? { note: 'Carries the cluster’s tag in Nova but is not in its records: deleted all the same.' } : {}),
+        })),
+        ...ledger.map((r) => ({ service: r.service, type: r.type, id: r.cloud_id, name: r.name, action: 'delete' as const, source: 'ledger' as const })),
+      ];
+      const unreachable: string[] = [...now.unreachable];
       const cloud = s.clouds.for({ ctx: request.auth, token: request.authToken });
       const ask = async (service: string, fn: () => Promise<void>) => {
         try {
