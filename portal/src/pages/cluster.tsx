@@ -9,6 +9,7 @@ import type { Scope } from '../session';
 import { ago, Badge, Cli, fmtTime, Notice } from '../ui/components';
 import { NodeGroups } from './cluster-nodegroups';
 import { DeletePanel, KubeconfigPanel, RotateCaPanel, UpgradePanel } from './cluster-actions';
+import { HibernationPanel } from './cluster-hibernation';
 import { shq } from '../ui/shell';
 
 export function ClusterPage({ project, id, scope, user }: { project: string; id: string; scope: Scope; user: string }) {
@@ -68,6 +69,7 @@ export function ClusterPage({ project, id, scope, user }: { project: string; id:
         <KubeconfigPanel c={c} user={user} scope={scope} />
         <UpgradePanel c={c} scope={scope} busy={busy} />
         <RotateCaPanel c={c} scope={scope} busy={busy} />
+        <HibernationPanel c={c} scope={scope} busy={busy} />
         <DeletePanel c={c} scope={scope} />
       </section>
       <Timeline events={live.events} />
