@@ -14,6 +14,7 @@ import { enforce } from '../domain/policy.js';
 import { beginOperation, started, type OperationDeps } from '../operations/begin.js';
 import type { CallerClouds } from '../openstack/caller.js';
 import { flavorOf } from '../openstack/ids.js';
+import { nextFirings } from './hibernation-schedule.js';
 import type { Caller } from './lookup.js';
 
 export interface HibernateDeps {
@@ -75,6 +76,8 @@ export interface HibernationView {
   state: HibernationStateName;
   hibernated_at: string | null;
   schedule: HibernationSchedule | null;
+  /** When the schedule next fires each action (null: no such time within eight days). */
+  next: { hibernate: string | null; wake: string | null };
   /** Null when the flavors could not be read. */
   frees: Frees | null;
 }
@@ -114,6 +117,7 @@ export async function hibernationView(deps: HibernationViewDeps, who: Caller, c:
     state: hibernationStateOf(c, active),
     hibernated_at: c.hibernated_at ? c.hibernated_at.toISOString() : null,
     schedule: c.hibernation_schedule,
+    next: nextFirings(c.hibernation_schedule),
     frees: await freedBy(deps.clouds, who, c, groups),
   };
 }

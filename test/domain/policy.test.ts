@@ -165,6 +165,8 @@ const REQUESTS: Record<string, () => Promise<Req> | Req> = {
   'GET /v1/clusters/{ident}/kubeconfig': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/kubeconfig` }),
   'GET /v1/clusters/{ident}/upgrades': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/upgrades` }),
   'GET /v1/clusters/{ident}/hibernation': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/hibernation` }),
+  'PUT /v1/clusters/{ident}/hibernation/schedule': async () => ({ method: 'PUT', url: `/v1/clusters/${(await fresh()).cluster.uuid}/hibernation/schedule`, payload: { hibernate: '0 19 * * 1-5', wake: null, timezone: 'Europe/Berlin' } }),
+  'DELETE /v1/clusters/{ident}/hibernation/schedule': async () => ({ method: 'DELETE', url: `/v1/clusters/${(await fresh()).cluster.uuid}/hibernation/schedule` }),
   'POST /v1/clusters/{ident}/actions/hibernate': async () => ({ method: 'POST', url: `/v1/clusters/${(await fresh()).cluster.uuid}/actions/hibernate` }),
   'POST /v1/clusters/{ident}/actions/wake': async () => {
     const fx = await fresh();
