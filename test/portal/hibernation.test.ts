@@ -1,6 +1,6 @@
 // Hibernation on the cluster page (issue 28): a member hibernates a running cluster with the button and its
 // confirmation, the panel follows it live to Hibernated (with what it frees), Magnum's status stays
-// UPDATE_COMPLETE, a reader sees the state with the button disabled and why, and Wake brings it back to Awake.
+// UPDATE_COMPLETE, its schedule is set by the form (a zone the service refuses shown there), a reader sees the state with the button disabled and why, and Wake brings it back to Awake.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, type Browser } from '../support/browser.js';
@@ -27,6 +27,19 @@ test('Hibernate and Wake from the cluster page, confirmed, followed live; a read
   const panel = page.locator('#hibernation');
   await panel.locator('.badge', { hasText: 'Awake' }).waitFor({ timeout: 30_000 });
   assert.match((await panel.textContent())!, /Frees 2 server\(s\): 3 vCPU and 6 GiB of RAM off the compute hosts\./);
+
+  // the schedule: a zone the service refuses, then a good one with its next firings
+  await page.fill('#schedule-hibernate', '0 19 * * 1-5');
+  await page.fill('#schedule-wake', '0 7 * * 1-5');
+  await page.fill('#schedule-zone', 'Mars/Olympus');
+  await page.locator('#schedule-save').click();
+  await panel.getByText(/Not an IANA time zone/).waitFor();
+  assert.equal((await api(s.h, 'GET', `/v1/clusters/${uuid}/hibernation`)).body.schedule, null, 'nothing stored');
+  await page.fill('#schedule-zone', 'Europe/Berlin');
+  await page.locator('#schedule-save').click();
+  await panel.getByText('Schedule saved.').waitFor();
+  assert.match((await page.locator('#schedule-next').textContent())!, /^Next: hibernate .+; wake .+ \(Europe\/Berlin\)\.$/);
+  assert.deepEqual((await api(s.h, 'GET', `/v1/clusters/${uuid}/hibernation`)).body.schedule, { hibernate: '0 19 * * 1-5', wake: '0 7 * * 1-5', timezone: 'Europe/Berlin' });
 
   await page.locator('#hibernation-action').click();
   await page.getByRole('dialog', { name: 'Hibernate nightly?' }).waitFor();

@@ -1,11 +1,12 @@
 // Hibernation on the cluster page (issue 28): the state (awake, hibernating, hibernated since, waking), what a
 // hibernation frees on the compute hosts, and Hibernate / Wake with a confirmation, each with its API twin. The
 // state is read again whenever the streamed cluster changes (its status or update time), so it follows the
-// operation live.
+// operation live. Its schedule: cluster-hibernation-schedule.tsx.
 import { useEffect, useState } from 'preact/hooks';
 import { api, must, named, type ClusterLive, type Schemas } from '../api';
 import type { Scope } from '../session';
 import { Badge, Dialog, fmtTime, mib, Notice, WriteButton } from '../ui/components';
+import { ScheduleForm } from './cluster-hibernation-schedule';
 
 type Hibernation = Schemas['ClusterHibernation'];
 
@@ -59,6 +60,7 @@ export function HibernationPanel({ c, scope, busy }: { c: ClusterLive; scope: Sc
       {why && <span class="why">{why}</span>}
       {msg && <Notice kind={msg.kind}>{msg.text}</Notice>}
       <p class="sub mono">POST /v1/clusters/{c.uuid}/actions/{action}</p>
+      <ScheduleForm c={c} h={h} scope={scope} onSaved={(saved) => setH(saved ?? { ...h, schedule: null, next: { hibernate: null, wake: null } })} />
       <Dialog title={asleep ? `Wake ${c.name}?` : `Hibernate ${c.name}?`} open={confirm} onClose={() => setConfirm(false)}>
         <p>{asleep ? 'Its servers are unshelved; the cluster is usable once every node is Ready.' : `Its API and workloads stop until it is woken.${frees ? ` It frees ${frees}.` : ''}`}</p>
         <div class="buttons">
