@@ -4,6 +4,7 @@
 // change of a hibernated cluster refused with a reason naming the wake; a delete still accepted.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { STANDING_STATUSES } from '../../src/domain/cluster-status.js';
 import { testApp, type TestApp } from '../support/app.js';
 import { nodegroupCluster } from '../support/nodegroup-fixture.js';
 
@@ -45,6 +46,12 @@ test('hibernate: the intent written, the row marked, the state HIBERNATING; refu
   await t.app.services.db.query(`UPDATE operation SET state = 'succeeded' WHERE cluster_id = $1`, [uuid]);
   await t.app.services.db.query(`UPDATE cluster SET status = 'UPDATE_COMPLETE' WHERE uuid = $1`, [uuid]);
   assert.equal((await call('demo', 'GET', `/v1/clusters/${uuid}/hibernation`)).body.state, 'HIBERNATED');
+  const checked = async () => {
+    const ids: string[] = [];
+    for (let page = await t.app.services.clusters.withApiIn(STANDING_STATUSES); page.length > 0; page = await t.app.services.clusters.withApiIn(STANDING_STATUSES, page.at(-1)!.id)) ids.push(...page.map((c) => c.uuid));
+    return ids;
+  };
+  assert.ok(!(await checked()).includes(uuid), 'the health pass (and so auto-healing) leaves a hibernated cluster alone');
   const magnum = await call('demo', 'GET', `/v1/clusters/${uuid}`);
   assert.equal(magnum.body.status, 'UPDATE_COMPLETE');
   assert.ok(!('hibernation' in magnum.body), "Magnum's view unchanged");
