@@ -8,6 +8,7 @@ import { OPERATIONS_QUEUE } from '../src/operations/queue.js';
 import { deadline } from '../src/operations/bounded-close.js';
 import { CloudFactory, type WorkerCloudConfig } from '../src/steps/cloud.js';
 import { healthPass } from './health.js';
+import { fireSchedules } from '../src/clusters/hibernation-schedule.js';
 import { acquireClusterLock } from './lock.js';
 import { startHeartbeat } from './heartbeat.js';
 import { clusterOperations, dispatcher, type Operation } from './operations.js';
@@ -30,6 +31,8 @@ export interface WorkerOptions {
   heartbeatStaleMs?: number;
   /** How often the health of settled clusters is checked (one job for all workers). Default 60 s; 0 = never. */
   healthIntervalMs?: number;
+  /** How often the clusters' hibernation schedules are looked at (one job for all workers). Default 30 s; 0 = never. */
+  scheduleIntervalMs?: number;
   /**
    * How long close() waits for running jobs and for Redis before it stops them and disconnects (they
    * stall and another worker resumes them). Default 10 s.
@@ -82,10 +85,17 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
         await lock.release();
       }
     });
+    // Each firing is claimed in its cluster's row first: two passes at once (two workers) fire it once.
+    registered.set('hibernation-schedule', async () => ({ fired: await fireSchedules(ds, new Date()) }));
     const every = opts.healthIntervalMs ?? 60_000;
     if (every > 0) {
       scheduler = new Queue(OPERATIONS_QUEUE, { connection, prefix });
       await scheduler.upsertJobScheduler('health', { every }, { name: 'health', opts: { removeOnComplete: true, removeOnFail: 100 } });
+    }
+    const schedules = opts.scheduleIntervalMs ?? 30_000;
+    if (schedules > 0) {
+      scheduler ??= new Queue(OPERATIONS_QUEUE, { connection, prefix });
+      await scheduler.upsertJobScheduler('hibernation-schedule', { every: schedules }, { name: 'hibernation-schedule', opts: { removeOnComplete: true, removeOnFail: 100 } });
     }
   }
   const heartbeat = startHeartbeat(connection, { prefix, intervalMs: opts.heartbeatMs ?? 10_000, ...(opts.heartbeatStaleMs ? { staleMs: opts.heartbeatStaleMs } : {}) });

@@ -3,6 +3,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { createOperation } from './cluster/create.js';
 import { deleteOperation } from './cluster/delete.js';
+import { hibernateOperation, wakeOperation } from './cluster/hibernate.js';
 import { repairOperation } from './cluster/repair.js';
 import { rotateCredentialOperation } from './cluster/rotate-credential.js';
 import { rotateCaOperation, upgradeOperation } from './cluster/roll.js';
@@ -16,7 +17,7 @@ export const operations = new Map<string, Operation>();
 
 /** Every cluster operation, bound to a worker's database, Redis and cloud clients. */
 export function clusterOperations(deps: RunnerDeps): Map<string, Operation> {
-  const specs = [createOperation, deleteOperation, resizeOperation, updateOperation, upgradeOperation, rotateCaOperation, rotateCredentialOperation, repairOperation, nodegroupCreateOperation, nodegroupUpdateOperation, nodegroupDeleteOperation];
+  const specs = [createOperation, deleteOperation, resizeOperation, updateOperation, upgradeOperation, rotateCaOperation, rotateCredentialOperation, repairOperation, nodegroupCreateOperation, nodegroupUpdateOperation, nodegroupDeleteOperation, hibernateOperation, wakeOperation];
   return new Map<string, Operation>(specs.map((s) => [s.kind, operationRunner(deps, s)]));
 }
 

@@ -96,6 +96,9 @@ export type DelayDistribution =
 export const DEFAULT_DELAYS = {
   'nova.server.boot': { kind: 'lognormal', ms: 40_000, sigma: 0.3, minMs: 15_000, maxMs: 180_000 },
   'nova.server.delete': { kind: 'lognormal', ms: 5_000, sigma: 0.3, minMs: 1_000, maxMs: 30_000 },
+  // shelve: power off, snapshot and offload (shelved_offload_time 0); unshelve: schedule and spawn again
+  'nova.server.shelve': { kind: 'lognormal', ms: 20_000, sigma: 0.3, minMs: 5_000, maxMs: 90_000 },
+  'nova.server.unshelve': { kind: 'lognormal', ms: 30_000, sigma: 0.3, minMs: 10_000, maxMs: 120_000 },
   'octavia.loadbalancer.create': { kind: 'lognormal', ms: 90_000, sigma: 0.3, minMs: 45_000, maxMs: 300_000 },
   'octavia.loadbalancer.update': { kind: 'lognormal', ms: 5_000, sigma: 0.4, minMs: 1_000, maxMs: 30_000 },
   'octavia.loadbalancer.delete': { kind: 'lognormal', ms: 15_000, sigma: 0.3, minMs: 5_000, maxMs: 60_000 },

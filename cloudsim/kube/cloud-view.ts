@@ -58,10 +58,17 @@ export class CloudView {
     return this.s.nova.liveServers();
   }
 
-  /** ACTIVE and not being deleted: its kubelet and apiserver run. */
+  /** ACTIVE, not being deleted nor shelved: its kubelet and apiserver run. */
   alive(id: string): boolean {
     const s = this.server(id);
-    return s !== undefined && s.vmState === 'active' && s.taskState !== 'deleting';
+    return s !== undefined && s.vmState === 'active' && s.taskState !== 'deleting' && !s.taskState?.startsWith('shelving');
+  }
+
+  /** Shelved (or on the way in or out): its guest is off, its disk and ports kept for when it wakes. */
+  sleeping(id: string): boolean {
+    const s = this.server(id);
+    if (s === undefined || s.taskState === 'deleting') return false;
+    return s.vmState === 'shelved' || s.vmState === 'shelved_offloaded' || (s.vmState === 'active' && s.taskState?.startsWith('shelving') === true);
   }
 
   /** Live servers of a project with this name (how OCCM finds a node without a provider id). */

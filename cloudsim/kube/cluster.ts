@@ -172,16 +172,22 @@ export class SimCluster {
     this.refresh();
   }
 
-  /** After a change of the servers: members whose server stopped leave, the controllers and the listener catch up. */
+  /**
+   * After a change of the servers: members whose server stopped leave (a shelved one stays, its Node NotReady,
+   * until it wakes), the controllers and the listener catch up.
+   */
   refresh(): void {
-    for (const [id, m] of this.members) if (!this.view.alive(m.serverId)) this.members.delete(id);
+    for (const [id, m] of this.members) if (!this.view.alive(m.serverId) && !this.view.sleeping(m.serverId)) this.members.delete(id);
     this.reconcile();
     this.syncListener();
   }
 
-  /** No live control plane: the cluster is gone for good (its etcd with it). */
+  /**
+   * No live control plane and none asleep: the cluster is gone for good (its etcd with it). With every control
+   * plane shelved it lives on (etcd's data is on their disks) but its API does not answer until one wakes.
+   */
   get dead(): boolean {
-    return this.liveControlPlanes().length === 0;
+    return this.liveControlPlanes().length === 0 && ![...this.members.values()].some((m) => m.controlPlane && this.view.sleeping(m.serverId));
   }
 
   /** Members by node name, for the Node controller. */

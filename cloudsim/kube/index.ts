@@ -82,11 +82,13 @@ export class KubeSim implements Snapshotable {
     this.listen = opts.listen ?? { host: '127.0.0.1', advertised: '127.0.0.1' };
   }
 
-  /** Nova's hook: a server became ACTIVE, started deleting, was deleted or failed. */
+  /** Nova's hook: a server became ACTIVE, started deleting, was deleted, failed, was shelved or unshelved. */
   serverChanged(s: Server): void {
     if (this.closed) return;
-    if (s.vmState === 'active' && s.taskState !== 'deleting') {
-      this.boot(s);
+    if (this.view.alive(s.id)) {
+      // Unshelved: a node that had joined boots its kubelet (and its control plane) again; a new server boots.
+      if (this.agents.get(s.id)?.state === 'joined') this.refresh((c) => c.members.has(s.id));
+      else this.boot(s);
       return;
     }
     const a = this.agents.get(s.id);
@@ -329,12 +331,13 @@ export class KubeSim implements Snapshotable {
   /** After a restore: servers carry on (members stay members, the others boot again), listeners reopen. */
   resume(): void {
     for (const s of this.view.liveServers()) {
-      if (s.vmState !== 'active' || s.taskState === 'deleting') continue;
+      const asleep = this.view.sleeping(s.id);
+      if (!this.view.alive(s.id) && !asleep) continue;
       const cluster = [...this.clusters.values()].find((c) => c.members.has(s.id));
       const node = cluster ? parseUserData(s.userData, s.name, agentOf(this.view.imageProperties(s))) : undefined;
       if (cluster && node) {
         this.agents.set(s.id, { serverId: s.id, projectId: s.projectId, node, role: node.role, nodeName: node.nodeName, state: 'joined', attempts: 0, lastError: undefined, clusterId: cluster.info.id, deadline: 0, timer: undefined });
-      } else this.boot(s);
+      } else if (!asleep) this.boot(s);
     }
     this.refresh();
   }

@@ -6,6 +6,7 @@ import { SimError } from '../common/errors.js';
 import { HYPERVISOR, hostsIn, zoneOfHost } from './hosts.js';
 import { pickHost, type HostLoad } from './server-groups.js';
 import type { Server } from './servers.js';
+import { resumeShelving } from './shelve.js';
 import type { NovaState } from './state.js';
 
 export const NO_VALID_HOST = 'No valid host was found. There are not enough hosts available.';
@@ -30,7 +31,7 @@ function phaseMs(total: number): Record<Phase, number> {
 const unscale = (state: NovaState, scaled: number) => (state.clock.timeScale > 0 ? scaled / state.clock.timeScale : 0);
 
 /** A change of the server's state: it is filed again (deleted servers are tombstones). */
-function touch(state: NovaState, s: Server): void {
+export function touch(state: NovaState, s: Server): void {
   s.updatedAt = state.clock.now();
   state.servers.refile(s.id);
 }
@@ -55,6 +56,7 @@ export function startBuild(state: NovaState, s: Server, doomed: string | undefin
 export function resume(state: NovaState, s: Server): void {
   if (state.behaviour.stuck) return;
   if (s.taskState === 'deleting') state.arm(s.id, 'nova.server.delete', () => finishDelete(state, s));
+  else if (resumeShelving(state, s)) return;
   else if (s.vmState === 'building') runBuild(state, s, (s.taskState ?? 'scheduling') as Phase, state.clock.delayMs('nova.server.boot'), undefined);
 }
 
@@ -98,7 +100,7 @@ function runBuild(state: NovaState, s: Server, from: Phase, total: number, doome
  * A host of the server's zone (any zone when it asked for none), honouring its group's policy; undefined is a
  * NoValidHost. A flavor larger than a host's hypervisor (vCPUs, RAM or disk: Placement's max_unit) fits none.
  */
-function schedule(state: NovaState, s: Server): string | undefined {
+export function schedule(state: NovaState, s: Server): string | undefined {
   if (!fitsAHost(s)) return undefined;
   const group = s.groupId ? state.serverGroups.get(s.groupId) : undefined;
   const load: HostLoad = new Map();

@@ -2,7 +2,7 @@
 // (vm_state, task_state) (spec openstack-apis §2.3).
 import type { Flavor } from './state.js';
 
-export type VmState = 'building' | 'active' | 'stopped' | 'error' | 'deleted';
+export type VmState = 'building' | 'active' | 'stopped' | 'error' | 'deleted' | 'shelved' | 'shelved_offloaded';
 
 /** A network interface: a Neutron port, created by Nova or the user's own. */
 export interface ServerPort {
@@ -89,6 +89,8 @@ const STATUS: Record<VmState, string> = {
   stopped: 'SHUTOFF',
   error: 'ERROR',
   deleted: 'DELETED',
+  shelved: 'SHELVED',
+  shelved_offloaded: 'SHELVED_OFFLOADED',
 };
 
 /** Every status the list filter accepts (an unknown one is a 400 from 2.38). */

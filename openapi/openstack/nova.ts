@@ -63,8 +63,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The last `length` lines of the server's console log (action os-getConsoleOutput; 409 while it builds). */
-        post: operations["getServerConsoleOutput"];
+        /** One action a call: os-getConsoleOutput (200, the last `length` lines of the console log; 409 while it builds), shelve or unshelve (202, no body; 409 in a wrong state or with a task running; 403 for a reader). */
+        post: operations["serverAction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -277,8 +277,14 @@ export interface components {
             config_drive?: boolean;
             description?: string | null;
         };
-        ConsoleOutputRequest: {
-            "os-getConsoleOutput": {
+        /** @description Exactly one action (a body naming none or several is a 400). */
+        ServerActionRequest: {
+            shelve?: null;
+            /** @description null, or from 2.77 the zone a SHELVED_OFFLOADED server is to wake in. */
+            unshelve?: {
+                availability_zone?: string;
+            } | null;
+            "os-getConsoleOutput"?: {
                 /** @description Lines from the end (Nova takes a numeric string too); null or -1: the whole log. */
                 length?: number | string | null;
             };
@@ -569,7 +575,7 @@ export interface operations {
             409: components["responses"]["Error"];
         };
     };
-    getServerConsoleOutput: {
+    serverAction: {
         parameters: {
             query?: never;
             header?: never;
@@ -580,11 +586,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ConsoleOutputRequest"];
+                "application/json": components["schemas"]["ServerActionRequest"];
             };
         };
         responses: {
-            /** @description The console log. */
+            /** @description The console log (os-getConsoleOutput). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -595,6 +601,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Accepted (shelve */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error"];
+            403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
         };

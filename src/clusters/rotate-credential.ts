@@ -30,7 +30,7 @@ export interface RotateCredentialDeps {
 export async function startRotateCredential(s: RotateCredentialDeps, who: Caller, c: ClusterRow): Promise<void> {
   enforce(who.ctx, 'credential:rotate', c);
   // Refused now, nothing is made in Keystone.
-  const early = judge('rotate_credential', { name: c.name, status: c.status }, (await s.operations.active(s.outbox.db.manager, c.uuid)).map((o) => o.kind));
+  const early = judge('rotate_credential', { name: c.name, uuid: c.uuid, status: c.status, hibernated: c.hibernation === 'hibernated' }, (await s.operations.active(s.outbox.db.manager, c.uuid)).map((o) => o.kind));
   if (early.outcome === 'refused') throw early.error;
   const fresh = await createClusterCredential(s.clouds, who, c.uuid, `-rotated-${Date.now()}`);
   try {

@@ -240,6 +240,12 @@ export const errors = {
     new ApiError('certificate_ttl', 400, `Invalid input for field/attribute ttl_hours. Value: '${hours}'. A certificate lives at most ${max} hours here (CLIENT_CERT_TTL_DAYS).`),
   caRotationInProgress: (cluster: string) =>
     new ApiError('ca_rotation_in_progress', 409, `Cluster ${cluster} is rotating its certificate authorities: a certificate signed now would stop working when it ends. Ask again when the rotation has finished.`),
+  clusterHibernated: (cluster: string, uuid: string, action: string) =>
+    new ApiError('cluster_hibernated', 409, `Cluster ${cluster} is hibernated: ${action} is not possible while its servers are shelved. Wake it first (POST /v1/clusters/${uuid}/actions/wake).`),
+  clusterAlreadyHibernated: (cluster: string) =>
+    new ApiError('cluster_already_hibernated', 409, `Cluster ${cluster} is already hibernated.`),
+  clusterNotHibernated: (cluster: string) =>
+    new ApiError('cluster_not_hibernated', 409, `Cluster ${cluster} is not hibernated: there is nothing to wake.`),
   operationInProgress: (cluster: string, kind: string) =>
     new ApiError('operation_in_progress', 409, `Cluster ${cluster} has an operation in progress (${kind}). Try again when it has finished.`),
   multipleImages: (name: string) =>

@@ -17,6 +17,10 @@ export const OPERATION_KINDS = [
   'nodegroup_create',
   'nodegroup_update',
   'nodegroup_delete',
+  /** Every server shelved (workers first, then the control planes): compute freed, ports, volumes and etcd's data kept. */
+  'hibernate',
+  /** Every shelved server unshelved (control planes first), until the API answers and every node is Ready. */
+  'wake',
 ] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 

@@ -28,6 +28,14 @@ export interface Transition {
    * runs), 'overtake' (a delete cancels it; a second delete joins the first).
    */
   active: 'refuse' | 'refuse-first' | 'overtake';
+  /**
+   * On a hibernated cluster (its servers shelved): 'allow' (a delete), 'only' (a wake: refused on a cluster that
+   * is not hibernated), 'retry' (a hibernate: refused on a hibernated cluster unless its last try failed); absent,
+   * refused with cluster_hibernated naming `noun`.
+   */
+  hibernated?: 'allow' | 'only' | 'retry';
+  /** What the request is, in the refusal of a hibernated cluster. */
+  noun?: string;
 }
 
 /** Settled: a *_COMPLETE status (DELETE_COMPLETE aside). */
@@ -39,18 +47,21 @@ const conflict = (action: string): Refusal => ({ error: 'state_conflict', action
 const NODEGROUPS: Refusal = { error: 'not_ready_for_nodegroups' };
 
 export const TRANSITIONS: { readonly [K in OperationKind]: Transition } = {
-  create: { from: 'new', refusal: conflict('a create'), active: 'refuse' },
-  update: { from: SETTLED_OR_FAILED_UPDATE, refusal: conflict('an update'), active: 'refuse' },
-  resize: { from: SETTLED_OR_FAILED_UPDATE, refusal: conflict('a resize'), active: 'refuse' },
-  upgrade: { from: SETTLED_OR_FAILED_UPDATE, refusal: { error: 'state_unsupported', verb: 'Upgrading' }, active: 'refuse' },
-  rotate_ca: { from: SETTLED, refusal: { error: 'state_unsupported', verb: 'Updating' }, active: 'refuse' },
+  create: { from: 'new', refusal: conflict('a create'), active: 'refuse', hibernated: 'allow' },
+  update: { from: SETTLED_OR_FAILED_UPDATE, refusal: conflict('an update'), active: 'refuse', noun: 'an update' },
+  resize: { from: SETTLED_OR_FAILED_UPDATE, refusal: conflict('a resize'), active: 'refuse', noun: 'a resize' },
+  upgrade: { from: SETTLED_OR_FAILED_UPDATE, refusal: { error: 'state_unsupported', verb: 'Upgrading' }, active: 'refuse', noun: 'an upgrade' },
+  rotate_ca: { from: SETTLED, refusal: { error: 'state_unsupported', verb: 'Updating' }, active: 'refuse', noun: 'a CA rotation' },
   // The cluster's API must answer (its Secrets and pods change); a failed rotation may be asked again.
-  rotate_credential: { from: SETTLED_OR_FAILED_UPDATE, refusal: conflict('a credential rotation'), active: 'refuse' },
-  repair: { from: SETTLED, refusal: conflict('a repair'), active: 'refuse' },
-  nodegroup_create: { from: SETTLED_OR_FAILED_UPDATE, refusal: NODEGROUPS, active: 'refuse-first' },
-  nodegroup_update: { from: SETTLED_OR_FAILED_UPDATE, refusal: NODEGROUPS, active: 'refuse-first' },
-  nodegroup_delete: { from: SETTLED_OR_FAILED_UPDATE, refusal: NODEGROUPS, active: 'refuse-first' },
-  delete: { from: 'any', active: 'overtake' },
+  rotate_credential: { from: SETTLED_OR_FAILED_UPDATE, refusal: conflict('a credential rotation'), active: 'refuse', noun: 'a credential rotation' },
+  repair: { from: SETTLED, refusal: conflict('a repair'), active: 'refuse', noun: 'a repair' },
+  nodegroup_create: { from: SETTLED_OR_FAILED_UPDATE, refusal: NODEGROUPS, active: 'refuse-first', noun: 'a node group change' },
+  nodegroup_update: { from: SETTLED_OR_FAILED_UPDATE, refusal: NODEGROUPS, active: 'refuse-first', noun: 'a node group change' },
+  nodegroup_delete: { from: SETTLED_OR_FAILED_UPDATE, refusal: NODEGROUPS, active: 'refuse-first', noun: 'a node group change' },
+  delete: { from: 'any', active: 'overtake', hibernated: 'allow' },
+  // A failed hibernate or wake (UPDATE_FAILED, still marked hibernated) may be asked again, or turned back.
+  hibernate: { from: SETTLED_OR_FAILED_UPDATE, refusal: conflict('a hibernation'), active: 'refuse', hibernated: 'retry' },
+  wake: { from: SETTLED_OR_FAILED_UPDATE, refusal: conflict('a wake'), active: 'refuse', hibernated: 'only' },
 };
 
 /** The service starts its own operations only on a settled cluster: a failed update waits for its owner. */
@@ -69,6 +80,10 @@ export interface Subject {
   status: string;
   /** True only for the create that writes the cluster in the same transaction. */
   isNew?: boolean;
+  /** Hibernated (or hibernating, or its wake not yet done): the row's `hibernation` is 'hibernated'. */
+  hibernated?: boolean;
+  /** For the refusal of a hibernated cluster: its UUID (the wake's path). */
+  uuid?: string;
 }
 
 /** May `kind` start on `cluster`, with the cluster's `active` operations (newest first)? */
@@ -84,7 +99,24 @@ export function judge(kind: OperationKind, cluster: Subject, active: readonly Op
   if (!startsFrom(t, cluster, origin)) {
     return { outcome: 'refused', why: 'state', status: cluster.status, error: refusalError(t.refusal, cluster) };
   }
+  const sleeping = hibernationRefusal(t, cluster);
+  if (sleeping) return { outcome: 'refused', why: 'state', status: cluster.status, error: sleeping };
   return busy() ?? { outcome: 'start' };
+}
+
+/** What a hibernated cluster (or one that is not, for a wake) answers `t`; undefined when it may start. */
+function hibernationRefusal(t: Transition, c: Subject): ApiError | undefined {
+  const asleep = c.hibernated === true;
+  switch (t.hibernated) {
+    case 'allow':
+      return undefined;
+    case 'only':
+      return asleep ? undefined : errors.clusterNotHibernated(c.name);
+    case 'retry':
+      return asleep && c.status !== 'UPDATE_FAILED' ? errors.clusterAlreadyHibernated(c.name) : undefined;
+    case undefined:
+      return asleep ? errors.clusterHibernated(c.name, c.uuid ?? c.name, t.noun ?? 'this operation') : undefined;
+  }
 }
 
 function startsFrom(t: Transition, cluster: Subject, origin: Origin): boolean {

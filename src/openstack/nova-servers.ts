@@ -1,7 +1,7 @@
 // Nova servers and their tags (spec openstack-apis §2.2–§2.6), at NOVA_MICROVERSION: create
 // (202, a minimal body: poll get() for BUILD → ACTIVE/ERROR), show, list in detail by exact name
 // or tags, delete, tags. Tags belong in the create body: Nova refuses tag changes (409) while the
-// server builds or is in ERROR.
+// server builds or is in ERROR. Shelve and unshelve put a server to sleep off its host and back.
 import type { components, operations } from '../../openapi/openstack/nova.js';
 import { deleted } from './collection.js';
 import { requestJson, toSearchParams, type Session } from './http.js';
@@ -75,9 +75,24 @@ export class NovaServersClient {
 
   /** The last `lines` lines of the server's console log (os-getConsoleOutput; 409 while it builds). */
   async consoleOutput(id: string, lines: number): Promise<string> {
-    const body: S['ConsoleOutputRequest'] = { 'os-getConsoleOutput': { length: lines } };
+    const body: S['ServerActionRequest'] = { 'os-getConsoleOutput': { length: lines } };
     const res = await requestJson<{ output: string }>(this.session, { method: 'POST', path: `/servers/${encodeURIComponent(id)}/action`, body, operation: 'servers.consoleOutput' });
     return res.body.output;
+  }
+
+  /**
+   * Action shelve (202): the server goes SHELVED, then SHELVED_OFFLOADED off its host (shelved_offload_time 0),
+   * keeping its ports and volumes; 409 when its state or a running task does not allow it.
+   */
+  async shelve(id: string): Promise<void> {
+    const body: S['ServerActionRequest'] = { shelve: null };
+    await requestJson(this.session, { method: 'POST', path: `/servers/${encodeURIComponent(id)}/action`, body, operation: 'servers.shelve' });
+  }
+
+  /** Action unshelve (202): scheduled again, ACTIVE with the same ports and volumes; 409 unless SHELVED(_OFFLOADED). */
+  async unshelve(id: string): Promise<void> {
+    const body: S['ServerActionRequest'] = { unshelve: null };
+    await requestJson(this.session, { method: 'POST', path: `/servers/${encodeURIComponent(id)}/action`, body, operation: 'servers.unshelve' });
   }
 
   /** DELETE /servers/{id} (204, asynchronous: get() answers 404 once gone); false when already gone. */

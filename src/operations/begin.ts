@@ -79,7 +79,7 @@ export async function beginOperation<C = undefined, T = undefined>(deps: Operati
     const checked = spec.check ? await spec.check(em, locked) : undefined;
     if (checked === UNCHANGED) return { outcome: 'unchanged', cluster: locked };
     const active = await operations.active(em, clusterId);
-    const subject = { name: locked.name, status: locked.status, isNew: spec.insert !== undefined };
+    const subject = { name: locked.name, uuid: locked.uuid, status: locked.status, isNew: spec.insert !== undefined, hibernated: locked.hibernation === 'hibernated' };
     const verdict = judge(spec.kind, subject, active.map((o) => o.kind), spec.origin);
     if (verdict.outcome === 'refused') return verdict;
     if (verdict.outcome === 'join') return { outcome: 'joined', op: active.find((o) => o.kind === spec.kind)!, cluster: locked };
@@ -113,7 +113,7 @@ export async function wouldBegin(deps: OperationDeps, clusterId: string, kind: O
   const cluster = await new ClusterRepo(deps.db).find(clusterId, { all: true });
   if (!cluster || cluster === 'ambiguous') return 'gone';
   const active = await new OperationRepo(deps.db).active(deps.db.manager, clusterId);
-  const verdict = judge(kind, { name: cluster.name, status: cluster.status }, active.map((o) => o.kind), origin);
+  const verdict = judge(kind, { name: cluster.name, uuid: cluster.uuid, status: cluster.status, hibernated: cluster.hibernation === 'hibernated' }, active.map((o) => o.kind), origin);
   return verdict.outcome === 'refused' ? verdict.error : undefined;
 }
 

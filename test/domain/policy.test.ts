@@ -164,6 +164,15 @@ const REQUESTS: Record<string, () => Promise<Req> | Req> = {
   'GET /v1/clusters/{ident}/resources': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/resources` }),
   'GET /v1/clusters/{ident}/kubeconfig': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/kubeconfig` }),
   'GET /v1/clusters/{ident}/upgrades': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/upgrades` }),
+  'GET /v1/clusters/{ident}/hibernation': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/hibernation` }),
+  'PUT /v1/clusters/{ident}/hibernation/schedule': async () => ({ method: 'PUT', url: `/v1/clusters/${(await fresh()).cluster.uuid}/hibernation/schedule`, payload: { hibernate: '0 19 * * 1-5', wake: null, timezone: 'Europe/Berlin' } }),
+  'DELETE /v1/clusters/{ident}/hibernation/schedule': async () => ({ method: 'DELETE', url: `/v1/clusters/${(await fresh()).cluster.uuid}/hibernation/schedule` }),
+  'POST /v1/clusters/{ident}/actions/hibernate': async () => ({ method: 'POST', url: `/v1/clusters/${(await fresh()).cluster.uuid}/actions/hibernate` }),
+  'POST /v1/clusters/{ident}/actions/wake': async () => {
+    const fx = await fresh();
+    await t.app.services.clusters.update(fx.cluster.uuid, { hibernation: 'hibernated', hibernated_at: new Date() });
+    return { method: 'POST', url: `/v1/clusters/${fx.cluster.uuid}/actions/wake` };
+  },
   'GET /v1/streams/clusters': () => ({ method: 'GET', url: '/v1/streams/clusters', stream: true }),
   'GET /v1/streams/clusters/{ident}': () => ({ method: 'GET', url: `/v1/streams/clusters/${shared.cluster.uuid}`, stream: true }),
   'GET /v1/cloud-choices': () => ({ method: 'GET', url: '/v1/cloud-choices' }),

@@ -32,7 +32,13 @@ const EXPECTED: Record<OperationKind, { from: 'any' | 'new' | ClusterStatus[]; e
   nodegroup_update: { from: RETRYABLE, error: ['cluster_not_ready', 409, /^Cluster c is \w+\. Node groups can be changed only/], busyFirst: true },
   nodegroup_delete: { from: RETRYABLE, error: ['cluster_not_ready', 409, /^Cluster c is \w+\. Node groups can be changed only/], busyFirst: true },
   delete: { from: 'any' },
+  hibernate: { from: RETRYABLE, error: ['cluster_state_conflict', 409, /^Cluster c is \w+: a hibernation is not possible in that state\.$/] },
+  // judged below on a hibernated cluster (the only one it wakes)
+  wake: { from: RETRYABLE, error: ['cluster_state_conflict', 409, /^Cluster c is \w+: a wake is not possible in that state\.$/] },
 };
+
+/** The subject each kind is judged on in the loops: a wake, a hibernated cluster's. */
+const subject = (kind: OperationKind, status: string) => ({ name: 'c', status, ...(kind === 'wake' ? { hibernated: true } : {}) });
 
 const allows = (kind: OperationKind, status: ClusterStatus): boolean => {
   const from = EXPECTED[kind].from;
@@ -48,7 +54,7 @@ test('the table has a row for every kind, and this test an expectation for every
 for (const kind of OPERATION_KINDS) {
   test(`${kind}: every status, idle`, () => {
     for (const status of CLUSTER_STATUSES) {
-      const v = judge(kind, { name: 'c', status }, []);
+      const v = judge(kind, subject(kind, status), []);
       if (allows(kind, status)) {
         assert.equal(v.outcome, 'start', `${kind} from ${status}`);
         continue;
@@ -65,7 +71,7 @@ for (const kind of OPERATION_KINDS) {
 
   test(`${kind}: while another operation runs`, () => {
     for (const status of CLUSTER_STATUSES) {
-      const v = judge(kind, { name: 'c', status }, ['resize']);
+      const v = judge(kind, subject(kind, status), ['resize']);
       if (kind === 'delete') {
         assert.equal(v.outcome, 'start', 'a delete overtakes what runs');
         continue;
@@ -110,4 +116,25 @@ test('a status that is none of Magnum’s starts nothing but a delete', () => {
     const v = judge(kind, { name: 'c', status: 'MYSTERY' }, []);
     assert.equal(v.outcome, kind === 'delete' ? 'start' : 'refused', kind);
   }
+});
+
+test('a hibernated cluster: only a wake, a delete, or a hibernate again after a failed one; a wake only when hibernated', () => {
+  const asleep = { name: 'c', uuid: 'u-1', status: 'UPDATE_COMPLETE', hibernated: true };
+  for (const kind of OPERATION_KINDS.filter((k) => !['create', 'delete', 'wake', 'hibernate'].includes(k))) {
+    const v = judge(kind, asleep, []);
+    assert.equal(v.outcome, 'refused', kind);
+    if (v.outcome !== 'refused') continue;
+    assert.deepEqual([v.error.id, v.error.status], ['cluster_hibernated', 409], kind);
+    assert.match(v.error.message, /^Cluster c is hibernated: (an?|the) [\w -]+ is not possible while its servers are shelved\. Wake it first \(POST \/v1\/clusters\/u-1\/actions\/wake\)\.$/, kind);
+  }
+  assert.equal(judge('delete', asleep, []).outcome, 'start');
+  assert.equal(judge('wake', asleep, []).outcome, 'start');
+  const again = judge('hibernate', asleep, []);
+  assert.equal(again.outcome === 'refused' && again.error.message, 'Cluster c is already hibernated.');
+  assert.equal(judge('hibernate', { ...asleep, status: 'UPDATE_FAILED' }, []).outcome, 'start', 'a failed hibernation may be asked again');
+  const awake = judge('wake', { name: 'c', status: 'UPDATE_COMPLETE' }, []);
+  assert.equal(awake.outcome === 'refused' && `${awake.error.id} ${awake.error.status} ${awake.error.message}`, 'cluster_not_hibernated 409 Cluster c is not hibernated: there is nothing to wake.');
+  assert.equal(judge('hibernate', { name: 'c', status: 'UPDATE_COMPLETE' }, []).outcome, 'start');
+  const busy = judge('hibernate', { name: 'c', status: 'UPDATE_COMPLETE' }, ['resize']);
+  assert.equal(busy.outcome === 'refused' && busy.why, 'busy');
 });

@@ -118,6 +118,12 @@ export const MAGNUM_POLICY: Record<string, TableEntry> = {
   'GET /v1/clusters/{ident}/events': P('cluster:get (events)', 'admin_or_reader', 'resource', 200, wide),
   'GET /v1/clusters/{ident}/resources': P('cluster:get', 'admin_or_reader', 'resource', 200, wide),
   'GET /v1/clusters/{ident}/upgrades': P('cluster:get', 'admin_or_reader', 'resource', 200, wide),
+  'GET /v1/clusters/{ident}/hibernation': P('cluster:get', 'admin_or_reader', 'resource', 200, wide),
+  // Hibernation changes the cluster: cluster:update's rule and reach.
+  'POST /v1/clusters/{ident}/actions/hibernate': P('cluster:update', 'admin_or_member', 'resource', 202, wide),
+  'POST /v1/clusters/{ident}/actions/wake': P('cluster:update', 'admin_or_member', 'resource', 202, wide),
+  'PUT /v1/clusters/{ident}/hibernation/schedule': P('cluster:update', 'admin_or_member', 'resource', 200, wide),
+  'DELETE /v1/clusters/{ident}/hibernation/schedule': P('cluster:update', 'admin_or_member', 'resource', 204, wide),
   // The caller's own project only: the Keystone token it presents is scoped there.
   'GET /v1/clusters/{ident}/kubeconfig': P('cluster:get', 'admin_or_reader', 'resource', 200),
   'GET /v1/streams/clusters': P('cluster:get_all', 'admin_or_reader', 'none', 200),

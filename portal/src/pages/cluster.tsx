@@ -11,6 +11,7 @@ import { NodeGroups } from './cluster-nodegroups';
 import { healthText } from '../ui/health-text';
 import { troubleOf } from '../ui/step-trouble';
 import { DeletePanel, KubeconfigPanel, RotateCaPanel, UpgradePanel } from './cluster-actions';
+import { HibernationPanel } from './cluster-hibernation';
 import { shq } from '../ui/shell';
 
 export function ClusterPage({ project, id, scope, user }: { project: string; id: string; scope: Scope; user: string }) {
@@ -70,6 +71,7 @@ export function ClusterPage({ project, id, scope, user }: { project: string; id:
         <KubeconfigPanel c={c} user={user} scope={scope} />
         <UpgradePanel c={c} scope={scope} busy={busy} />
         <RotateCaPanel c={c} scope={scope} busy={busy} />
+        <HibernationPanel c={c} scope={scope} busy={busy} />
         <DeletePanel c={c} scope={scope} />
       </section>
       <Timeline events={live.events} />

@@ -39,8 +39,28 @@ export interface ClusterRow {
   app_cred_user_id: string | null;
   /** Credentials a rotation replaced, still to delete (once nothing in the cluster uses them, or with the cluster). */
   retired_app_creds: RetiredCredential[];
+  /**
+   * 'hibernated' from the acceptance of a hibernate until a wake succeeds (its servers shelved, or on the way
+   * there or back); 'awake' otherwise. An extension: Magnum's status stays a settled one.
+   */
+  hibernation: Hibernation;
+  /** When the last hibernate was accepted (null when awake). */
+  hibernated_at: Date | null;
+  /** The cluster's hibernation schedule (src/domain/hibernation-schedule.ts); null: none. */
+  hibernation_schedule: HibernationSchedule | null;
+  /** The scheduler's last firing of each action (ISO minute), so a restart does not fire it twice. */
+  schedule_fired: Record<string, string>;
   created_at: Date;
   updated_at: Date | null;
+}
+
+export type Hibernation = 'awake' | 'hibernated';
+
+/** Cron-like times (five fields, minute hour day-of-month month day-of-week) in an IANA time zone. */
+export interface HibernationSchedule {
+  hibernate: string | null;
+  wake: string | null;
+  timezone: string;
 }
 
 /** An application credential and its owner in Keystone. */
@@ -87,6 +107,10 @@ export const ClusterEntity = new EntitySchema<ClusterRow>({
     app_cred_secret: { type: 'text', nullable: true },
     app_cred_user_id: str(64),
     retired_app_creds: { type: 'jsonb', default: () => "'[]'::jsonb" },
+    hibernation: { type: 'varchar', length: 16, default: 'awake' },
+    hibernated_at: { type: 'timestamptz', nullable: true },
+    hibernation_schedule: { type: 'jsonb', nullable: true },
+    schedule_fired: { type: 'jsonb', default: () => "'{}'::jsonb" },
     created_at: { type: 'timestamptz' },
     updated_at: { type: 'timestamptz', nullable: true },
   },

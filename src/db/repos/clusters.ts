@@ -106,7 +106,8 @@ export class ClusterRepo {
 
   /**
    * Clusters in one of `statuses` whose API has an address (the health check's), `limit` at a time
-   * in id order after `afterId`: a pass over 100,000 clusters never holds them all.
+   * in id order after `afterId`: a pass over 100,000 clusters never holds them all. A hibernated cluster is
+   * not among them: its API is meant to be silent (and auto-healing must not replace its shelved servers).
    */
   withApiIn(statuses: readonly string[], afterId = 0, limit = 500): Promise<ClusterRow[]> {
     return this.ds
@@ -114,6 +115,7 @@ export class ClusterRepo {
       .createQueryBuilder('c')
       .where('c.api_address IS NOT NULL')
       .andWhere('c.status IN (:...statuses)', { statuses })
+      .andWhere("c.hibernation = 'awake'")
       .andWhere('c.id > :afterId', { afterId })
       .orderBy('c.id', 'ASC')
       .take(limit)

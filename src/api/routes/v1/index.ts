@@ -6,6 +6,7 @@ import { clusterResourceRoutes } from './clusters/resources.js';
 import { clusterDryRunRoutes } from './clusters/dry-run.js';
 import { clusterUpgradeRoutes } from './clusters/upgrades.js';
 import { clusterKubeconfigRoutes } from './clusters/kubeconfig.js';
+import { clusterHibernationRoutes } from './clusters/hibernation.js';
 import { cloudChoiceRoutes } from './cloud-choices.js';
 import { templateRoutes } from './clustertemplates/routes.js';
 import { mservicesRoutes } from './mservices.js';
@@ -29,6 +30,7 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
   await app.register(clusterResourceRoutes);
   await app.register(clusterUpgradeRoutes);
   await app.register(clusterKubeconfigRoutes);
+  await app.register(clusterHibernationRoutes);
   await app.register(streamRoutes);
   await app.register(cloudChoiceRoutes);
   await app.register(clusterDryRunRoutes);
