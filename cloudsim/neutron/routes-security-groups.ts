@@ -14,6 +14,8 @@ import { applyNames, badRequest, bodyOf, bool, checkQuota, checkRevision, confli
 export const sgNotFound = (id: string) => new SimError(404, `Security group ${id} does not exist`, 'SecurityGroupNotFound');
 const ruleNotFound = (id: string) => new SimError(404, `Security group rule ${id} does not exist`, 'SecurityGroupRuleNotFound');
 
+let standardAttrIds = 0;
+
 function addRule(state: NeutronState, sg: SecurityGroup, r: Partial<SecurityGroupRule> & Pick<SecurityGroupRule, 'direction' | 'ethertype'>): SecurityGroupRule {
   const now = Date.now();
   const rule: SecurityGroupRule = {
@@ -25,10 +27,11 @@ function addRule(state: NeutronState, sg: SecurityGroup, r: Partial<SecurityGrou
     portRangeMax: null,
     remoteIpPrefix: null,
     remoteGroupId: null,
-    description: '',
+    description: null,
     createdAt: now,
     updatedAt: now,
     revisionNumber: 0,
+    standardAttrId: ++standardAttrIds,
     ...r,
   };
   state.securityGroupRules.set(rule.id, rule);
@@ -109,7 +112,8 @@ export function registerSecurityGroupRoutes(scope: FastifyInstance, state: Neutr
     ...renderStandard(g),
     stateful: g.stateful,
     shared: false,
-    security_group_rules: state.securityGroupRules.by('group', g.id).map(renderRule),
+    // Embedded, a rule also shows its standard attribute id and tags (Zed's Neutron; not in the rules' own list).
+    security_group_rules: state.securityGroupRules.by('group', g.id).map((r) => ({ ...renderRule(r), standard_attr_id: r.standardAttrId ?? 0, tags: [] })),
   });
   const group = (id: string, caller: Caller): SecurityGroup => {
     const g = state.securityGroups.get(id);
