@@ -63,6 +63,16 @@ test('the API\'s floating IP made but never recorded (the worker died in between
   assert.equal(r.usage().floatingip, 1);
 });
 
+test('a node\'s floating IP whose create went through after the lookup (a lost answer retried on a busy Neutron) is adopted on Neutron\'s 409, not a failure', async () => {
+  const { r, ports } = await ported();
+  const [, [wName, wPort]] = ports as [[string, string], [string, string]];
+  // Two ensures at once: both look the port up before either creates; Neutron refuses the second create (409).
+  const [a, b] = await Promise.all([ensureNodeFloatingIp(r.ctx, wName, wPort), ensureNodeFloatingIp(r.ctx, wName, wPort)]);
+  assert.equal(a.id, b.id);
+  assert.equal(r.usage().floatingip, 1);
+  assert.deepEqual((await recordedOf(r, 'floatingip')).filter(([name]) => name === wName), [[wName, a.id]]);
+});
+
 test('a node\'s floating IP is its own, named by the node; the one already on its port is adopted only when it says so; dropping it deletes and marks it', async () => {
   const { r, ports } = await ported();
   const [[cpName, cpPort], [wName, wPort]] = ports as [[string, string], [string, string]];
