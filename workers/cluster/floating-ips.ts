@@ -49,15 +49,22 @@ async function create(ctx: RunContext, n: NeutronClient, name: string, portId: s
   return fip;
 }
 
+/** `fip` tagged as the cluster's (a floating IP found on its port may be one whose tagging never happened: the worker retried after a timeout). */
+async function tagged(ctx: RunContext, n: NeutronClient, fip: FloatingIp): Promise<FloatingIp> {
+  const tag = clusterTag(ctx.cluster.uuid);
+  if (!(fip.tags ?? []).includes(tag)) await n.addTag('floatingips', fip.id, tag);
+  return fip;
+}
+
 /** The API's floating IP on `portId` (ledger, then a lookup by port, then a new one). */
 export async function ensureFloatingIp(ctx: RunContext, portId: string): Promise<FloatingIp> {
   const n = await ctx.cloud().neutron();
   const mine = await recorded(ctx, n, API_FIP);
-  if (mine) return mine.port_id === portId ? mine : n.associateFloatingIp(mine.id, portId);
+  if (mine) return tagged(ctx, n, mine.port_id === portId ? mine : await n.associateFloatingIp(mine.id, portId));
   const onPort = (await n.floatingIps.list({ port_id: portId }))[0];
   if (onPort) {
     await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: onPort.id, name: API_FIP, step: 'api_lb' });
-    return onPort;
+    return tagged(ctx, n, onPort);
   }
   return create(ctx, n, API_FIP, portId, 'api_lb', 'API');
 }
@@ -74,11 +81,12 @@ export async function apiFloatingIp(ctx: RunContext): Promise<FloatingIp | undef
 export async function ensureNodeFloatingIp(ctx: RunContext, name: string, portId: string): Promise<FloatingIp> {
   const n = await ctx.cloud().neutron();
   const mine = await recorded(ctx, n, name);
-  if (mine) return mine.port_id === portId ? mine : n.associateFloatingIp(mine.id, portId);
+  if (mine) return tagged(ctx, n, mine.port_id === portId ? mine : await n.associateFloatingIp(mine.id, portId));
   const onPort = (await n.floatingIps.list({ port_id: portId }))[0];
   if (onPort) {
-    if ((onPort.description ?? '').endsWith(` node ${name}`)) await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: onPort.id, name, step: 'servers' });
-    return onPort;
+    if (!(onPort.description ?? '').endsWith(` node ${name}`)) return onPort;
+    await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: onPort.id, name, step: 'servers' });
+    return tagged(ctx, n, onPort);
   }
   return create(ctx, n, name, portId, 'servers', `node ${name}`);
 }
