@@ -53,6 +53,10 @@ describe('the real-cloud lane: a 1+1 cluster without a load balancer and a 3+2 w
     });
     // The CLI finds the API in the real Keystone's catalog.
     admin = new Session(cloud.authUrl, cloud.admin);
+    // A lane killed before its `after` left its API in the catalog, where the CLI would find it first: gone.
+    for (const stale of (await admin.expect('GET', `${cloud.authUrl}/services?type=container-infra`, [200])).body.services as { id: string }[]) {
+      await admin.expect('DELETE', `${cloud.authUrl}/services/${stale.id}`, [204, 404]);
+    }
     const service = await admin.expect('POST', `${cloud.authUrl}/services`, [201], { body: { service: { type: 'container-infra', name: 'magnum' } } });
     registered.push(`${cloud.authUrl}/services/${service.body.service.id}`);
     for (const iface of ['public', 'internal']) {
