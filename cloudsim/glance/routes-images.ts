@@ -9,7 +9,10 @@ import type { GlanceState, Image, Visibility } from './state.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/** The image as Glance shows it: unwrapped, custom properties flat, unset core fields omitted. */
+/**
+ * The image as Glance shows it: unwrapped, custom properties flat, unset core fields omitted; an image with data
+ * names the store holding it (`stores`, as Glance does with multiple stores configured: `enabled_backends`).
+ */
 export function renderImage(i: Image): Record<string, unknown> {
   const body: Record<string, unknown> = {
     ...i.properties,
@@ -35,6 +38,7 @@ export function renderImage(i: Image): Record<string, unknown> {
     self: `/v2/images/${i.id}`,
     file: `/v2/images/${i.id}/file`,
     schema: '/v2/schemas/image',
+    stores: i.size === null ? null : 'file',
   };
   for (const [k, v] of Object.entries(body)) if (v === null) delete body[k];
   return body;

@@ -37,8 +37,10 @@ export interface AppCred {
   description: string | null;
   secretHash: string;
   projectId: string;
-  /** The credential's roles, implied roles included. */
+  /** The credential's roles, implied roles included (what its tokens carry). */
   roleIds: string[];
+  /** The roles as asked for (what Keystone shows of the credential: it expands implied roles only in tokens); roleIds when absent (older state files). */
+  askedRoleIds?: string[];
   expiresAt: number | null;
   unrestricted: boolean;
   accessRules: AccessRule[];
@@ -76,6 +78,7 @@ export class AppCredStore {
       secretHash: hashSecret(secret),
       projectId: input.projectId,
       roleIds: this.state.expandRoles(input.roleIds),
+      askedRoleIds: [...new Set(input.roleIds)],
       expiresAt: input.expiresAt ?? null,
       unrestricted: input.unrestricted ?? false,
       accessRules: (input.accessRules ?? []).map((r) => ({ id: newId(), ...r })),

@@ -52,29 +52,41 @@ export function renderUser(urls: Urls, u: User): Record<string, unknown> {
   };
 }
 
+/** keystone-manage bootstrap makes these roles immutable (Zed's Keystone shows `options: {immutable: true}`). */
+const IMMUTABLE_ROLES = new Set(['admin', 'member', 'reader']);
+
 export function renderRole(urls: Urls, r: Role): Record<string, unknown> {
   return {
     id: r.id,
     name: r.name,
     domain_id: null,
     description: r.description,
-    options: {},
+    options: IMMUTABLE_ROLES.has(r.name) ? { immutable: true } : {},
     links: { self: urls.link(`/roles/${r.id}`) },
   };
 }
 
-/** An application credential; the secret is added by the create route only. */
+/**
+ * An application credential as Zed's Keystone shows it: its owner, `system: null`, the roles as asked (each with
+ * its description and options), access rules only when it has some, its link at /v3/application_credentials/{id}.
+ * The secret is added by the create route only.
+ */
 export function renderAppCred(urls: Urls, c: AppCred, roles: Map<string, Role>): Record<string, unknown> {
   return {
     id: c.id,
     name: c.name,
     description: c.description,
+    user_id: c.userId,
     project_id: c.projectId,
+    system: null,
     expires_at: c.expiresAt === null ? null : isoMicro(c.expiresAt),
     unrestricted: c.unrestricted,
-    roles: c.roleIds.map((id) => ({ id, name: roles.get(id)?.name ?? id, domain_id: null })),
-    access_rules: c.accessRules,
-    links: { self: urls.link(`/users/${c.userId}/application_credentials/${c.id}`) },
+    roles: (c.askedRoleIds ?? c.roleIds).map((id) => {
+      const r = roles.get(id);
+      return { id, name: r?.name ?? id, domain_id: null, description: r?.description ?? null, options: IMMUTABLE_ROLES.has(r?.name ?? '') ? { immutable: true } : {} };
+    }),
+    ...(c.accessRules.length > 0 ? { access_rules: c.accessRules } : {}),
+    links: { self: urls.link(`/application_credentials/${c.id}`) },
   };
 }
 

@@ -102,10 +102,13 @@ export interface SecurityGroupRule {
   portRangeMax: number | null;
   remoteIpPrefix: string | null;
   remoteGroupId: string | null;
-  description: string;
+  /** null on the rules Neutron makes itself (a new group's egress rules, the default group's). */
+  description: string | null;
   createdAt: number;
   updatedAt: number;
   revisionNumber: number;
+  /** Neutron's standard attribute id, shown in a group's embedded rules only (0 in older state files). */
+  standardAttrId?: number;
 }
 
 export interface FloatingIp extends Standard {

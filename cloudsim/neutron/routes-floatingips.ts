@@ -46,11 +46,9 @@ export function registerFloatingIpRoutes(scope: FastifyInstance, state: NeutronS
       fixed_ip_address: f.fixedIpAddress,
       status: fipStatus(f),
       description: f.description,
-      qos_policy_id: null,
       port_details: port
         ? { name: port.name, network_id: port.networkId, mac_address: port.macAddress, admin_state_up: port.adminStateUp, status: port.deviceOwner ? 'ACTIVE' : 'DOWN', device_id: port.deviceId, device_owner: port.deviceOwner }
         : null,
-      port_forwardings: [],
       tags: f.tags,
       created_at: iso(f.createdAt),
       updated_at: iso(f.updatedAt),

@@ -27,9 +27,8 @@ export function renderNetwork(n: Network, caller: SimCaller): Record<string, unk
     'router:external': n.external,
     description: n.description,
     port_security_enabled: n.portSecurityEnabled,
-    qos_policy_id: null,
-    is_default: n.isDefault,
-    l2_adjacency: true,
+    // Shown for external networks only (Neutron's create answer shows it for any: see the create route).
+    ...(n.external ? { is_default: n.isDefault } : {}),
     tags: n.tags,
     created_at: iso(n.createdAt),
     updated_at: iso(n.updatedAt),
@@ -115,7 +114,7 @@ export function registerNetworkRoutes(scope: FastifyInstance, state: NeutronStat
       state.networks.delete(network.id);
       throw e;
     }
-    return reply.code(201).send({ network: renderNetwork(network, caller) });
+    return reply.code(201).send({ network: { ...renderNetwork(network, caller), is_default: network.isDefault } });
   });
 
   scope.put<{ Params: { id: string } }>('/v2.0/networks/:id', async (request) => {
@@ -158,7 +157,7 @@ export function registerNetworkRoutes(scope: FastifyInstance, state: NeutronStat
 }
 
 const UPDATABLE = ['name', 'description', 'admin_state_up', 'shared', 'port_security_enabled', 'mtu', 'router:external', 'is_default'];
-const READ_ONLY = ['subnets', 'availability_zones', 'status', 'ipv4_address_scope', 'ipv6_address_scope', 'l2_adjacency'];
+const READ_ONLY = ['subnets', 'availability_zones', 'status', 'ipv4_address_scope', 'ipv6_address_scope'];
 
 /** The attributes of a create or update body (admins only: router:external, is_default; shared on create). */
 function update(network: Network, b: Body, caller: Caller, action: 'create' | 'update'): void {

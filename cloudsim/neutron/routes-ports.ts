@@ -36,8 +36,6 @@ export function renderPort(p: Port, caller: Caller): Record<string, unknown> {
     security_groups: [...p.securityGroups],
     port_security_enabled: p.portSecurityEnabled,
     'binding:vnic_type': p.bindingVnicType,
-    qos_policy_id: null,
-    propagate_uplink_status: false,
     ...(caller.isAdmin ? { 'binding:host_id': p.bindingHostId, 'binding:profile': {}, 'binding:vif_type': p.bindingHostId ? 'ovs' : 'unbound', 'binding:vif_details': {} } : {}),
   };
 }

@@ -4,8 +4,14 @@ import { callerOf } from '../common/service-app.js';
 import { QUOTA_RESOURCES, type NeutronState, type QuotaResource } from './state.js';
 import { badRequest, int, policy } from './writes.js';
 
+/**
+ * Quotas Zed's Neutron shows that the simulator has no resources for (RBAC policies, subnet pools): their
+ * defaults, never used.
+ */
+const UNMODELLED: Record<string, number> = { rbac_policy: 10, subnetpool: -1 };
+
 export function registerQuotaRoutes(scope: FastifyInstance, state: NeutronState): void {
-  const show = (projectId: string) => Object.fromEntries(QUOTA_RESOURCES.map((r) => [r, state.quota(projectId, r)]));
+  const show = (projectId: string) => ({ ...Object.fromEntries(QUOTA_RESOURCES.map((r) => [r, state.quota(projectId, r)])), ...UNMODELLED });
   type P = { Params: { project: string } };
 
   scope.get<P>('/v2.0/quotas/:project', async (request) => {
@@ -18,7 +24,8 @@ export function registerQuotaRoutes(scope: FastifyInstance, state: NeutronState)
     const caller = callerOf(request);
     if (!caller.isAdmin && request.params.project !== caller.projectId) throw policy('get_quota');
     const p = request.params.project;
-    return { quota: Object.fromEntries(QUOTA_RESOURCES.map((r) => [r, { limit: state.quota(p, r), used: state.usage(p, r), reserved: 0 }])) };
+    const unmodelled = Object.entries(UNMODELLED).map(([r, limit]) => [r, { limit, used: 0, reserved: 0 }]);
+    return { quota: Object.fromEntries([...QUOTA_RESOURCES.map((r) => [r, { limit: state.quota(p, r), used: state.usage(p, r), reserved: 0 }]), ...unmodelled]) };
   });
 
   scope.put<P>('/v2.0/quotas/:project', async (request) => {

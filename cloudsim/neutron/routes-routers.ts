@@ -174,7 +174,6 @@ export function registerRouterRoutes(scope: FastifyInstance, state: NeutronState
   const interfaceInfo = (router: Router, port: Port, subnetId: string) => ({
     id: router.id,
     tenant_id: router.projectId,
-    project_id: router.projectId,
     subnet_id: subnetId,
     subnet_ids: port.fixedIps.map((f) => f.subnetId),
     port_id: port.id,

@@ -11,6 +11,8 @@ import { applyNames, bodyOf, bool, checkQuota, checkRevision, conflict, iso, own
 
 export const sgNotFound = (id: string) => new SimError(404, `Security group ${id} does not exist`, 'SecurityGroupNotFound');
 
+let standardAttrIds = 0;
+
 export function addRule(state: NeutronState, sg: SecurityGroup, r: Partial<SecurityGroupRule> & Pick<SecurityGroupRule, 'direction' | 'ethertype'>): SecurityGroupRule {
   const now = Date.now();
   const rule: SecurityGroupRule = {
@@ -22,10 +24,11 @@ export function addRule(state: NeutronState, sg: SecurityGroup, r: Partial<Secur
     portRangeMax: null,
     remoteIpPrefix: null,
     remoteGroupId: null,
-    description: '',
+    description: null,
     createdAt: now,
     updatedAt: now,
     revisionNumber: 0,
+    standardAttrId: ++standardAttrIds,
     ...r,
   };
   state.securityGroupRules.set(rule.id, rule);
@@ -94,7 +97,8 @@ export function registerSecurityGroupRoutes(scope: FastifyInstance, state: Neutr
     ...renderStandard(g),
     stateful: g.stateful,
     shared: false,
-    security_group_rules: state.securityGroupRules.by('group', g.id).map(renderRule),
+    // Embedded, a rule also shows its standard attribute id and tags (Zed's Neutron; not in the rules' own list).
+    security_group_rules: state.securityGroupRules.by('group', g.id).map((r) => ({ ...renderRule(r), standard_attr_id: r.standardAttrId ?? 0, tags: [] })),
   });
   const group = (id: string, caller: Caller): SecurityGroup => ownedGroup(state, id, caller);
 

@@ -27,7 +27,6 @@ export function renderSubnet(s: Subnet): Record<string, unknown> {
     host_routes: s.hostRoutes,
     dns_nameservers: s.dnsNameservers,
     service_types: [],
-    segment_id: null,
   };
 }
 

@@ -32,7 +32,6 @@ export const EXTENSIONS: readonly Extension[] = [
   ext('binding', 'Port Binding', 'Expose port bindings of a virtual port to external application', '2014-02-03T10:00:00-00:00'),
   ext('provider', 'Provider Network', 'Expose mapping of virtual networks to physical networks', '2012-09-07T10:00:00-00:00'),
   ext('net-mtu', 'Network MTU', 'Provides MTU attribute for a network resource.', '2015-03-25T10:00:00-00:00'),
-  ext('l2_adjacency', 'L2 Adjacency', 'Display L2 Adjacency for Neutron Networks.', '2016-04-12T16:00:00-00:00'),
   ext('fip-port-details', 'Floating IP Port Details Extension', 'Add port_details attribute to Floating IP resource', '2018-04-09T10:00:00-00:00'),
   ext('quotas', 'Quota management support', 'Expose functions for quotas management per project', '2012-07-29T10:00:00-00:00'),
   ext('quota_details', 'Quota details management support', 'Expose functions for quotas usage statistics per project', '2017-02-10T10:00:00-00:00'),

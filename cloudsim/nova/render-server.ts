@@ -47,7 +47,8 @@ function securityGroupsOf(state: NovaState, s: Server): { name: string }[] | und
   return [...names].map((name) => ({ name }));
 }
 
-export function renderServer(state: NovaState, s: Server, v: Version, caller: SimCaller, base: string): Record<string, unknown> {
+/** `inList`: the server as /servers/detail shows it (without server_groups, which 2.71 added to a single server's answers only). */
+export function renderServer(state: NovaState, s: Server, v: Version, caller: SimCaller, base: string, inList = false): Record<string, unknown> {
   const status = statusOf(s);
   const flavor = atLeast(v, 47)
     ? {
@@ -118,7 +119,7 @@ export function renderServer(state: NovaState, s: Server, v: Version, caller: Si
   if (atLeast(v, 19)) body.description = s.description;
   if (atLeast(v, 26)) body.tags = [...s.tags];
   if (atLeast(v, 63)) body.trusted_image_certificates = null;
-  if (atLeast(v, 71)) body.server_groups = s.groupId ? [s.groupId] : [];
+  if (atLeast(v, 71) && !inList) body.server_groups = s.groupId ? [s.groupId] : [];
   if (atLeast(v, 73)) body.locked_reason = s.lockedReason;
   if (atLeast(v, 96)) body.pinned_availability_zone = s.requestedAz;
   return body;

@@ -184,7 +184,7 @@ export function listServers(state: NovaState, request: FastifyRequest, detail: b
   const page = servers.slice(0, limit);
   const base = hostUrl(request);
   const body: Record<string, unknown> = {
-    servers: page.map((s) => (detail ? renderServer(state, s, v, caller, base) : renderSummary(s, base))),
+    servers: page.map((s) => (detail ? renderServer(state, s, v, caller, base, true) : renderSummary(s, base))),
   };
   if (limit > 0 && page.length === limit) {
     const params = withParams(q, { marker: page[page.length - 1]!.id });

@@ -18,11 +18,13 @@ function strip<T extends { _seq: number; project_id: string }>(o: T): Record<str
   return { ...rest, tenant_id: o.project_id };
 }
 
+// The shapes are Zed's (the differential test compares them with the real octavia-api): no vip_vnic_type,
+// vip_sg_ids, hsts_* or vnic_type (later releases'), no loadbalancer_id on listeners and pools (only the
+// `loadbalancers` list), a pool's healthmonitor_id only when it has one.
+
 export function renderLb(s: OctaviaState, lb: LoadBalancer): Record<string, unknown> {
   return {
     ...strip(lb),
-    vip_vnic_type: 'normal',
-    vip_sg_ids: null,
     additional_vips: [],
     listeners: ids(s.listenersOf(lb.id)),
     pools: ids(s.poolsOf(lb.id)),
@@ -30,10 +32,14 @@ export function renderLb(s: OctaviaState, lb: LoadBalancer): Record<string, unkn
 }
 
 export function renderListener(s: OctaviaState, l: Listener): Record<string, unknown> {
-  void s;
+  return { ...listenerFields(l), loadbalancers: [{ id: l.loadbalancer_id }] };
+}
+
+function listenerFields(l: Listener): Record<string, unknown> {
+  const { loadbalancer_id, ...rest } = strip(l);
+  void loadbalancer_id;
   return {
-    ...strip(l),
-    loadbalancers: [{ id: l.loadbalancer_id }],
+    ...rest,
     l7policies: [],
     client_ca_tls_container_ref: null,
     client_authentication: 'NONE',
@@ -41,18 +47,20 @@ export function renderListener(s: OctaviaState, l: Listener): Record<string, unk
     tls_ciphers: null,
     tls_versions: null,
     alpn_protocols: null,
-    hsts_max_age: null,
-    hsts_include_subdomains: false,
-    hsts_preload: false,
   };
 }
 
 export function renderPool(s: OctaviaState, p: Pool): Record<string, unknown> {
+  return { ...poolFields(s, p), loadbalancers: [{ id: p.loadbalancer_id }], members: ids(s.membersOf(p.id)) };
+}
+
+function poolFields(s: OctaviaState, p: Pool): Record<string, unknown> {
+  const { loadbalancer_id, healthmonitor_id, ...rest } = strip(p);
+  void loadbalancer_id;
   return {
-    ...strip(p),
-    loadbalancers: [{ id: p.loadbalancer_id }],
+    ...rest,
+    ...(healthmonitor_id ? { healthmonitor_id } : {}),
     listeners: ids(s.listenersOfPool(p.id)),
-    members: ids(s.membersOf(p.id)),
     tls_container_ref: null,
     ca_tls_container_ref: null,
     crl_container_ref: null,
@@ -67,7 +75,7 @@ export function renderMember(s: OctaviaState, m: Member): Record<string, unknown
   const { pool_id, loadbalancer_id, ...rest } = strip(m);
   void pool_id;
   void loadbalancer_id;
-  return { ...rest, vnic_type: 'normal' };
+  return rest;
 }
 
 export function renderHm(s: OctaviaState, h: HealthMonitor): Record<string, unknown> {
@@ -75,6 +83,22 @@ export function renderHm(s: OctaviaState, h: HealthMonitor): Record<string, unkn
   const { pool_id, loadbalancer_id, ...rest } = strip(h);
   void loadbalancer_id;
   return { ...rest, pools: [{ id: pool_id }] };
+}
+
+/**
+ * The answer to a fully populated create: the load balancer with its listeners and pools whole (without their
+ * `loadbalancers`), each pool with its members whole and its `healthmonitor` (or null), as Zed's API shows it.
+ */
+export function renderLbTree(s: OctaviaState, lb: LoadBalancer): Record<string, unknown> {
+  return {
+    ...renderLb(s, lb),
+    listeners: s.listenersOf(lb.id).map(listenerFields),
+    pools: s.poolsOf(lb.id).map((p) => {
+      const { healthmonitor_id, ...fields } = poolFields(s, p);
+      const hm = typeof healthmonitor_id === 'string' ? s.healthmonitors.get(healthmonitor_id) : undefined;
+      return { ...fields, members: s.membersOf(p.id).map((m) => renderMember(s, m)), healthmonitor: hm ? renderHm(s, hm) : null };
+    }),
+  };
 }
 
 /** GET /v2/lbaas/loadbalancers/{id}/status (spec §4.2): pools not under a listener are left out. */

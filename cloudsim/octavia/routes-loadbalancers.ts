@@ -8,7 +8,7 @@ import { callerOf } from '../common/service-app.js';
 import { buildListener, buildPool, counts, insertPool, type PoolTree } from './builders.js';
 import { listOf } from './list.js';
 import { find, type P } from './lookup.js';
-import { renderLb, renderStatusTree } from './render.js';
+import { renderLb, renderLbTree, renderStatusTree } from './render.js';
 import type { Listener, LoadBalancer, OctaviaState } from './state.js';
 import { bool, list, obj, str, tags, wrapped } from './validate.js';
 
@@ -54,6 +54,8 @@ export function registerLoadBalancerRoutes(scope: FastifyInstance, s: OctaviaSta
       if (dp) {
         const t = buildPool(s, lb, dp, l);
         l.default_pool_id = t.pool.id;
+        // Octavia sets the listener's default pool by an update once the pool exists.
+        s.touch(l);
         trees.push(t);
       }
     }
@@ -73,7 +75,7 @@ export function registerLoadBalancerRoutes(scope: FastifyInstance, s: OctaviaSta
         s.activateTree(lb.id, 'ERROR');
       } else s.finishTree(lb.id);
     });
-    return reply.code(201).send({ loadbalancer: renderLb(s, lb) });
+    return reply.code(201).send({ loadbalancer: listeners.length + trees.length > 0 ? renderLbTree(s, lb) : renderLb(s, lb) });
   });
   scope.get<P<'id'>>(`${lbPath}/:id`, async (req) => ({ loadbalancer: renderLb(s, find(s, 'loadbalancer', req.params.id, callerOf(req))) }));
   scope.put<P<'id'>>(`${lbPath}/:id`, async (req) => {

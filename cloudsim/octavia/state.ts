@@ -250,7 +250,10 @@ export class OctaviaState implements Auditable, Snapshotable {
   activateTree(lbId: string, to: 'ACTIVE' | 'ERROR' = 'ACTIVE'): void {
     for (const o of this.childrenOf(lbId)) {
       if (this.abandoned.has(o.id)) continue;
-      if (o.provisioning_status === 'PENDING_CREATE' || o.provisioning_status === 'PENDING_UPDATE') o.provisioning_status = to;
+      if (o.provisioning_status === 'PENDING_CREATE' || o.provisioning_status === 'PENDING_UPDATE') {
+        o.provisioning_status = to;
+        this.touch(o);
+      }
     }
   }
 

@@ -29,6 +29,18 @@ export interface CallRecord {
   ms: number;
 }
 
+/** One answered attempt with what was asked and what came back (the differential test compares these). */
+export interface CallTrace {
+  service: string;
+  method: string;
+  path: string;
+  /** The query string sent, without '?'. */
+  query: string;
+  status: number;
+  /** The answer parsed as JSON, or its text when it was not JSON; undefined when empty. */
+  body: unknown;
+}
+
 /** Told of every attempt (counters, latency histograms): see metrics.ts. */
 export interface CallMetrics {
   observe(call: CallRecord): void;
@@ -58,6 +70,8 @@ export interface Session {
   retry?: RetryPolicy;
   log?: (call: CallRecord) => void;
   metrics?: CallMetrics;
+  /** Told of every answered attempt with its query and body (tests only: bodies may hold secrets). */
+  trace?: (call: CallTrace) => void;
 }
 
 export interface SessionOptions extends EndpointFilter {
@@ -66,6 +80,7 @@ export interface SessionOptions extends EndpointFilter {
   retry?: RetryPolicy;
   log?: (call: CallRecord) => void;
   metrics?: CallMetrics;
+  trace?: (call: CallTrace) => void;
 }
 
 /** The session of `type` from a token's catalog; OpenStackError `no_endpoint` when the catalog lacks it. */
@@ -84,6 +99,7 @@ export function sessionFor(catalog: CatalogEntry[], token: string | TokenSource,
     ...(opts.retry ? { retry: opts.retry } : {}),
     ...(opts.log ? { log: opts.log } : {}),
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    ...(opts.trace ? { trace: opts.trace } : {}),
   };
 }
 
@@ -225,6 +241,7 @@ async function attemptOnce<T>(s: Session, req: JsonRequest, a: Attempt): Promise
     record(0, requestId, timedOut ? 'timeout' : 'unreachable');
     throw new OpenStackError(s.service, 0, requestId, undefined, timedOut ? 'timeout' : 'unreachable', `${s.service} ${method} ${req.path}: connection lost (${(e as Error).message})`);
   }
+  s.trace?.({ service: s.service, method, path: req.path, query: qs, status: res.status, body });
   if (res.status >= 400) {
     const kind = kindOf(res.status);
     record(res.status, requestId, kind);

@@ -4,6 +4,7 @@
 // made for the cluster's Services and Ingresses, before the servers. Each is recorded under a name
 // (`kubeapi`, the server's name), found again by its port, tagged after the create.
 import type { FloatingIp, NeutronClient } from '../../src/openstack/neutron.js';
+import { OpenStackError } from '../../src/openstack/errors.js';
 import { clusterDescription, clusterTag } from '../../src/steps/naming.js';
 import type { RunContext, Step } from '../../src/steps/step.js';
 import { clusterNet } from '../../src/steps/context.js';
@@ -25,14 +26,33 @@ async function recorded(ctx: RunContext, n: NeutronClient, name: string): Promis
   return undefined;
 }
 
-/** A new floating IP on `portId`, recorded as `name` and tagged. */
+/**
+ * A new floating IP on `portId`, recorded as `name` and tagged. Neutron refuses a second floating IP on a port's
+ * address (409): when the port has one of this cluster's, named so (a create whose answer was lost, a timeout on
+ * a busy Neutron, that went through after the lookup before this create), it is that one, adopted.
+ */
 async function create(ctx: RunContext, n: NeutronClient, name: string, portId: string | null, step: string, what: string): Promise<FloatingIp> {
   await ctx.checkpoint();
   const net = await clusterNet(ctx);
-  const fip = await n.floatingIps.create({ floating_network_id: net.externalNetworkId, ...(portId ? { port_id: portId } : {}), description: `${clusterDescription(ctx.cluster.uuid)} ${what}` });
+  const description = `${clusterDescription(ctx.cluster.uuid)} ${what}`;
+  let fip: FloatingIp;
+  try {
+    fip = await n.floatingIps.create({ floating_network_id: net.externalNetworkId, ...(portId ? { port_id: portId } : {}), description });
+  } catch (e) {
+    const onPort = e instanceof OpenStackError && e.status === 409 && portId ? (await n.floatingIps.list({ port_id: portId }))[0] : undefined;
+    if (onPort?.description !== description) throw e;
+    fip = onPort;
+  }
   await ctx.hooks.afterCreate?.('floatingip', fip.id);
   await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: fip.id, name, step });
   await n.addTag('floatingips', fip.id, clusterTag(ctx.cluster.uuid));
+  return fip;
+}
+
+/** `fip` tagged as the cluster's (a floating IP found on its port may be one whose tagging never happened: the worker retried after a timeout). */
+async function tagged(ctx: RunContext, n: NeutronClient, fip: FloatingIp): Promise<FloatingIp> {
+  const tag = clusterTag(ctx.cluster.uuid);
+  if (!(fip.tags ?? []).includes(tag)) await n.addTag('floatingips', fip.id, tag);
   return fip;
 }
 
@@ -40,11 +60,11 @@ async function create(ctx: RunContext, n: NeutronClient, name: string, portId: s
 export async function ensureFloatingIp(ctx: RunContext, portId: string): Promise<FloatingIp> {
   const n = await ctx.cloud().neutron();
   const mine = await recorded(ctx, n, API_FIP);
-  if (mine) return mine.port_id === portId ? mine : n.associateFloatingIp(mine.id, portId);
+  if (mine) return tagged(ctx, n, mine.port_id === portId ? mine : await n.associateFloatingIp(mine.id, portId));
   const onPort = (await n.floatingIps.list({ port_id: portId }))[0];
   if (onPort) {
     await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: onPort.id, name: API_FIP, step: 'api_lb' });
-    return onPort;
+    return tagged(ctx, n, onPort);
   }
   return create(ctx, n, API_FIP, portId, 'api_lb', 'API');
 }
@@ -61,12 +81,13 @@ export async function apiFloatingIp(ctx: RunContext): Promise<FloatingIp | undef
 export async function ensureNodeFloatingIp(ctx: RunContext, name: string, portId: string): Promise<FloatingIp> {
   const n = await ctx.cloud().neutron();
   const mine = await recorded(ctx, n, name);
-  if (mine) return mine.port_id === portId ? mine : n.associateFloatingIp(mine.id, portId);
+  if (mine) return tagged(ctx, n, mine.port_id === portId ? mine : await n.associateFloatingIp(mine.id, portId));
   const known = await onRecordedPorts(ctx, n);
   const onPort = known.ports.has(portId) ? known.fips.get(portId) : (await n.floatingIps.list({ port_id: portId }))[0];
   if (onPort) {
-    if ((onPort.description ?? '').endsWith(` node ${name}`)) await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: onPort.id, name, step: 'servers' });
-    return onPort;
+    if (!(onPort.description ?? '').endsWith(` node ${name}`)) return onPort;
+    await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: onPort.id, name, step: 'servers' });
+    return tagged(ctx, n, onPort);
   }
   return create(ctx, n, name, portId, 'servers', `node ${name}`);
 }

@@ -65,7 +65,6 @@ test('every listed extension is one the simulator implements', async () => {
     binding: () => has(port, 'binding:vnic_type'),
     provider: () => has(asAdmin, 'provider:network_type'),
     'net-mtu': () => has(net, 'mtu'),
-    l2_adjacency: () => assert.equal(net.l2_adjacency, true),
     'fip-port-details': () => has(fip, 'port_details'),
     quotas: async () => has((await h.ok(200, 'GET', `/v2.0/quotas/${net.project_id}`, demo)).quota, 'network'),
     quota_details: async () => has((await h.ok(200, 'GET', `/v2.0/quotas/${net.project_id}/details`, demo)).quota.network, 'used'),

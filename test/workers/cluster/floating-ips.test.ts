@@ -64,6 +64,16 @@ test('the API\'s floating IP made but never recorded (the worker died in between
   assert.equal(r.usage().floatingip, 1);
 });
 
+test('a node\'s floating IP whose create went through after the lookup (a lost answer retried on a busy Neutron) is adopted on Neutron\'s 409, not a failure', async () => {
+  const { r, ports } = await ported();
+  const [, [wName, wPort]] = ports as [[string, string], [string, string]];
+  // Two ensures at once: both look the port up before either creates; Neutron refuses the second create (409).
+  const [a, b] = await Promise.all([ensureNodeFloatingIp(r.ctx, wName, wPort), ensureNodeFloatingIp(r.ctx, wName, wPort)]);
+  assert.equal(a.id, b.id);
+  assert.equal(r.usage().floatingip, 1);
+  assert.deepEqual((await recordedOf(r, 'floatingip')).filter(([name]) => name === wName), [[wName, a.id]]);
+});
+
 test('a node\'s floating IP is its own, named by the node; the one already on its port is adopted only when it says so; dropping it deletes and marks it', async () => {
   const { r, ports } = await ported();
   const [[cpName, cpPort], [wName, wPort]] = ports as [[string, string], [string, string]];
@@ -79,6 +89,15 @@ test('a node\'s floating IP is its own, named by the node; the one already on it
   r.ledger.forget((x) => x.cloud_id === own.id);
   r.fresh();
   assert.equal((await ensureNodeFloatingIp(r.ctx, wName, wPort)).id, own.id);
+  // Its tag lost (the tagging timed out, the step retried): tagged when found again, on its record or its port.
+  const n = await r.clients().neutron();
+  await n.replaceTags('floatingips', own.id, []);
+  await ensureNodeFloatingIp(r.ctx, wName, wPort);
+  assert.deepEqual((await n.floatingIps.get(own.id)).tags, [clusterTag(r.uuid)]);
+  r.ledger.forget((x) => x.cloud_id === own.id);
+  await n.replaceTags('floatingips', own.id, []);
+  await ensureNodeFloatingIp(r.ctx, wName, wPort);
+  assert.deepEqual((await n.floatingIps.get(own.id)).tags, [clusterTag(r.uuid)]);
   assert.ok((await recordedOf(r, 'floatingip')).some(([name, id]) => name === wName && id === own.id));
 
   await dropNodeFloatingIp(r.ctx, wName);
