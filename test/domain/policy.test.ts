@@ -137,6 +137,7 @@ const REQUESTS: Record<string, () => Promise<Req> | Req> = {
   'PATCH /v1/credentials/{ident}': async () => ({ method: 'PATCH', url: `/v1/credentials/${(await fresh()).cluster.uuid}` }),
   'GET /v1/clusters/{cluster}/nodegroups': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/nodegroups` }),
   'GET /v1/clusters/{cluster}/nodegroups/{nodegroup}': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/nodegroups/${shared.worker.uuid}` }),
+  'GET /v1/clusters/{cluster}/nodegroups/{nodegroup}/nodes': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/nodegroups/${shared.worker.uuid}/nodes` }),
   'POST /v1/clusters/{cluster}/nodegroups': async () => ({ method: 'POST', url: `/v1/clusters/${(await fresh()).cluster.uuid}/nodegroups`, payload: { name: name() } }),
   'PATCH /v1/clusters/{cluster}/nodegroups/{nodegroup}': async () => {
     const fx = await fresh();

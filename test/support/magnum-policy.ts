@@ -94,6 +94,7 @@ export const MAGNUM_POLICY: Record<string, TableEntry> = {
 
   'GET /v1/clusters/{cluster}/nodegroups': P('nodegroup:get_all', 'admin_or_reader', 'before', 200, wide),
   'GET /v1/clusters/{cluster}/nodegroups/{nodegroup}': P('nodegroup:get', 'admin_or_reader', 'before', 200, wide),
+  'GET /v1/clusters/{cluster}/nodegroups/{nodegroup}/nodes': P('nodegroup:get', 'admin_or_reader', 'before', 200, wide),
   // Node group writes have no *_all_projects rule; PATCH looks the cluster up before its policy.
   'POST /v1/clusters/{cluster}/nodegroups': P('nodegroup:create', 'admin_or_member', 'before', 202),
   'PATCH /v1/clusters/{cluster}/nodegroups/{nodegroup}': P('nodegroup:update', 'admin_or_member', 'resource', 202),
