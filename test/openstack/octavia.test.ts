@@ -21,7 +21,7 @@ let networkId: string;
 before(async () => {
   cloud = await startCloud();
   neutron = new NeutronClient(await cloud.session('demo', 'network'));
-  octavia = new OctaviaClient(await cloud.session('demo', 'load-balancer', { calls, retry: { ...FAST_RETRY, maxAttempts: 20, maxDelayMs: 100 } }));
+  octavia = new OctaviaClient(await cloud.session('demo', 'load-balancer', { calls, retry: { ...FAST_RETRY, maxAttempts: 40, maxDelayMs: 100, budgetMs: 10_000 } }));
   const net = await neutron.networks.create({ name: 'lb-test' });
   networkId = net.id;
   subnetId = (await neutron.subnets.create({ network_id: net.id, ip_version: 4, cidr: '10.10.0.0/24' })).id;
@@ -85,10 +85,11 @@ describe('octavia', () => {
 
   test('children one by one: each create waits out PENDING_UPDATE through the retry policy', async (t) => {
     calls.length = 0;
-    // Slow enough that each next call surely meets the load balancer still PENDING_* (in ms here).
+    // Slow enough that each next call surely meets the load balancer still PENDING_*, even on a loaded machine
+    // (1.5 s and 0.8 s here), within what the client's retries wait out (40 tries, 100 ms apart at most).
     const clock = cloud.sims.octavia.state.clock;
-    clock.setDelay('octavia.loadbalancer.create', { kind: 'fixed', ms: 300_000 });
-    clock.setDelay('octavia.loadbalancer.update', { kind: 'fixed', ms: 200_000 });
+    clock.setDelay('octavia.loadbalancer.create', { kind: 'fixed', ms: 1_500_000 });
+    clock.setDelay('octavia.loadbalancer.update', { kind: 'fixed', ms: 800_000 });
     t.after(() => {
       clock.setDelay('octavia.loadbalancer.create', DEFAULT_DELAYS['octavia.loadbalancer.create']);
       clock.setDelay('octavia.loadbalancer.update', DEFAULT_DELAYS['octavia.loadbalancer.update']);
