@@ -95,7 +95,8 @@ function scriptPins(scripts: string[]): Pins {
     out.version ??= /Kubernetes (v\d+\.\d+\.\d+)\b/.exec(s)?.[1];
     const minor = /kubeadm version[^\n]*'\^v(\d+)\\\.(\d+)\\\./.exec(s);
     if (minor) out.minor ??= `${minor[1]}.${minor[2]}`;
-    const loop = /seq 1 (\d+)\)[\s\S]*?kubeadm join[\s\S]*?sleep (\d+)/.exec(s);
+    // The loop around kubeadm join, not an earlier one (the node material's): no other `seq 1` between.
+    const loop = /seq 1 (\d+)\)(?:(?!seq 1 )[\s\S])*?kubeadm join[\s\S]*?sleep (\d+)/.exec(s);
     if (loop) out.joinLoop ??= { attempts: Number(loop[1]), sleepMs: Number(loop[2]) * 1000 };
     // apt-get install kubeadm=1.35.5-1.1 (pkgs.k8s.io), or dl.k8s.io/release/v1.35.5/bin/...
     const installs = /\bkubeadm=(\d+\.\d+\.\d+)-/.exec(s)?.[1] ?? /dl\.k8s\.io\/release\/v(\d+\.\d+\.\d+)\/bin\//.exec(s)?.[1];
