@@ -27,7 +27,7 @@ import { kmsInput } from '../../src/features/kms/steps.js';
 import { clusterSpec, nodeGroups, template } from '../../src/steps/context.js';
 import { ensure, purge, type Named } from '../../src/steps/ensure.js';
 import { ensureNodeFloatingIp } from './floating-ips.js';
-import { ensurePort, forgetWatched, isControlPlane, observedServers, watchedServers, type ObservedServer, type PlannedNode } from './ports.js';
+import { ensurePort, forgetWatched, isControlPlane, observedServers, retiringOf, watchedServers, type ObservedServer, type PlannedNode } from './ports.js';
 import type { NodeRole } from '../../src/bootstrap/user-data/inputs.js';
 import { nodeVolumes } from './volumes.js';
 
@@ -338,13 +338,17 @@ export async function replaceBrokenServers(ctx: RunContext, servers: ObservedSer
     }
     if (s.server.status !== 'ACTIVE') pending.push(s.name);
   }
-  // A broken server gone: its node boots again.
+  // A broken server gone: its node boots again, while its group still wants that many (not after a rollback
+  // returned the group to its size, whose retire took the node's port too).
   const present = new Set(servers.map((s) => s.name));
   const groups = await nodeGroups(ctx);
+  const retiring = await retiringOf(ctx);
   const again: PlannedNode[] = [];
   for (const [name, r] of Object.entries(replacingOf(ctx))) {
     const group = groups.find((g) => g.uuid === r.group);
-    if (!present.has(name) && group) again.push({ name, group, role: r.role, index: r.index });
+    if (present.has(name) || !group) continue;
+    const live = servers.filter((x) => x.nodegroup === group.uuid && !retiring(x)).length + again.filter((a) => a.group.uuid === group.uuid).length;
+    if (live < group.node_count) again.push({ name, group, role: r.role, index: r.index });
   }
   if (again.length > 0) {
     await ensureServers(ctx, again);

@@ -89,13 +89,16 @@ test('a node\'s floating IP is its own, named by the node; the one already on it
   r.ledger.forget((x) => x.cloud_id === own.id);
   r.fresh();
   assert.equal((await ensureNodeFloatingIp(r.ctx, wName, wPort)).id, own.id);
-  // Its tag lost (the tagging timed out, the step retried): tagged when found again, on its record or its port.
+  // Its tag lost (the tagging timed out, the step retried in a new run): tagged when found again, on its record
+  // or its port.
   const n = await r.clients().neutron();
   await n.replaceTags('floatingips', own.id, []);
+  r.fresh();
   await ensureNodeFloatingIp(r.ctx, wName, wPort);
   assert.deepEqual((await n.floatingIps.get(own.id)).tags, [clusterTag(r.uuid)]);
   r.ledger.forget((x) => x.cloud_id === own.id);
   await n.replaceTags('floatingips', own.id, []);
+  r.fresh();
   await ensureNodeFloatingIp(r.ctx, wName, wPort);
   assert.deepEqual((await n.floatingIps.get(own.id)).tags, [clusterTag(r.uuid)]);
   assert.ok((await recordedOf(r, 'floatingip')).some(([name, id]) => name === wName && id === own.id));
