@@ -64,13 +64,16 @@ export class MemoryDb {
 }
 
 /** The node material repository over memory: what the worker writes and what a node's first boot takes (once). */
-export function memoryNodeMaterial(rows: Map<string, NodeMaterialRow>): Pick<NodeMaterialRepo, 'mint' | 'bind' | 'take'> {
+export function memoryNodeMaterial(rows: Map<string, NodeMaterialRow>): Pick<NodeMaterialRepo, 'mint' | 'bind' | 'bindSeen' | 'take'> {
   return {
     async mint(row) {
       rows.set(row.token_hash, { ...row, server_id: null, used_at: null });
     },
     async bind(clusterId, serverName, serverId) {
       for (const m of rows.values()) if (m.cluster_id === clusterId && m.server_name === serverName && m.server_id === null && m.used_at === null) m.server_id = serverId;
+    },
+    async bindSeen(clusterId, servers) {
+      for (const { name, id } of servers) await this.bind(clusterId, name, id);
     },
     async take(tokenHash, serverId, now) {
       const row = rows.get(tokenHash);

@@ -85,6 +85,7 @@ function listServers(ctx: RunContext): Promise<ObservedServer[]> {
   return (async () => {
     const nova = await ctx.cloud().servers();
     const all = await nova.list({ tags: [clusterTag(ctx.cluster.uuid)] });
+    await bindMaterialSeen(ctx, all);
     return all
       .filter((s) => s.status !== 'DELETED' && s.status !== 'SOFT_DELETED')
       .map((s) => {
@@ -100,6 +101,19 @@ function listServers(ctx: RunContext): Promise<ObservedServer[]> {
         };
       });
   })();
+}
+
+/**
+ * Servers young enough to hold an unused material token (made within NODE_MATERIAL_TTL_S) get their tokens bound
+ * as they are seen: one whose create answer was lost exists before its ensure learns its id, and once it exists
+ * it is no longer planned, so its ensure may not run again. A name listed twice (a duplicate boot) binds nothing.
+ */
+async function bindMaterialSeen(ctx: RunContext, all: readonly { id: string; name: string; created?: string; status?: string }[]): Promise<void> {
+  const since = Date.now() - ctx.cloudFactory.nodeMaterial.ttlMs;
+  const count = new Map<string, number>();
+  for (const s of all) count.set(s.name, (count.get(s.name) ?? 0) + 1);
+  const young = all.filter((s) => count.get(s.name) === 1 && s.status !== 'DELETED' && Date.parse(s.created ?? '') >= since);
+  if (young.length > 0) await ctx.repos.nodeMaterial.bindSeen(ctx.cluster.uuid, young.map((s) => ({ name: s.name, id: s.id })));
 }
 
 /** The servers a run of this operation is retiring (resize's nodes_to_remove, replaced nodes). */

@@ -23,6 +23,20 @@ export class NodeMaterialRepo {
     await this.ds.query('UPDATE node_material SET server_id = $3 WHERE cluster_id = $1 AND server_name = $2 AND server_id IS NULL AND used_at IS NULL', [clusterId, serverName, serverId]);
   }
 
+  /**
+   * The cluster's servers as Nova lists them (by the cluster's tag), each by its name: the unused tokens minted for
+   * that name are now its alone. A server whose create answer was lost is found by a later listing, not always
+   * by its own ensure again (it is no longer planned once it exists): this binds it there. One statement.
+   */
+  async bindSeen(clusterId: string, servers: readonly { name: string; id: string }[]): Promise<void> {
+    if (servers.length === 0) return;
+    await this.ds.query(
+      `UPDATE node_material n SET server_id = v.id FROM unnest($2::text[], $3::text[]) AS v(name, id)
+        WHERE n.cluster_id = $1 AND n.server_name = v.name AND n.server_id IS NULL AND n.used_at IS NULL`,
+      [clusterId, servers.map((x) => x.name), servers.map((x) => x.id)],
+    );
+  }
+
   /** The sealed material of `tokenHash` for `serverId`, taken (never again); else why not, with the row it names. */
   async take(tokenHash: string, serverId: string, now: Date): Promise<{ taken: NodeMaterialRow } | { refused: MaterialRefusal; row?: NodeMaterialRow }> {
     const taken: NodeMaterialRow[] = await this.ds.query(

@@ -167,3 +167,25 @@ test('a port Neutron made without the cluster\'s tag (ML2 without tag_ports_duri
   assert.equal(stripped.length, 2);
   for (const id of stripped) assert.deepEqual(cloud.sims.neutron.state.ports.get(id)!.tags, [clusterTag(r.uuid)]);
 });
+
+test('a server seen in the cluster\'s list gets its name\'s unused material tokens, though its ensure never learnt its id (a lost create answer); a name listed twice, or no server of the name, binds nothing', async () => {
+  const r = await networked({ masters: 1, workers: 0 });
+  const mint = (hash: string, name: string, createdAt = new Date()) =>
+    r.ctx.repos.nodeMaterial.mint({ token_hash: hash.padEnd(64, '0'), cluster_id: r.uuid, server_name: name, material: 'sealed', expires_at: new Date(Date.now() + 900_000), created_at: createdAt });
+  await mint('a', 'lost-answer');
+  await mint('b', 'twice');
+  await mint('c', 'never-booted');
+  const nova = await r.clients().servers();
+  const image = [...cloud.sims.glance.state.images.values()].find((i) => i.name === 'ubuntu-24.04')!.id;
+  const flavor = [...cloud.sims.nova.state.flavors.values()].find((f) => f.name === 'm1.small')!.id;
+  const boot = (name: string) => nova.create({ name, flavorRef: flavor, imageRef: image, networks: 'none', tags: [clusterTag(r.uuid)] } as never);
+  const lost = await boot('lost-answer');
+  await boot('twice');
+  await boot('twice');
+  r.fresh();
+  await observedServers(r.ctx);
+  const row = (h: string) => r.db.nodeMaterial.get(h.padEnd(64, '0'))!;
+  assert.equal(row('a').server_id, lost.id, 'bound to the server listed under its name');
+  assert.equal(row('b').server_id, null, 'two servers of one name: neither');
+  assert.equal(row('c').server_id, null, 'no server of its name');
+});
