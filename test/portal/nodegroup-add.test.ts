@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { axe, describeViolations, launch, type Browser } from '../support/browser.js';
 import { login, portalStack, type PortalStack } from '../support/portal.js';
-import { api, settled, until } from '../scenarios/lifecycle-support.js';
+import { api, createCluster, settled, until } from '../scenarios/lifecycle-support.js';
 
 let s: PortalStack;
 let browser: Browser;
@@ -20,9 +20,7 @@ after(async () => {
 });
 
 test('add a node group with zone, image, labels and taints; refusals disable the submit and say why', { timeout: 420_000 }, async () => {
-  const r = await api(s.h, 'POST', '/v1/clusters', { cluster_template_id: s.h.templates.v135, name: 'groups', master_count: 1, node_count: 1 });
-  assert.equal(r.status, 202, JSON.stringify(r.body));
-  const uuid = r.body.uuid as string;
+  const uuid = await createCluster(s.h, 'groups', 1, 1);
   await settled(s.h, uuid, 'CREATE_COMPLETE', 240_000);
   const page = await browser.page();
   await login(page, s.url, 'demo');

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { axe, describeViolations, launch, type Browser } from '../support/browser.js';
 import { login, portalStack, type PortalStack } from '../support/portal.js';
-import { api, settled } from '../scenarios/lifecycle-support.js';
+import { api, createCluster, settled } from '../scenarios/lifecycle-support.js';
 import { servers } from '../workers/lifecycle-support.js';
 
 let s: PortalStack;
@@ -24,9 +24,7 @@ after(async () => {
 const rows = (page: import('playwright-core').Page, group: string) => page.locator(`table[id="nodes-${group}"] tbody tr`);
 
 test('the default worker group lists its nodes and removes one after a confirm; the delete preview lists what exists after a CA rotation', { timeout: 420_000 }, async () => {
-  const r = await api(s.h, 'POST', '/v1/clusters', { cluster_template_id: s.h.templates.v135, name: 'nodes', master_count: 1, node_count: 2 });
-  assert.equal(r.status, 202, JSON.stringify(r.body));
-  const uuid = r.body.uuid as string;
+  const uuid = await createCluster(s.h, 'nodes', 1, 2);
   await settled(s.h, uuid, 'CREATE_COMPLETE', 240_000);
   const page = await browser.page();
   await login(page, s.url, 'demo');

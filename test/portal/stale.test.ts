@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, type Browser } from '../support/browser.js';
 import { login, portalStack, type PortalStack } from '../support/portal.js';
-import { api, settled } from '../scenarios/lifecycle-support.js';
+import { api, createCluster, settled } from '../scenarios/lifecycle-support.js';
 import { servers } from '../workers/lifecycle-support.js';
 
 let s: PortalStack;
@@ -22,9 +22,7 @@ after(async () => {
 });
 
 test('resize, upgrade card, health step and kubeconfig follow the stream', { timeout: 420_000 }, async () => {
-  const r = await api(s.h, 'POST', '/v1/clusters', { cluster_template_id: s.h.templates.v135, name: 'fresh', master_count: 1, node_count: 1 });
-  assert.equal(r.status, 202, JSON.stringify(r.body));
-  const uuid = r.body.uuid as string;
+  const uuid = await createCluster(s.h, 'fresh', 1, 1);
   await settled(s.h, uuid, 'CREATE_COMPLETE', 240_000);
   const page = await browser.page();
   await login(page, s.url, 'demo');

@@ -6,10 +6,7 @@ PYTHONPATH: reads the cloud's settings as JSON on stdin and prints one JSON line
 test's tap recorded). The resource layer (conn.container_infrastructure_management) first, then the cloud
 layer's create_coe_cluster and scale. A check that needs what an earlier one made fails saying so.
 """
-import json
-import sys
 import time
-import traceback
 
 import openstack
 from openstack import exceptions
@@ -18,42 +15,11 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-cfg = json.load(sys.stdin)
-state = {}
-
-
-def connect(user):
-    u = cfg['users'][user]
-    return openstack.connect(
-        auth_url=cfg['auth_url'], username=user, password=u['password'],
-        project_name=u['project'], user_domain_name='Default',
-        project_domain_name='Default', region_name='RegionOne',
-        identity_api_version='3', load_yaml_config=False,
-        load_envvars=False)
-
+from sdk_lane import check, cfg, connect, expect, need, run, state  # noqa: F401
 
 demo = connect('demo')
 admin = connect('admin')
 coe = demo.container_infrastructure_management
-CHECKS = []
-
-
-def check(name):
-    def register(fn):
-        CHECKS.append((name, fn))
-        return fn
-    return register
-
-
-def need(key):
-    if key not in state:
-        raise RuntimeError('needs %s (an earlier check failed)' % key)
-    return state[key]
-
-
-def expect(cond, what):
-    if not cond:
-        raise AssertionError(what)
 
 
 def settle(cluster_id, busy, timeout=150):
@@ -242,14 +208,4 @@ def cloud_delete():
     return True
 
 
-for name, fn in CHECKS:
-    started = int(time.time() * 1000)
-    try:
-        detail, ok, error = fn(), True, None
-    except Exception as e:  # noqa: B902 - every failure is a result
-        detail, ok = None, False
-        error = '%s: %s\n%s' % (type(e).__name__, e,
-                                traceback.format_exc(limit=4))
-    print(json.dumps({'check': name, 'ok': ok, 'error': error,
-                      'detail': detail, 'started': started,
-                      'ended': int(time.time() * 1000)}), flush=True)
+run()
