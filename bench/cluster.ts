@@ -216,8 +216,9 @@ async function single(): Promise<Record<string, unknown>> {
 }
 
 async function many(): Promise<Record<string, unknown>> {
-  const h = await harness({ roomy: true, timeScale: MANY_SCALE, clock: { seed: 2, delays: MEDIANS }, cloudSeed: bigPublicSeed() });
-  h.t.config.maxClustersPerProject = MANY + 10;
+  // Room for MANY clusters in the one project (Magnum's default max_clusters_per_project is 20): set before the app
+  // is built, which reads it once.
+  const h = await harness({ roomy: true, timeScale: MANY_SCALE, clock: { seed: 2, delays: MEDIANS }, cloudSeed: bigPublicSeed(), config: (c) => (c.maxClustersPerProject = MANY + 10) });
   const pollMs = Math.max(5, Math.round(PRODUCTION_POLL_MS * MANY_SCALE));
   const worker = await workerProcess(h, pollMs, CONCURRENCY);
   try {
