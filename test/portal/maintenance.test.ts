@@ -1,7 +1,8 @@
 // The maintenance window on the cluster page (issue 28): a member sets a window with a zone the service refuses
 // (shown at the form, nothing stored), then a good one with the latest patch of the current minor; the panel and
 // the upgrade card show the next window (in its zone and the browser's time) and what it will run; a reader sees
-// the form read-only and why; a template with a long name never widens the page at 390 px. Then the window is
+// the form read-only and why; the planner's valid targets offered for a chosen template; zero axe violations in
+// both themes; a template with a long name never widens the page at 390 px. Then the window is
 // driven with an injected clock through the worker's own pass (its application credential, the API's checks):
 // the upgrade begins, the page follows it live and ends on the new version.
 import { after, before, test } from 'node:test';
@@ -9,8 +10,8 @@ import assert from 'node:assert/strict';
 import { CloudFactory } from '../../src/steps/cloud.js';
 import { WEEKDAYS } from '../../src/domain/maintenance-window.js';
 import { maintenancePass } from '../../workers/maintenance.js';
-import { launch, type Browser } from '../support/browser.js';
-import { login, portalStack, type PortalStack } from '../support/portal.js';
+import { axe, describeViolations, launch, type Browser } from '../support/browser.js';
+import { login, portalStack, setTheme, type PortalStack } from '../support/portal.js';
 import { api, createCluster, settled } from '../scenarios/lifecycle-support.js';
 
 declare const document: { documentElement: { scrollWidth: number } };
@@ -61,6 +62,17 @@ test('a maintenance window set from the cluster page runs the latest patch in it
   const m = (await api(s.h, 'GET', `/v1/clusters/${uuid}/maintenance`)).body;
   assert.deepEqual(m.settings, { window: { day, start: '02:00', duration_minutes: 90, timezone: 'UTC' }, upgrade: { auto_upgrade: 'latest_patch', cluster_template_id: null } });
   assert.match((await page.locator('#upgrade-next-window').textContent())!, /^Next maintenance window: .+ \(UTC; .+\) — will upgrade to k8s-1359-x+ \(v1\.35\.1 → v1\.35\.9\)\.$/);
+
+  // The panel filled in and the refusal gone: zero axe violations in both themes.
+  await page.selectOption('#maintenance-policy', 'template');
+  await page.locator('#maintenance-template option', { hasText: /^k8s-1359-x+ — v1\.35\.9$/ }).waitFor({ state: 'attached' });
+  await page.selectOption('#maintenance-policy', 'latest_patch');
+  for (const theme of ['light', 'dark'] as const) {
+    await setTheme(page, theme);
+    const v = await axe(page);
+    assert.equal(v.length, 0, `cluster page (${theme}):\n${describeViolations(v)}`);
+  }
+  await setTheme(page, 'light');
 
   // 390 px: the long name wraps, the page does not scroll sideways.
   await page.setViewportSize({ width: 390, height: 844 });
