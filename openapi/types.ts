@@ -5921,6 +5921,20 @@ export interface components {
             surge: number;
             /** @description Nodes replaced at a time. */
             max_batch_size: number;
+            /** @description The cluster’s next maintenance window (UTC) and the upgrade it would run, or why none (GET …/maintenance); null without a window. */
+            next_maintenance: {
+                start: string;
+                end: string;
+                timezone: string;
+                planned_upgrade: {
+                    cluster_template_id: string;
+                    name: string;
+                    from: string;
+                    to: string;
+                    kind: "patch" | "minor";
+                } | null;
+                nothing_planned: string | null;
+            } | null;
         };
         IdentityKubeconfig: {
             /** Format: uuid */

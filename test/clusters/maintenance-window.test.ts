@@ -2,7 +2,7 @@
 // by injection: every wrong field, an unknown or another project's template and one the upgrade path refuses are
 // a 400 in Magnum's envelope that stores nothing; a reader may not (403), another project's member finds nothing
 // (404); GET answers the next window and the upgrade it would run (the latest patch of the running minor, or the
-// chosen template, by name or UUID), or why none.
+// chosen template, by name or UUID), or why none; the upgrade planner shows the next window too.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { wallClock } from '../../src/domain/zoned-time.js';
@@ -76,6 +76,8 @@ test('GET answers the next window and the planned upgrade: the latest patch of t
   assert.deepEqual(m.planned_upgrade, { cluster_template_id: templates['mw-1359'], name: 'mw-1359', from: 'v1.35.2', to: 'v1.35.9', kind: 'patch' }, 'the newest 1.35, not 1.36, not another project’s');
   assert.equal(m.nothing_planned, null);
   assert.equal(m.last_run, null);
+  const planner = (await t.as('demo-reader', { method: 'GET', url: `/v1/clusters/${fx.cluster.uuid}/upgrades` })).json();
+  assert.deepEqual(planner.next_maintenance, { ...m.next_window, timezone: 'Europe/Berlin', planned_upgrade: m.planned_upgrade, nothing_planned: null }, 'the planner shows the next window');
 
   const chosen = await t.as('demo', { method: 'PUT', url, payload: withUpgrade('template', 'mw-136') });
   assert.equal(chosen.statusCode, 200, chosen.body);
@@ -91,4 +93,5 @@ test('GET answers the next window and the planned upgrade: the latest patch of t
 
   assert.equal((await t.as('demo', { method: 'DELETE', url })).statusCode, 204);
   assert.equal((await t.as('demo', { method: 'GET', url })).json().settings, null);
+  assert.equal((await t.as('demo', { method: 'GET', url: `/v1/clusters/${fx.cluster.uuid}/upgrades` })).json().next_maintenance, null);
 });
