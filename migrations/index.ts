@@ -11,5 +11,6 @@ import { OutboxClaims1763860000000 } from './1763860000000-outbox-claims.js';
 import { NodeMaterial1763870000000 } from './1763870000000-node-material.js';
 import { QuotaHolds1763880000000 } from './1763880000000-quota-holds.js';
 import { Hibernation1763895000000 } from './1763895000000-hibernation.js';
+import { MaintenanceWindow1763905000000 } from './1763905000000-maintenance-window.js';
 
-export const migrations = [Initial1763780000000, TemplateChangeNotify1763790000000, Clusters1763800000000, ResourceLedger1763810000000, AutoHealing1763820000000, ClusterChangeNotify1763830000000, ScaleIndexes1763840000000, ClusterCredentialOwner1763850000000, OutboxClaims1763860000000, NodeMaterial1763870000000, QuotaHolds1763880000000, Hibernation1763895000000];
+export const migrations = [Initial1763780000000, TemplateChangeNotify1763790000000, Clusters1763800000000, ResourceLedger1763810000000, AutoHealing1763820000000, ClusterChangeNotify1763830000000, ScaleIndexes1763840000000, ClusterCredentialOwner1763850000000, OutboxClaims1763860000000, NodeMaterial1763870000000, QuotaHolds1763880000000, Hibernation1763895000000, MaintenanceWindow1763905000000];

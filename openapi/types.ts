@@ -4387,6 +4387,210 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/clusters/{ident}/maintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The cluster’s weekly maintenance window, the next one and the upgrade it would run (an extension) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description UUID or name */
+                    ident: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ClusterMaintenance"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        /** Set the cluster’s weekly maintenance window and its automatic upgrade (an extension) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description UUID or name */
+                    ident: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MaintenanceSettings"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ClusterMaintenance"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove the cluster’s maintenance window (an extension) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description UUID or name */
+                    ident: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/streams/clusters": {
         parameters: {
             query?: never;
@@ -5717,6 +5921,20 @@ export interface components {
             surge: number;
             /** @description Nodes replaced at a time. */
             max_batch_size: number;
+            /** @description The cluster’s next maintenance window (UTC) and the upgrade it would run, or why none (GET …/maintenance); null without a window. */
+            next_maintenance: {
+                start: string;
+                end: string;
+                timezone: string;
+                planned_upgrade: {
+                    cluster_template_id: string;
+                    name: string;
+                    from: string;
+                    to: string;
+                    kind: "patch" | "minor";
+                } | null;
+                nothing_planned: string | null;
+            } | null;
         };
         IdentityKubeconfig: {
             /** Format: uuid */
@@ -5942,6 +6160,69 @@ export interface components {
                 servers: number;
                 vcpus: number;
                 ram_mb: number;
+            } | null;
+        };
+        MaintenanceSettings: {
+            window: {
+                /**
+                 * @description The day the window opens on, in its time zone.
+                 * @enum {string}
+                 */
+                day: "sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday";
+                /** @description HH:MM, 24-hour wall-clock time in `timezone` (a time skipped by daylight saving opens at the end of the gap). */
+                start: string;
+                /** @description Elapsed minutes; a window may run past midnight. */
+                duration_minutes: number;
+                /** @description An IANA time zone, e.g. Europe/Berlin. */
+                timezone: string;
+            };
+            upgrade: {
+                /**
+                 * @description none: nothing runs; latest_patch: the newest template of the running minor the upgrade path accepts; template: the chosen one.
+                 * @enum {string}
+                 */
+                auto_upgrade: "none" | "latest_patch" | "template";
+                /** @description UUID or name, only with auto_upgrade "template" (stored as its UUID). */
+                cluster_template_id: string | null;
+            };
+        };
+        ClusterMaintenance: {
+            /** Format: uuid */
+            cluster_uuid: string;
+            settings: components["schemas"]["MaintenanceSettings"] | null;
+            /** @description Whether a window is open now. */
+            open_now: boolean;
+            /** @description ISO-8601 UTC. */
+            open_window: {
+                start: string;
+                end: string;
+            } | null;
+            /** @description ISO-8601 UTC. */
+            next_window: {
+                start: string;
+                end: string;
+            } | null;
+            planned_upgrade: {
+                cluster_template_id: string;
+                name: string;
+                from: string;
+                to: string;
+                kind: "patch" | "minor";
+            } | null;
+            /** @description Why a window would run nothing now. */
+            nothing_planned: string | null;
+            last_run: {
+                window_start: string;
+                /** @description waiting: open, the cluster busy or hibernated (tried again each pass); started; nothing: no upgrade to run; refused: the upgrade’s checks refused it; skipped: busy the whole window. */
+                outcome: "waiting" | "started" | "nothing" | "refused" | "skipped";
+                reason: string | null;
+                upgrade: {
+                    cluster_template_id: string;
+                    name: string;
+                    from: string;
+                    to: string;
+                } | null;
+                at: string;
             } | null;
         };
     };

@@ -6,9 +6,10 @@ import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { OPERATIONS_QUEUE } from '../src/operations/queue.js';
 import { deadline } from '../src/operations/bounded-close.js';
-import { CloudFactory, type WorkerCloudConfig } from '../src/steps/cloud.js';
+import { CloudFactory } from '../src/steps/cloud.js';
 import { healthPass } from './health.js';
 import { fireSchedules } from '../src/clusters/hibernation-schedule.js';
+import { maintenancePass, type MaintenanceConfig } from './maintenance.js';
 import { acquireClusterLock } from './lock.js';
 import { startHeartbeat } from './heartbeat.js';
 import { clusterOperations, dispatcher, type Operation } from './operations.js';
@@ -22,7 +23,7 @@ export interface WorkerOptions {
   prefix?: string;
   /** With both, the cluster operations (create, delete) are registered; without, only the shared registry. */
   db?: DataSource;
-  config?: WorkerCloudConfig;
+  config?: MaintenanceConfig;
   /** A job whose worker stops renewing its lock this long is stalled and handed on. Default 30 s. */
   lockDurationMs?: number;
   /** How often stalled jobs are looked for. Default 30 s. */
@@ -31,7 +32,7 @@ export interface WorkerOptions {
   heartbeatStaleMs?: number;
   /** How often the health of settled clusters is checked (one job for all workers). Default 60 s; 0 = never. */
   healthIntervalMs?: number;
-  /** How often the clusters' hibernation schedules are looked at (one job for all workers). Default 30 s; 0 = never. */
+  /** How often the clusters' hibernation schedules and maintenance windows are looked at (one job for all workers). Default 30 s; 0 = never. */
   scheduleIntervalMs?: number;
   /**
    * How long close() waits for running jobs and for Redis before it stops them and disconnects (they
@@ -87,6 +88,9 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
     });
     // Each firing is claimed in its cluster's row first: two passes at once (two workers) fire it once.
     registered.set('hibernation-schedule', async () => ({ fired: await fireSchedules(ds, new Date()) }));
+    // Each window is claimed in its cluster's row before its upgrade begins: the same at-most-once.
+    const maintenance = maintenancePass(ds, opts.config, cloud);
+    registered.set('maintenance-window', async () => ({ ran: await maintenance(new Date()) }));
     const every = opts.healthIntervalMs ?? 60_000;
     if (every > 0) {
       scheduler = new Queue(OPERATIONS_QUEUE, { connection, prefix });
@@ -96,6 +100,7 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
     if (schedules > 0) {
       scheduler ??= new Queue(OPERATIONS_QUEUE, { connection, prefix });
       await scheduler.upsertJobScheduler('hibernation-schedule', { every: schedules }, { name: 'hibernation-schedule', opts: { removeOnComplete: true, removeOnFail: 100 } });
+      await scheduler.upsertJobScheduler('maintenance-window', { every: schedules }, { name: 'maintenance-window', opts: { removeOnComplete: true, removeOnFail: 100 } });
     }
   }
   const heartbeat = startHeartbeat(connection, { prefix, intervalMs: opts.heartbeatMs ?? 10_000, ...(opts.heartbeatStaleMs ? { staleMs: opts.heartbeatStaleMs } : {}) });

@@ -203,10 +203,10 @@ async function proof(
   const connection = new Redis(fleet.redis.url, { maxRetriesPerRequest: null });
   const queue = new Queue(OPERATIONS_QUEUE, { connection, prefix: fleet.queuePrefix });
   const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
-  // The periodic jobs (the health check, the hibernation schedules) are always there (delayed until their
+  // The periodic jobs (the health check, the hibernation schedules, the maintenance windows) are always there (delayed until their
   // next run). Other jobs left point at operations that have ended (a cancelled operation's retry still
   // delayed): their run only skips. A job of an operation still in the database would be work left undone.
-  const periodic = new Set(['health', 'hibernation-schedule']);
+  const periodic = new Set(['health', 'hibernation-schedule', 'maintenance-window']);
   const jobs = (await queue.getJobs(['delayed', 'waiting', 'active', 'prioritized'])).filter((j) => !periodic.has(j.name));
   await queue.close();
   connection.disconnect();

@@ -13,16 +13,15 @@ import { NodeGroupRepo } from '../db/repos/nodegroups.js';
 import { OperationRepo } from '../db/repos/operations.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
-import { CallerClouds } from '../openstack/caller.js';
+import type { CallerClouds } from '../openstack/caller.js';
 import { QuotaRepo } from '../db/repos/quotas.js';
 import { Preflight } from '../preflight/preflight.js';
+import { callerClouds, preflightOf, templateCloud } from '../preflight/of-config.js';
 import type { Billed } from '../preflight/quotas.js';
-import { cloudChecks, type CloudChecks } from '../preflight/cloud-checks.js';
 import type { OperationDeps } from '../operations/begin.js';
 import { OperationRelay } from '../operations/outbox.js';
 import { OPERATIONS_QUEUE } from '../operations/queue.js';
 import { deadline } from '../operations/bounded-close.js';
-import { answeringPolicy } from '../openstack/retry.js';
 import { SecretBox } from '../security/secret-box.js';
 import { Metrics } from './metrics.js';
 import { TemplateCache } from '../db/template-cache.js';
@@ -62,38 +61,7 @@ const warn = (config: Config) => (obj: Record<string, unknown>, msg: string) => 
   if (config.logLevel !== 'silent') console.warn(JSON.stringify({ level: 'warn', msg, ...obj }));
 };
 
-/** The API's clients act as the caller, at the configured interface and region. */
-export function callerClouds(config: Config): CallerClouds {
-  return new CallerClouds({
-    interface: config.openstack.interface,
-    ...(config.openstack.region ? { region: config.openstack.region } : {}),
-    timeoutMs: config.openstack.timeoutMs,
-    retry: answeringPolicy(config.openstack.apiAttempts),
-    keystone: { authUrl: config.keystone.authUrl, timeoutMs: config.keystone.timeoutMs },
-  });
-}
-
-/** The pre-flight of the operations, asking the cloud as the caller (unless CLOUD_RESOURCE_CHECKS is off). */
-export function preflightOf(config: Config, clouds: CallerClouds, quotas: QuotaRepo, checks: CloudChecks | undefined, steps: readonly Billed[]): Preflight {
-  return new Preflight({
-    checkCloud: config.cloudResourceChecks,
-    authUrl: config.keystone.authUrl,
-    maxClustersPerProject: config.maxClustersPerProject,
-    clouds,
-    quotas,
-    checks,
-    steps,
-  });
-}
-
-/** Glance/Nova/Neutron checks with the caller's token; failed calls are logged with their request ids. */
-export function templateCloud(config: Config, clouds: CallerClouds): CloudChecks {
-  return cloudChecks(clouds, {
-    authUrl: config.keystone.authUrl,
-    onFailure: (e) =>
-      warn(config)({ service: e.service, status: e.status, kind: e.kind, request_id: e.requestId, detail: e.message }, 'openstack call failed'),
-  });
-}
+export { callerClouds, preflightOf, templateCloud };
 
 export interface ServicesOptions {
   processMetrics?: boolean;

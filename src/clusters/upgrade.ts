@@ -88,18 +88,27 @@ export async function planUpgrade(s: PlanUpgradeDeps, who: Caller, c: ClusterRow
   return { target, ng, from: verdict.from, to: verdict.to, batch, bill };
 }
 
+/** Who begins it: the service (a maintenance window) only on a settled cluster, saying why in its event. */
+export interface UpgradeStart {
+  origin: 'service';
+  /** Why the service upgrades, for the event ("by its maintenance window of …"). */
+  why: string;
+  now: Date;
+}
+
 /** Begins a planned upgrade (its shortage refused). */
-export async function startUpgrade(s: UpgradeDeps, c: ClusterRow, plan: UpgradePlan): Promise<ClusterRow> {
+export async function startUpgrade(s: UpgradeDeps, c: ClusterRow, plan: UpgradePlan, by?: UpgradeStart): Promise<ClusterRow> {
   const { target, ng, from, to, batch, bill } = plan;
   const short = shortage(bill);
   if (short) throw short;
   const begun = await beginOperation(s.outbox, c.uuid, {
     kind: 'upgrade',
+    ...(by ? { origin: by.origin, now: by.now } : {}),
     params: { cluster_template: target.uuid, nodegroup: ng.uuid, max_batch_size: batch, from, to },
     change: (em) => s.nodegroups.updateByUuid(em, ng.uuid, { status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() }),
     // The roll's peak: held until the upgrade ends (the surge nodes are gone again by then).
     hold: (em, op, locked) => holdBill(em, { projectId: locked.project_id, clusterId: locked.uuid, operationId: op.id, bill, createTimeoutMinutes: locked.create_timeout }),
-    event: { reason: 'UpgradeAccepted', message: `Upgrade of ${ng.name} from ${from} to ${to} accepted.` },
+    event: { reason: 'UpgradeAccepted', message: `Upgrade of ${ng.name} from ${from} to ${to} accepted${by ? ` (${by.why}: template ${target.name})` : ''}.` },
   });
   return started(begun, () => errors.notFound('Cluster', c.uuid)).cluster;
 }

@@ -1,7 +1,8 @@
 // The hibernation schedule's times: five cron fields (minute hour day-of-month month day-of-week; `*`, numbers,
 // ranges `a-b`, lists `a,b` and steps `*/n` or `a-b/n`; day-of-week 0-7, 0 and 7 Sunday), read in an IANA time
 // zone, as cron reads them (when both day fields are restricted, either matching is enough). Pure: the clock is
-// the caller's.
+// the caller's; the zone's wall clock is zoned-time.ts's.
+import { validTimeZone, wallClock } from './zoned-time.js';
 
 export interface CronSpec {
   minute: Set<number>;
@@ -43,35 +44,13 @@ export function parseCron(text: string): CronSpec | string {
   return { minute: sets[0]!, hour: sets[1]!, dom: sets[2]!, month: sets[3]!, dow: sets[4]!, domAny: parts[2] === '*', dowAny: parts[4] === '*' };
 }
 
-/** Whether `zone` is an IANA time zone this runtime knows. */
-export function validTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return zone.trim() !== '';
-  } catch {
-    return false;
-  }
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-
-/** The wall-clock fields of `at` in `zone`. */
-function localFields(at: Date, zone: string): { minute: number; hour: number; dom: number; month: number; dow: number } {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', minute: 'numeric', hour: 'numeric', day: 'numeric', month: 'numeric', weekday: 'short' });
-    formatters.set(zone, f);
-  }
-  const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, x.value]));
-  return { minute: Number(p.minute), hour: Number(p.hour), dom: Number(p.day), month: Number(p.month), dow: WEEKDAYS.indexOf(p.weekday ?? '') };
-}
+export { validTimeZone };
 
 /** Whether the minute of `at` is one of the schedule's, in `zone`. */
 export function cronMatches(spec: CronSpec, at: Date, zone: string): boolean {
-  const l = localFields(at, zone);
+  const l = wallClock(at, zone);
   if (!spec.minute.has(l.minute) || !spec.hour.has(l.hour) || !spec.month.has(l.month)) return false;
-  const dom = spec.dom.has(l.dom);
+  const dom = spec.dom.has(l.day);
   const dow = spec.dow.has(l.dow);
   if (spec.domAny || spec.dowAny) return (spec.domAny || dom) && (spec.dowAny || dow);
   return dom || dow;

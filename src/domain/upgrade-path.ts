@@ -44,3 +44,35 @@ export function upgradeVerdict(current: string | undefined, target: Record<strin
   }
   return { ok: true, from: from.kubernetes, to: to.kubernetes, kind: to.minor === from.minor ? 'patch' : 'minor' };
 }
+
+/** What a template needs to be weighed as a target. */
+export interface TargetTemplate {
+  name: string;
+  coe: string;
+  labels: Record<string, string>;
+  created_at: Date;
+}
+
+/**
+ * "The latest patch of its minor": among `templates`, the Kubernetes ones of the running minor newer than
+ * `current` that the upgrade path accepts, the newest (ties: the newest template, then by name); undefined when
+ * none is newer.
+ */
+export function latestPatch<T extends TargetTemplate>(current: string | undefined, templates: readonly T[]): { template: T; from: string; to: string } | undefined {
+  const fits = templates.flatMap((template) => {
+    if (template.coe !== 'kubernetes') return [];
+    const v = upgradeVerdict(current, template.labels);
+    return v.ok && v.kind === 'patch' ? [{ template, from: v.from, to: v.to }] : [];
+  });
+  fits.sort((a, b) => compareKubeVersions(b.to, a.to) || b.template.created_at.getTime() - a.template.created_at.getTime() || a.template.name.localeCompare(b.template.name));
+  return fits[0];
+}
+
+/** The running minor ("1.35") of `current` (undefined: the default's); undefined when it is no version we know. */
+export function runningMinor(current: string | undefined): string | undefined {
+  try {
+    return resolveKubeTag(current).minor;
+  } catch {
+    return undefined;
+  }
+}

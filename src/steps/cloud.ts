@@ -5,6 +5,7 @@ import type { ClusterRow } from '../db/entities/cluster.js';
 import type { KubeLimits } from '../kube/api-client.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { AppCredentialAuth } from '../openstack/auth.js';
+import type { CloudCaller } from '../openstack/caller.js';
 import { KeystoneClient } from '../openstack/keystone.js';
 import { BarbicanClient } from '../openstack/barbican.js';
 import { CinderClient } from '../openstack/cinder.js';
@@ -54,8 +55,8 @@ export class CloudFactory {
     this.service = new ServiceToken(config.keystone.authUrl, config.keystone.service, config.keystone.timeoutMs);
   }
 
-  /** Clients acting as the cluster (its application credential); undefined when it has none any more. */
-  forCluster(c: ClusterRow): Cloud | undefined {
+  /** The cluster's login (its application credential), shared by its runs in this process; undefined when it has none. */
+  private authFor(c: ClusterRow): AppCredentialAuth | undefined {
     if (!c.app_cred_id || !c.app_cred_secret) return undefined;
     const key = `${c.uuid}:${c.app_cred_id}`;
     let auth = this.auths.get(key);
@@ -71,7 +72,23 @@ export class CloudFactory {
       });
       this.auths.set(key, auth);
     }
-    const a = auth;
+    return auth;
+  }
+
+  /**
+   * The cluster's project as its application credential acts in it (a token, its roles and catalog), for what the
+   * service begins through the API's checks (a maintenance window's upgrade); undefined when it has none.
+   */
+  async callerFor(c: ClusterRow): Promise<CloudCaller | undefined> {
+    const auth = this.authFor(c);
+    if (!auth) return undefined;
+    return { ctx: await auth.context(), token: await auth.token() };
+  }
+
+  /** Clients acting as the cluster (its application credential); undefined when it has none any more. */
+  forCluster(c: ClusterRow): Cloud | undefined {
+    const a = this.authFor(c);
+    if (!a) return undefined;
     return {
       neutron: async () => new NeutronClient(await a.session('network')),
       octavia: async () => new OctaviaClient(await a.session('load-balancer')),

@@ -168,6 +168,13 @@ const REQUESTS: Record<string, () => Promise<Req> | Req> = {
   'GET /v1/clusters/{ident}/hibernation': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/hibernation` }),
   'PUT /v1/clusters/{ident}/hibernation/schedule': async () => ({ method: 'PUT', url: `/v1/clusters/${(await fresh()).cluster.uuid}/hibernation/schedule`, payload: { hibernate: '0 19 * * 1-5', wake: null, timezone: 'Europe/Berlin' } }),
   'DELETE /v1/clusters/{ident}/hibernation/schedule': async () => ({ method: 'DELETE', url: `/v1/clusters/${(await fresh()).cluster.uuid}/hibernation/schedule` }),
+  'GET /v1/clusters/{ident}/maintenance': () => ({ method: 'GET', url: `/v1/clusters/${shared.cluster.uuid}/maintenance` }),
+  'PUT /v1/clusters/{ident}/maintenance': async () => ({
+    method: 'PUT',
+    url: `/v1/clusters/${(await fresh()).cluster.uuid}/maintenance`,
+    payload: { window: { day: 'sunday', start: '03:00', duration_minutes: 120, timezone: 'Europe/Berlin' }, upgrade: { auto_upgrade: 'latest_patch', cluster_template_id: null } },
+  }),
+  'DELETE /v1/clusters/{ident}/maintenance': async () => ({ method: 'DELETE', url: `/v1/clusters/${(await fresh()).cluster.uuid}/maintenance` }),
   'POST /v1/clusters/{ident}/actions/hibernate': async () => ({ method: 'POST', url: `/v1/clusters/${(await fresh()).cluster.uuid}/actions/hibernate` }),
   'POST /v1/clusters/{ident}/actions/wake': async () => {
     const fx = await fresh();

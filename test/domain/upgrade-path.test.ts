@@ -2,7 +2,7 @@
 // never the same, never past the next minor, only to a template naming a supported version.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareKubeVersions, upgradeVerdict } from '../../src/domain/upgrade-path.js';
+import { compareKubeVersions, latestPatch, runningMinor, upgradeVerdict } from '../../src/domain/upgrade-path.js';
 
 test('the upgrade verdict refuses a skipped minor', () => {
   const v = upgradeVerdict('v1.34.1', { kube_tag: 'v1.36.0' });
@@ -37,4 +37,15 @@ test('compareKubeVersions: numeric by part, with or without the v', () => {
   assert.ok(compareKubeVersions('v1.35.10', 'v1.35.9') > 0);
   assert.ok(compareKubeVersions('1.34.0', 'v1.35.0') < 0);
   assert.equal(compareKubeVersions('v1.35', '1.35.0'), 0);
+});
+
+test('latestPatch: the newest template of the running minor the path accepts (ties: the newest template, then by name)', () => {
+  const t = (name: string, kube_tag: string, created: number, coe = 'kubernetes') => ({ name, coe, labels: { kube_tag }, created_at: new Date(created) });
+  const templates = [t('p4', 'v1.35.4', 1), t('p9-old', 'v1.35.9', 1), t('p9-b', 'v1.35.9', 2), t('p9-a', 'v1.35.9', 2), t('next-minor', 'v1.36.0', 3), t('older', 'v1.35.0', 3), t('bad', 'banana', 3), t('swarm', 'v1.35.12', 3, 'swarm')];
+  const best = latestPatch('v1.35.1', templates);
+  assert.deepEqual([best?.template.name, best?.from, best?.to], ['p9-a', 'v1.35.1', 'v1.35.9']);
+  assert.equal(latestPatch('v1.35.9', templates), undefined, 'already at the latest patch');
+  assert.equal(latestPatch('v1.34.2', templates), undefined, 'no 1.34 patch: the next minor is no patch');
+  assert.equal(runningMinor('v1.35.1'), '1.35');
+  assert.equal(runningMinor('banana'), undefined);
 });

@@ -52,7 +52,7 @@ const clusterRow = (o: InsertClusterOptions, t: ClusterTemplateRow, now: Date): 
   health_checked_at: null, unhealthy_since: {}, api_address: 'https://203.0.113.10:6443', coe_version: 'v1.35.2', container_version: null,
   fixed_network: null, fixed_subnet: null, floating_ip_enabled: t.floating_ip_enabled, master_lb_enabled: t.master_lb_enabled,
   conditions: settled(now.toISOString()), app_cred_id: null, app_cred_secret: null, app_cred_user_id: null, retired_app_creds: [],
-  hibernation: 'awake', hibernated_at: null, hibernation_schedule: null, schedule_fired: {}, created_at: now, updated_at: null,
+  hibernation: 'awake', hibernated_at: null, hibernation_schedule: null, schedule_fired: {}, maintenance: null, maintenance_claimed: null, maintenance_last: null, created_at: now, updated_at: null,
 });
 
 const nodegroup = (c: ClusterRow, t: ClusterTemplateRow, role: 'master' | 'worker'): Omit<NodeGroupRow, 'id'> => ({

@@ -125,6 +125,10 @@ export const MAGNUM_POLICY: Record<string, TableEntry> = {
   'POST /v1/clusters/{ident}/actions/wake': P('cluster:update', 'admin_or_member', 'resource', 202, wide),
   'PUT /v1/clusters/{ident}/hibernation/schedule': P('cluster:update', 'admin_or_member', 'resource', 200, wide),
   'DELETE /v1/clusters/{ident}/hibernation/schedule': P('cluster:update', 'admin_or_member', 'resource', 204, wide),
+  // The maintenance window: read as the cluster, changed as a cluster:update.
+  'GET /v1/clusters/{ident}/maintenance': P('cluster:get', 'admin_or_reader', 'resource', 200, wide),
+  'PUT /v1/clusters/{ident}/maintenance': P('cluster:update', 'admin_or_member', 'resource', 200, wide),
+  'DELETE /v1/clusters/{ident}/maintenance': P('cluster:update', 'admin_or_member', 'resource', 204, wide),
   // The caller's own project only: the Keystone token it presents is scoped there.
   'GET /v1/clusters/{ident}/kubeconfig': P('cluster:get', 'admin_or_reader', 'resource', 200),
   'GET /v1/streams/clusters': P('cluster:get_all', 'admin_or_reader', 'none', 200),

@@ -1,5 +1,6 @@
 // A cluster's actions: kubeconfig in one click (key made here), the upgrade planner (valid
-// targets only, the order of the roll, its bill at its peak: a shortage blocks it), CA rotation, and the delete with its preview and
+// targets only, the order of the roll, its bill at its peak: a shortage blocks it; the next maintenance window and
+// what it would run), CA rotation, and the delete with its preview and
 // type-the-name confirmation. Each shows its `openstack coe` twin.
 import { useEffect, useState } from 'preact/hooks';
 import { api, must, named, type ClusterLive, type Schemas } from '../api';
@@ -9,6 +10,7 @@ import { BillPanel, blockedBy, refusalOf, useDryRun } from '../ui/bill';
 import { AcceptedNote, useAccepted } from '../ui/accepted';
 import { Cli, Dialog, Field, fmtTime, Notice, WriteButton } from '../ui/components';
 import { shq, shqOr } from '../ui/shell';
+import { windowLine, type Maintenance } from './cluster-maintenance';
 
 /** A kubeconfig is signed whenever the cluster has an API that answers: complete, or updating (a resize, an upgrade, a node group), not while it is made or deleted. */
 const SIGNABLE = /^(CREATE_COMPLETE|UPDATE_COMPLETE|UPDATE_IN_PROGRESS|UPDATE_FAILED|RESUME_COMPLETE|RESTORE_COMPLETE|SNAPSHOT_COMPLETE|CHECK_COMPLETE|ROLLBACK_COMPLETE|ADOPT_COMPLETE)$/;
@@ -98,7 +100,8 @@ function useCurrentCa(c: ClusterLive, watch: boolean): string | undefined {
 
 type Upgrades = Schemas['ClusterUpgrades'];
 
-export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope; busy: boolean }) {
+export function UpgradePanel({ c, scope, busy, maintenance }: { c: ClusterLive; scope: Scope; busy: boolean; maintenance: Maintenance | undefined }) {
+  const nextWindow = windowLine(maintenance);
   const [plan, setPlan] = useState<Upgrades | undefined>();
   const [target, setTarget] = useState('');
   const [msg, setMsg] = useState<{ kind: 'error'; text: string } | undefined>();
@@ -131,6 +134,7 @@ export function UpgradePanel({ c, scope, busy }: { c: ClusterLive; scope: Scope;
       <p>
         Running {plan?.current_version ?? c.coe_version ?? '—'}. Kubernetes upgrades one minor at a time and never goes down.
       </p>
+      {nextWindow && <p id="upgrade-next-window">{nextWindow}.</p>}
       {valid.length === 0 ? (
         <p class="empty">No template offers a valid upgrade.</p>
       ) : (

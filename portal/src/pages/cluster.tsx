@@ -1,5 +1,6 @@
 // One cluster, live over SSE: addresses, conditions as a step list, node groups, the event
-// timeline, and its actions (kubeconfig, upgrade, CA rotation, delete), each with its CLI twin.
+// timeline, and its actions (kubeconfig, upgrade, maintenance window, CA rotation, hibernation, delete), each with
+// its CLI or API twin.
 import { useEffect, useState } from 'preact/hooks';
 import { api, must, type ClusterLive } from '../api';
 import { CONDITION_NAMES, CONDITION_ORDER, useCluster, type TimelineEvent } from '../live';
@@ -12,6 +13,7 @@ import { healthText } from '../ui/health-text';
 import { troubleOf } from '../ui/step-trouble';
 import { DeletePanel, KubeconfigPanel, RotateCaPanel, UpgradePanel } from './cluster-actions';
 import { HibernationPanel } from './cluster-hibernation';
+import { MaintenancePanel, useMaintenance } from './cluster-maintenance';
 import { shq } from '../ui/shell';
 
 export function ClusterPage({ project, id, scope, user }: { project: string; id: string; scope: Scope; user: string }) {
@@ -69,13 +71,24 @@ export function ClusterPage({ project, id, scope, user }: { project: string; id:
       <section aria-labelledby="actions-title" class="actions">
         <h2 id="actions-title">Actions</h2>
         <KubeconfigPanel c={c} user={user} scope={scope} />
-        <UpgradePanel c={c} scope={scope} busy={busy} />
+        <Maintained c={c} scope={scope} busy={busy} />
         <RotateCaPanel c={c} scope={scope} busy={busy} />
         <HibernationPanel c={c} scope={scope} busy={busy} />
         <DeletePanel c={c} scope={scope} />
       </section>
       <Timeline events={live.events} />
     </article>
+  );
+}
+
+/** The upgrade card and the maintenance window, which share the window's view (the card shows the next one). */
+function Maintained({ c, scope, busy }: { c: ClusterLive; scope: Scope; busy: boolean }) {
+  const [m, setM] = useMaintenance(c);
+  return (
+    <>
+      <UpgradePanel c={c} scope={scope} busy={busy} maintenance={m} />
+      {m && <MaintenancePanel c={c} scope={scope} m={m} onSaved={setM} />}
+    </>
   );
 }
 

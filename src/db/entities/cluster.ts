@@ -1,5 +1,6 @@
 import { EntitySchema } from 'typeorm';
 import type { Conditions } from '../../domain/cluster-status.js';
+import type { WeeklyWindow } from '../../domain/maintenance-window.js';
 
 export interface ClusterRow {
   id: number;
@@ -50,6 +51,15 @@ export interface ClusterRow {
   hibernation_schedule: HibernationSchedule | null;
   /** The scheduler's last firing of each action (ISO minute), so a restart does not fire it twice. */
   schedule_fired: Record<string, string>;
+  /** Its weekly maintenance window and automatic upgrade (src/domain/maintenance-window.ts); null: none. */
+  maintenance: MaintenanceSettings | null;
+  /**
+   * The start of the latest window the worker claimed (ran, or recorded as skipped), or when the settings were
+   * set: a window that starts at or before it never runs, so a restart or a second worker never runs one twice.
+   */
+  maintenance_claimed: Date | null;
+  /** What the latest window did, or what it waits for while it is open. */
+  maintenance_last: MaintenanceRun | null;
   created_at: Date;
   updated_at: Date | null;
 }
@@ -61,6 +71,30 @@ export interface HibernationSchedule {
   hibernate: string | null;
   wake: string | null;
   timezone: string;
+}
+
+/** A weekly window in an IANA time zone and what runs in it. */
+export interface MaintenanceSettings {
+  window: WeeklyWindow;
+  upgrade: UpgradePolicy;
+}
+
+/** none: nothing runs; latest_patch: the newest patch of the running minor; template: the chosen one (its UUID). */
+export interface UpgradePolicy {
+  auto_upgrade: 'none' | 'latest_patch' | 'template';
+  cluster_template_id: string | null;
+}
+
+/** waiting: open, the cluster busy; started: the upgrade began; nothing: no upgrade to run; refused: the upgrade's checks refused it; skipped: busy the whole window. */
+export type MaintenanceOutcome = 'waiting' | 'started' | 'nothing' | 'refused' | 'skipped';
+
+export interface MaintenanceRun {
+  window_start: string;
+  outcome: MaintenanceOutcome;
+  reason: string | null;
+  /** The upgrade begun: its template and versions. */
+  upgrade: { cluster_template_id: string; name: string; from: string; to: string } | null;
+  at: string;
 }
 
 /** An application credential and its owner in Keystone. */
@@ -111,6 +145,9 @@ export const ClusterEntity = new EntitySchema<ClusterRow>({
     hibernated_at: { type: 'timestamptz', nullable: true },
     hibernation_schedule: { type: 'jsonb', nullable: true },
     schedule_fired: { type: 'jsonb', default: () => "'{}'::jsonb" },
+    maintenance: { type: 'jsonb', nullable: true },
+    maintenance_claimed: { type: 'timestamptz', nullable: true },
+    maintenance_last: { type: 'jsonb', nullable: true },
     created_at: { type: 'timestamptz' },
     updated_at: { type: 'timestamptz', nullable: true },
   },

@@ -7,6 +7,7 @@ import { clusterDryRunRoutes } from './clusters/dry-run.js';
 import { clusterUpgradeRoutes } from './clusters/upgrades.js';
 import { clusterKubeconfigRoutes } from './clusters/kubeconfig.js';
 import { clusterHibernationRoutes } from './clusters/hibernation.js';
+import { clusterMaintenanceRoutes } from './clusters/maintenance.js';
 import { cloudChoiceRoutes } from './cloud-choices.js';
 import { templateRoutes } from './clustertemplates/routes.js';
 import { mservicesRoutes } from './mservices.js';
@@ -31,6 +32,7 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
   await app.register(clusterUpgradeRoutes);
   await app.register(clusterKubeconfigRoutes);
   await app.register(clusterHibernationRoutes);
+  await app.register(clusterMaintenanceRoutes);
   await app.register(streamRoutes);
   await app.register(cloudChoiceRoutes);
   await app.register(clusterDryRunRoutes);

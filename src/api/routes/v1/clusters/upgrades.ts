@@ -1,7 +1,8 @@
 // GET /v1/clusters/{ident}/upgrades (an extension): the templates the cluster may upgrade to (one
 // Kubernetes minor up at most, never down), the ones it may not and why, and what an upgrade
 // would roll and in which order: control planes first, one at a time, then the default workers;
-// every other node group afterwards, each by its own upgrade. Surge of one node, batch of one.
+// every other node group afterwards, each by its own upgrade. Surge of one node, batch of one. The next
+// maintenance window and the upgrade it would run, when the cluster has one.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -11,6 +12,7 @@ import { upgradeVerdict } from '../../../../domain/upgrade-path.js';
 import { enforce } from '../../../../domain/policy.js';
 import { errorResponses, Ident } from '../../../schemas/common.js';
 import { templateVisibility as visibility } from '../../../../clusters/lookup.js';
+import { nextMaintenance } from '../../../../clusters/maintenance-window.js';
 
 const NS = Type.Union([Type.String(), Type.Null()]);
 const Target = Type.Object({
@@ -34,6 +36,22 @@ export const ClusterUpgrades = Type.Object(
     ),
     surge: Type.Integer({ description: 'Extra nodes booted at once: a new node joins and is Ready before an old one is drained and deleted.' }),
     max_batch_size: Type.Integer({ description: 'Nodes replaced at a time.' }),
+    next_maintenance: Type.Union(
+      [
+        Type.Object({
+          start: Type.String(),
+          end: Type.String(),
+          timezone: Type.String(),
+          planned_upgrade: Type.Union([
+            Type.Object({ cluster_template_id: Type.String(), name: Type.String(), from: Type.String(), to: Type.String(), kind: Type.Union([Type.Literal('patch'), Type.Literal('minor')]) }),
+            Type.Null(),
+          ]),
+          nothing_planned: Type.Union([Type.String(), Type.Null()]),
+        }),
+        Type.Null(),
+      ],
+      { description: 'The cluster’s next maintenance window (UTC) and the upgrade it would run, or why none (GET …/maintenance); null without a window.' },
+    ),
   },
   { $id: 'ClusterUpgrades' },
 );
@@ -80,7 +98,8 @@ export const clusterUpgradeRoutes: FastifyPluginAsyncTypebox = async (app) => {
             ? 'with the cluster’s upgrade, after the control planes'
             : 'by its own upgrade (nodegroup), after the cluster’s',
       }));
-      return { cluster_uuid: c.uuid, current_version: current ?? null, current_template: c.cluster_template_id, targets, plan, surge: 1, max_batch_size: 1 };
+      const next_maintenance = await nextMaintenance(s.templates.repo, c);
+      return { cluster_uuid: c.uuid, current_version: current ?? null, current_template: c.cluster_template_id, targets, plan, surge: 1, max_batch_size: 1, next_maintenance };
     },
   );
 };
