@@ -117,7 +117,7 @@ export interface paths {
         put?: never;
         /**
          * A node’s secrets, once, at its first boot (an extension; not Keystone-authenticated)
-         * @description The CA and service-account keys of a control plane, the join token, the KMS credential: what never rides in a node’s user-data. The node presents the one-time token its user-data carries (single use, bound to its server, valid NODE_MATERIAL_TTL_S) and its Nova id. 200: text/plain, one `<mode> <path> <base64 content>` line per file. 401 unknown token, 403 another server’s, 409 not yet bound to the server (ask again), 410 used or expired; a used, expired or foreign token is written in the cluster’s events.
+         * @description The CA and service-account keys of a control plane, the join token, the KMS credential: what never rides in a node’s user-data. The node presents the one-time token its user-data carries (single use, bound to its server, valid NODE_MATERIAL_TTL_S) and its Nova id. 200: text/plain, one `<mode> <path> <base64 content>` line per file. 401 unknown token, 403 another server’s, 409 not yet bound to the server, or the node closed its side of the connection before the answer (ask again: nothing was taken), 410 used or expired; a used, expired or foreign token is written in the cluster’s events.
          */
         post: {
             parameters: {

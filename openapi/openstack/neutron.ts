@@ -1427,6 +1427,8 @@ export interface operations {
                 floating_ip_address?: string;
                 floating_network_id?: string;
                 description?: string;
+                /** @description ACTIVE or DOWN (DOWN - on no port; also any a deployment without L3 agents never activated). */
+                status?: string;
                 /** @description Has all of these (comma-separated). */
                 tags?: components["parameters"]["tags"];
                 limit?: components["parameters"]["limit"];

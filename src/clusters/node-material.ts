@@ -9,7 +9,7 @@ import { errors, type ApiError } from '../domain/errors.js';
 import type { SecretBox } from '../security/secret-box.js';
 
 export interface NodeMaterialDeps {
-  nodeMaterial: Pick<NodeMaterialRepo, 'take'>;
+  nodeMaterial: Pick<NodeMaterialRepo, 'take' | 'giveBack'>;
   events: Pick<ClusterEventRepo, 'insert'>;
   secretBox: Pick<SecretBox, 'open'>;
 }
@@ -37,15 +37,29 @@ const WHY: Record<Exclude<MaterialRefusal, 'unknown' | 'unbound'>, string> = {
   'other-server': 'the token is another server’s',
 };
 
+/** The material taken: its lines, and how to give the token back when they were never delivered. */
+export interface TakenMaterial {
+  lines: string;
+  /** The answer never reached the node (its connection closed first): the token stands again for its server. */
+  undelivered(): Promise<void>;
+}
+
 /** The material (`<mode> <path> <base64>` lines), taken once; else the error saying why not. */
-export async function takeNodeMaterial(deps: NodeMaterialDeps, r: MaterialRequest, now = new Date()): Promise<string> {
+export async function takeNodeMaterial(deps: NodeMaterialDeps, r: MaterialRequest, now = new Date()): Promise<TakenMaterial> {
   if (!r.token || !r.serverId || !/^[A-Za-z0-9_-]{32,128}$/.test(r.token) || !/^[0-9a-f-]{1,64}$/i.test(r.serverId)) throw errors.nodeMaterialRefused();
   const hash = createHash('sha256').update(r.token).digest('hex');
   const got = await deps.nodeMaterial.take(hash, r.serverId.toLowerCase(), now);
   if ('taken' in got) {
     const row = got.taken;
+    const sealed = row.material ?? '';
     await deps.events.insert({ cluster_id: row.cluster_id, operation_id: null, at: now, type: 'control_plane', reason: 'NodeMaterialFetched', message: `Server ${row.server_name} fetched its secrets at first boot (its token is now spent).`, severity: 'info' });
-    return deps.secretBox.open(row.material ?? '', `node-material:${hash}`);
+    return {
+      lines: deps.secretBox.open(sealed, `node-material:${hash}`),
+      async undelivered() {
+        if (!(await deps.nodeMaterial.giveBack(hash, sealed, row.used_at ?? now))) return;
+        await deps.events.insert({ cluster_id: row.cluster_id, operation_id: null, at: new Date(), type: 'control_plane', reason: 'NodeMaterialUndelivered', message: `Server ${row.server_name}'s secrets never reached it (the connection closed before the answer was written): its token stands again, for that server alone, until it expires.`, severity: 'warning' });
+      },
+    };
   }
   const row = got.row;
   if (row && got.refused !== 'unbound') {

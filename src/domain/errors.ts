@@ -295,6 +295,9 @@ export const errors = {
   nodeMaterialExpired: () => new ApiError('node_material_expired', 410, 'This node material token has expired: the node must be replaced to get a new one.'),
   nodeMaterialUnbound: () => new ApiError('node_material_unbound', 409, 'This node material token is not yet bound to its server: ask again shortly.', 'client', undefined, { 'retry-after': '2' }),
   nodeMaterialOtherServer: () => new ApiError('node_material_other_server', 403, 'This node material token belongs to another server.'),
+  /** The node closed its side of the connection before the answer: the material is not sent, its token not spent. */
+  nodeMaterialClientGone: () =>
+    new ApiError('node_material_client_gone', 409, 'The connection was closed by the node before its answer: nothing was taken; ask again on a new connection.', 'client', undefined, { 'retry-after': '2' }),
 
   // 5xx
   keystoneUnavailable: () =>

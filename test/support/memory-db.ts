@@ -64,7 +64,7 @@ export class MemoryDb {
 }
 
 /** The node material repository over memory: what the worker writes and what a node's first boot takes (once). */
-export function memoryNodeMaterial(rows: Map<string, NodeMaterialRow>): Pick<NodeMaterialRepo, 'mint' | 'bind' | 'bindSeen' | 'take'> {
+export function memoryNodeMaterial(rows: Map<string, NodeMaterialRow>): Pick<NodeMaterialRepo, 'mint' | 'bind' | 'bindSeen' | 'take' | 'giveBack'> {
   return {
     async mint(row) {
       rows.set(row.token_hash, { ...row, server_id: null, used_at: null });
@@ -85,6 +85,12 @@ export function memoryNodeMaterial(rows: Map<string, NodeMaterialRow>): Pick<Nod
       const taken = { ...row };
       Object.assign(row, { used_at: now, material: null });
       return { taken };
+    },
+    async giveBack(tokenHash, sealed, usedAt) {
+      const row = rows.get(tokenHash);
+      if (!row || row.used_at?.getTime() !== usedAt.getTime() || row.material !== null) return false;
+      Object.assign(row, { used_at: null, material: sealed });
+      return true;
     },
   };
 }

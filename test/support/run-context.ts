@@ -53,7 +53,7 @@ async function materialServer(material: Map<string, NodeMaterialRow>, factory: C
     const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
     const serverId = typeof req.headers['x-server-id'] === 'string' ? req.headers['x-server-id'] : undefined;
     takeNodeMaterial(deps, { token: bearer, serverId, peer: req.socket.remoteAddress ?? '' }).then(
-      (lines) => res.writeHead(200, { 'content-type': 'text/plain' }).end(lines),
+      (taken) => res.writeHead(200, { 'content-type': 'text/plain' }).end(taken.lines),
       (e: unknown) => res.writeHead(e instanceof ApiError ? e.status : 500).end(e instanceof Error ? e.message : ''),
     );
   });

@@ -1,7 +1,8 @@
 // The delete's load balancers (§4.2): the API's, tagged, and those cloud-provider-openstack made for the
 // cluster's Services and Ingresses, asked of Octavia by the cluster's subnet (their VIP's) and known by their
-// description, never by listing the project's all. The floating IPs OCCM put on their VIPs are written into the
-// ledger before the load balancers go (their ports go with them), so the floating-IP purge finds them by record.
+// description, never by listing the project's all. The floating IPs OCCM made (on their VIPs, or on no port any
+// more) are written into the ledger before the load balancers go (their ports go with them), so the floating-IP
+// purge finds them by record.
 import type { LoadBalancer } from '../../src/openstack/octavia.js';
 import { clusterNet } from '../../src/steps/context.js';
 import { isForbidden, purge } from '../../src/steps/ensure.js';
@@ -36,16 +37,21 @@ async function clusterSubnets(ctx: RunContext): Promise<string[]> {
   }
 }
 
-/** The floating IPs the cloud provider put on these load balancers' VIPs, recorded (asked of Neutron by port). */
+/**
+ * The floating IPs the cloud provider made for the cluster, recorded: those on these load balancers' VIPs (asked of
+ * Neutron by their ports, one call), and those on no port any more (`status=DOWN`: detached from their VIP, or kept
+ * when their Service went, with OCCM's keep-floatingip annotation), known by the description OCCM gave them.
+ */
 async function recordProviderFloatingIps(ctx: RunContext, lbs: LoadBalancer[]): Promise<void> {
-  if (lbs.length === 0) return;
   const n = await ctx.cloud().neutron();
   const theirs = occmFloatingIp(ctx.cluster.uuid);
-  for (const lb of lbs) {
-    if (!lb.vip_port_id) continue;
-    for (const f of await n.floatingIps.list({ port_id: lb.vip_port_id })) {
-      if (theirs.test(f.description ?? '')) await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: f.id, name: PROVIDER_FIP, step: 'load_balancers' });
-    }
+  const ports = lbs.flatMap((lb) => (lb.vip_port_id ? [lb.vip_port_id] : []));
+  const [onVips, detached] = await Promise.all([ports.length > 0 ? n.floatingIps.list({ port_id: ports }) : [], n.floatingIps.list({ status: 'DOWN' })]);
+  const seen = new Set<string>();
+  for (const f of [...onVips, ...detached]) {
+    if (seen.has(f.id) || !theirs.test(f.description ?? '')) continue;
+    seen.add(f.id);
+    await ctx.ledger.record({ service: 'network', type: 'floatingip', cloudId: f.id, name: PROVIDER_FIP, step: 'load_balancers' });
   }
 }
 

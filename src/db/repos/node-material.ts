@@ -37,6 +37,15 @@ export class NodeMaterialRepo {
     );
   }
 
+  /**
+   * A taken token made whole again: the answer carrying its material never reached the node (the connection closed
+   * before it was written: the node's curl gave up, and will ask again). Only the take it undoes (the same used_at).
+   */
+  async giveBack(tokenHash: string, sealed: string, usedAt: Date): Promise<boolean> {
+    const rows = await this.ds.query('UPDATE node_material SET used_at = NULL, material = $2 WHERE token_hash = $1 AND used_at = $3 AND material IS NULL RETURNING token_hash', [tokenHash, sealed, usedAt]);
+    return (Array.isArray(rows[0]) ? rows[0] : rows).length > 0;
+  }
+
   /** The sealed material of `tokenHash` for `serverId`, taken (never again); else why not, with the row it names. */
   async take(tokenHash: string, serverId: string, now: Date): Promise<{ taken: NodeMaterialRow } | { refused: MaterialRefusal; row?: NodeMaterialRow }> {
     const taken: NodeMaterialRow[] = await this.ds.query(

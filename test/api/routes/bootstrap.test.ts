@@ -4,6 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { materialLines, MATERIAL_PATH, parseMaterialLines } from '../../../src/bootstrap/user-data/material.js';
 import { insertCluster } from '../../support/cluster-fixture.js';
 import { testApp, type TestApp } from '../../support/app.js';
@@ -11,7 +12,8 @@ import { testApp, type TestApp } from '../../support/app.js';
 let t: TestApp;
 let clusterId: string;
 before(async () => {
-  t = await testApp();
+  // Listening too: a node closing its side of a real connection is seen on the socket.
+  t = await testApp({ listen: true });
   const { cluster } = await insertCluster(t.app, { user: 'u1', project: 'p1', name: 'material' });
   clusterId = cluster.uuid;
 });
@@ -95,4 +97,57 @@ test('two fetches of one token at once: exactly one gets the material', async ()
   const token = await mint('k1-worker-b0003', server);
   const answers = await Promise.all(Array.from({ length: 8 }, () => fetchMaterial(token, server)));
   assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, 410, 410, 410, 410, 410, 410, 410]);
+});
+
+/** A raw request on its own connection, the node's side closed (FIN) right after it is sent; the answer read. */
+function fetchThenHalfClose(token: string, serverId: string): Promise<string> {
+  const url = new URL(MATERIAL_PATH, t.apiUrl);
+  return new Promise((resolve, reject) => {
+    const sock = connect({ host: url.hostname, port: Number(url.port), allowHalfOpen: true }, () => {
+      sock.end(`POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nX-Server-Id: ${serverId}\r\nContent-Length: 0\r\n\r\n`);
+    });
+    let got = '';
+    sock.setEncoding('utf8').on('data', (d: string) => (got += d)).on('end', () => resolve(got)).on('error', reject);
+  });
+}
+
+test('a node that closed its side before the answer (its curl gave up) gets no material and its token is not spent: its next fetch gets the files', async () => {
+  const server = randomUUID();
+  const token = await mint('k1-worker-c0000', server);
+  // Node's HTTP server ends a connection whose client ended its side: nothing, or the 409 saying so, comes back.
+  const answer = await fetchThenHalfClose(token, server);
+  assert.ok(answer === '' || /^HTTP\/1\.1 409 [^]*node_material_client_gone/.test(answer), answer.slice(0, 300));
+  // Not taken, or taken and given back as the connection closed (the give-back runs as it closes): the token stands.
+  const hash = createHash('sha256').update(token).digest('hex');
+  let row: { material: string | null; used_at: Date | null } | undefined;
+  for (let i = 0; i < 100; i++) {
+    [row] = await t.services.db.query('SELECT material, used_at FROM node_material WHERE token_hash = $1', [hash]);
+    if (row?.used_at === null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(row?.used_at, null, 'the token stands');
+  assert.notEqual(row?.material, null);
+  const next = await fetchMaterial(token, server);
+  assert.equal(next.statusCode, 200, next.body);
+  assert.deepEqual(parseMaterialLines(next.body), FILES);
+  assert.equal((await fetchMaterial(token, server)).statusCode, 410, 'then spent, as ever');
+});
+
+test('a take whose answer could not be written is given back once, for the take it undoes alone', async () => {
+  const server = randomUUID();
+  const token = await mint('k1-worker-d0000', server);
+  const hash = createHash('sha256').update(token).digest('hex');
+  const { takeNodeMaterial } = await import('../../../src/clusters/node-material.js');
+  const taken = await takeNodeMaterial(t.services, { token, serverId: server, peer: '127.0.0.1' });
+  assert.deepEqual(parseMaterialLines(taken.lines), FILES);
+  assert.equal((await fetchMaterial(token, server)).statusCode, 410, 'taken');
+  await taken.undelivered();
+  assert.ok((await reasons()).includes('NodeMaterialUndelivered'));
+  const again = await takeNodeMaterial(t.services, { token, serverId: server, peer: '127.0.0.1' });
+  // The first take's give-back, late (after the token was taken again): undoes nothing.
+  await taken.undelivered();
+  const [row] = await t.services.db.query('SELECT material, used_at FROM node_material WHERE token_hash = $1', [hash]);
+  assert.ok(row.used_at, 'the second take stands');
+  assert.equal(row.material, null);
+  assert.deepEqual(parseMaterialLines(again.lines), FILES);
 });

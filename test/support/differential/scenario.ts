@@ -179,6 +179,11 @@ export async function runScenario(rec: Recorder, t: Target, suffix: string): Pro
   const fip = await neutron.floatingIps.create({ floating_network_id: pub.id, port_id: port.id, description: 'differential' });
   await neutron.floatingIps.get(fip.id);
   await neutron.floatingIps.list({ port_id: port.id });
+  // The delete's two asks for OCCM's floating IPs: by several VIP ports at once, and those on no port (status=DOWN).
+  await neutron.floatingIps.list({ port_id: [port.id, MISSING] });
+  const loose = await neutron.floatingIps.create({ floating_network_id: pub.id, description: 'differential loose' });
+  await neutron.floatingIps.list({ status: 'DOWN', description: 'differential loose' });
+  await neutron.floatingIps.delete(loose.id);
   await status(neutron.floatingIps.create({ floating_network_id: net.id }));
   await status(neutron.networks.delete(net.id));
   await status(neutron.securityGroups.delete(sg.id));

@@ -102,7 +102,7 @@ test('without a load balancer the API is the first control plane\'s address (its
   assert.match(r.db.clusters.get(r.uuid)!.conditions.api_lb?.message ?? '', /no load balancer/);
 });
 
-test('the delete takes the API load balancer and those the cluster\'s cloud provider made, by cascade, and waits until they are gone; another\'s stays', async () => {
+test('the delete takes the API load balancer and those the cluster\'s cloud provider made, by cascade, and waits until they are gone, with its floating IPs (on their VIPs or kept on no port); another\'s stays', async () => {
   const r = await ported({ masters: 1, workers: 0, template: { master_lb_enabled: true, floating_ip_enabled: false, labels: { master_lb_floating_ip_enabled: 'false' } } });
   await r.run(ensureApiEndpoint);
   await r.run(ensureApiListener);
@@ -120,6 +120,10 @@ test('the delete takes the API load balancer and those the cluster\'s cloud prov
   const external = (await n.listNetworks({ name: 'public' }))[0]!.id;
   const occmFip = await n.floatingIps.create({ floating_network_id: external, port_id: occm.vip_port_id, description: `Floating IP for Kubernetes external service default/web from cluster ${r.uuid}` });
   const theirFip = await n.floatingIps.create({ floating_network_id: external, port_id: theirs.vip_port_id, description: 'Floating IP for Kubernetes external service default/web from cluster 9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d' });
+  // On no port: one OCCM kept when its Service went (keep-floatingip), another cluster's, the project's own.
+  const keptFip = await n.floatingIps.create({ floating_network_id: external, description: `Floating IP for Kubernetes external service default/old from cluster ${r.uuid}` });
+  const theirKept = await n.floatingIps.create({ floating_network_id: external, description: 'Floating IP for Kubernetes ingress shop in namespace prod from cluster 9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d' });
+  const bastion = await n.floatingIps.create({ floating_network_id: external, description: 'Floating IP for my bastion' });
   // A list of the project's every load balancer fails: the purge asks by tag and by subnet.
   const unfiltered = cloud.sims.faults.octavia.inject({ method: 'GET', path: /\/lbaas\/loadbalancers(\?(?!.*(tags|vip_subnet_id)=).*)?$/, status: 500, message: 'unfiltered list' });
   try {
@@ -133,13 +137,15 @@ test('the delete takes the API load balancer and those the cluster\'s cloud prov
   assert.notEqual(await o.provisioningStatus(theirs.id), 'DELETED');
   assert.notEqual(await o.provisioningStatus(project.id), 'DELETED');
   // OCCM's floating IP was recorded before its port went with the load balancer: the floating-IP purge takes it.
-  assert.ok((await recordedOf(r, 'floatingip')).some(([name, id]) => name === PROVIDER_FIP && id === occmFip.id));
+  // So was the one it kept on no port; no one else's.
+  assert.deepEqual((await recordedOf(r, 'floatingip')).filter(([name]) => name === PROVIDER_FIP).map(([, id]) => id).sort(), [occmFip.id, keptFip.id].sort());
   r.fresh();
   await r.run(purgeFloatingIps);
   assert.equal(await n.floatingIps.find(occmFip.id), undefined);
-  assert.notEqual(await n.floatingIps.find(theirFip.id), undefined);
+  assert.equal(await n.floatingIps.find(keptFip.id), undefined);
+  for (const f of [theirFip, theirKept, bastion]) assert.notEqual(await n.floatingIps.find(f.id), undefined, f.description);
   for (const lb of [theirs, project]) await o.deleteLoadBalancer(lb.id, { cascade: true });
-  await n.floatingIps.delete(theirFip.id);
+  for (const f of [theirFip, theirKept, bastion]) await n.floatingIps.delete(f.id);
   assert.deepEqual([r.usage().listener, r.usage().pool], [0, 0]);
   assert.deepEqual((await r.ledger.live()).filter((x) => ['loadbalancer', 'listener', 'pool', 'healthmonitor'].includes(x.type)), [], 'its children marked with it');
 });
