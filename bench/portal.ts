@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { launch } from '../test/support/browser.js';
 import { login, portalStack } from '../test/support/portal.js';
+import { waterfall } from './portal-waterfall.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -25,6 +26,8 @@ const N = arg('clusters', 1000);
 const RUNS = arg('runs', 5);
 const SAMPLES = arg('samples', 20);
 const TEMPLATES = arg('templates', 1000);
+/** After each page's runs, one more load printed as a waterfall (bench/portal-waterfall.ts). */
+const WATERFALL = process.argv.includes('--waterfall');
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)]!;
@@ -86,6 +89,12 @@ try {
   const interactive = loads.map((l, i) => l + filters[i]!);
   console.log(`clusters page with ${N} clusters (${RUNS} runs): first page of rows ${median(loads)} ms median; a filter applied ${median(filters)} ms median`);
   console.log(`  navigation to interactive (rows shown and a filter answered): ${median(interactive)} ms median, ${Math.max(...interactive)} ms worst (target <= 1000 ms) ${median(interactive) <= 1000 ? 'OK' : 'OVER'}`);
+  if (WATERFALL) {
+    await waterfall(page, listUrl, async () => {
+      await page.locator('table.clusters tbody tr').nth(49).waitFor();
+      await page.getByText(`${N} of ${N} clusters`).waitFor();
+    }, 'the clusters page');
+  }
 
   // 3. A condition change to the page.
   const target = ids[0]!;
@@ -158,6 +167,12 @@ try {
   const tinteractive = tloads.map((l, i) => l + tfilters[i]!);
   console.log(`templates page with ${all} templates (${RUNS} runs): rows and count ${median(tloads)} ms median; a filter applied ${median(tfilters)} ms median`);
   console.log(`  navigation to interactive: ${median(tinteractive)} ms median, ${Math.max(...tinteractive)} ms worst (target <= 500 ms) ${median(tinteractive) <= 500 ? 'OK' : 'OVER'}`);
+  if (WATERFALL) {
+    await waterfall(page, `${stack.url}/ui/p/${demo}/templates`, async () => {
+      await page.getByText(`${all} templates`, { exact: true }).waitFor({ timeout: 60_000 });
+      await page.locator('table.templates tbody tr').first().waitFor();
+    }, 'the templates page');
+  }
 } finally {
   await db.end();
   await browser.close();
