@@ -26,12 +26,16 @@ export function ClustersPage({ project, scope }: { project: string; scope: Scope
   const [sort, setSort] = useState<'name' | 'created' | 'status'>('created');
   const [page, setPage] = useState(0);
 
+  // The templates' names once the clusters are in: the rows come first (a template shows its
+  // uuid's start until then), the list of every template does not compete with them.
+  const listed = clusters !== undefined;
   useLayoutEffect(() => {
+    if (!listed) return;
     allPages<{ uuid: string; name: string }>('/v1/clustertemplates', 'clustertemplates').then(
       (list) => setTemplates(new Map(list.map((t) => [t.uuid, t.name]))),
       () => undefined,
     );
-  }, [project]);
+  }, [project, listed]);
 
   const rows = useMemo(() => {
     const all = [...(clusters?.values() ?? [])];
