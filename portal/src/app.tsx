@@ -1,6 +1,6 @@
 // The shell: session, header (project switcher, session expiry, theme, logout), navigation, and
 // the page the URL names. A lost session shows the login, then returns to the same page.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ctx, onSessionLost, portal, type PortalSession } from './api';
 import { href, navigate, onLinkClick, parse, useLocation, type Route } from './router';
 import { loadSession, RETURN_KEY, useCountdown, type Scope } from './session';
@@ -26,7 +26,9 @@ export function App() {
   const loaded = useRef<string | undefined>(undefined);
 
   useEffect(() => applyTheme(theme), [theme]);
-  useEffect(() => {
+  // Requests start in layout effects, right after the render: a plain effect waits for the next
+  // frame (Preact runs them after paint), time the page spends doing nothing.
+  useLayoutEffect(() => {
     onSessionLost.handler = () => {
       if (!location.pathname.startsWith('/ui/login')) sessionStorage.setItem(RETURN_KEY, location.pathname + location.search);
       ctx.csrf = '';
@@ -165,6 +167,10 @@ function usePageTitleAndFocus(path: string): void {
 function Header(props: { session: PortalSession; project: string; route: Route; scope: Scope | undefined; theme: Theme; setTheme: (t: Theme) => void; onLogout: () => void }) {
   const { session, project, route } = props;
   const left = useCountdown(session.expires_at);
+  // The expiry as a local date (a tooltip), formatted after the first paint: the first date
+  // formatting loads the locale's data, which the page's first requests need not wait for.
+  const [expiry, setExpiry] = useState<string | undefined>();
+  useEffect(() => setExpiry(new Date(session.expires_at).toLocaleString()), [session.expires_at]);
   const nav = [
     ['clusters', 'Clusters'],
     ['templates', 'Templates'],
@@ -214,7 +220,7 @@ function Header(props: { session: PortalSession; project: string; route: Route; 
           {session.user.name}
           {props.scope && mine && <span class="roles"> ({roleOf(props.scope)})</span>}
         </span>
-        <span class={`expiry${left < 600 ? ' expiry-soon' : ''}`} role="timer" aria-live="off" title={`Keystone token expires ${new Date(session.expires_at).toLocaleString()}`}>
+        <span class={`expiry${left < 600 ? ' expiry-soon' : ''}`} role="timer" aria-live="off" title={`Keystone token expires ${expiry ?? session.expires_at}`}>
           Session: {left >= 3600 ? `${Math.floor(left / 3600)} h ${Math.floor((left % 3600) / 60)} min` : `${Math.floor(left / 60)} min ${left % 60} s`} left
         </span>
         <button type="button" class="secondary" onClick={() => props.setTheme(props.theme === 'dark' ? 'light' : 'dark')} aria-pressed={props.theme === 'dark'}>

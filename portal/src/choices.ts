@@ -1,14 +1,17 @@
 // The project's flavors, keypairs, images and external networks (GET /v1/cloud-choices), fetched once per project.
-import { useEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { api, must, type Schemas } from './api';
 import { mib } from './ui/components';
 
 export type Choices = Schemas['CloudChoices'];
 const cache = new Map<string, Promise<Choices>>();
 
-export function useChoices(project: string): Choices | undefined {
+/** The project's choices; `when` false: not yet (the page needs something else first). */
+export function useChoices(project: string, when = true): Choices | undefined {
   const [c, setC] = useState<Choices | undefined>();
-  useEffect(() => {
+  // A layout effect: the request goes right after the render, not after the next frame.
+  useLayoutEffect(() => {
+    if (!when) return;
     let p = cache.get(project);
     if (!p) {
       p = must(api.GET('/v1/cloud-choices', {}));
@@ -16,7 +19,7 @@ export function useChoices(project: string): Choices | undefined {
       p.catch(() => cache.delete(project));
     }
     p.then(setC, () => setC({ flavors: [], keypairs: [], images: [], external_networks: [], unreachable: ['compute', 'image', 'network'] }));
-  }, [project]);
+  }, [project, when]);
   return c;
 }
 

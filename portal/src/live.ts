@@ -1,7 +1,8 @@
 // Live data over Server-Sent Events: the project's clusters (a snapshot, then changes) and one
 // cluster (its state and event timeline). EventSource reconnects by itself; a stream refused with
-// 401 means the session is gone.
-import { useEffect, useState } from 'preact/hooks';
+// 401 means the session is gone. Streams open in layout effects: at once after the render, not
+// after the next frame.
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { onSessionLost, portal, stream, type ClusterLive, type ClusterSummary, type Schemas } from './api';
 
 export type TimelineEvent = NonNullable<Schemas['ClusterEvents']['events']>[number];
@@ -10,11 +11,37 @@ async function checkSession(): Promise<void> {
   if (!(await portal.session())) onSessionLost.handler();
 }
 
-export function useClusterList(project: string): { clusters: Map<string, ClusterSummary> | undefined; live: boolean } {
+/**
+ * The project's clusters, live. Changes that arrive together (a batch of `cluster` and `deleted`
+ * events) are applied in one update on the next turn: one copy of the map and one render for the
+ * batch, not one per event. `when` false: not yet (the page needs something else first).
+ */
+export function useClusterList(project: string, when = true): { clusters: Map<string, ClusterSummary> | undefined; live: boolean } {
   const [clusters, setClusters] = useState<Map<string, ClusterSummary> | undefined>();
   const [live, setLive] = useState(false);
-  useEffect(() => {
+  useLayoutEffect(() => {
+    if (!when) return;
     const es = stream('/v1/streams/clusters');
+    let pending: (ClusterSummary | string)[] = [];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const apply = () => {
+      timer = undefined;
+      const changes = pending;
+      pending = [];
+      if (changes.length === 0) return;
+      setClusters((m) => {
+        const n = new Map(m ?? []);
+        for (const c of changes) {
+          if (typeof c === 'string') n.delete(c);
+          else n.set(c.uuid, c);
+        }
+        return n;
+      });
+    };
+    const change = (c: ClusterSummary | string) => {
+      pending.push(c);
+      timer ??= setTimeout(apply, 0);
+    };
     es.addEventListener('open', () => setLive(true));
     es.addEventListener('error', () => {
       setLive(false);
@@ -22,26 +49,21 @@ export function useClusterList(project: string): { clusters: Map<string, Cluster
     });
     es.addEventListener('snapshot', (e) => {
       const data = JSON.parse((e as MessageEvent).data) as { clusters: ClusterSummary[] };
+      // The snapshot supersedes what came before it.
+      pending = [];
       setClusters(new Map(data.clusters.map((c) => [c.uuid, c])));
     });
-    es.addEventListener('cluster', (e) => {
-      const c = JSON.parse((e as MessageEvent).data) as ClusterSummary;
-      setClusters((m) => new Map(m ?? []).set(c.uuid, c));
-    });
-    es.addEventListener('deleted', (e) => {
-      const { uuid } = JSON.parse((e as MessageEvent).data) as { uuid: string };
-      setClusters((m) => {
-        const n = new Map(m ?? []);
-        n.delete(uuid);
-        return n;
-      });
-    });
+    es.addEventListener('cluster', (e) => change(JSON.parse((e as MessageEvent).data) as ClusterSummary));
+    es.addEventListener('deleted', (e) => change((JSON.parse((e as MessageEvent).data) as { uuid: string }).uuid));
     es.addEventListener('expired', () => {
       es.close();
       void checkSession();
     });
-    return () => es.close();
-  }, [project]);
+    return () => {
+      clearTimeout(timer);
+      es.close();
+    };
+  }, [project, when]);
   return { clusters, live };
 }
 
@@ -55,7 +77,7 @@ export interface LiveCluster {
 
 export function useCluster(project: string, id: string): LiveCluster {
   const [state, setState] = useState<LiveCluster>({ cluster: undefined, events: [], deleted: false, missing: false, live: false });
-  useEffect(() => {
+  useLayoutEffect(() => {
     setState({ cluster: undefined, events: [], deleted: false, missing: false, live: false });
     const es = stream(`/v1/streams/clusters/${encodeURIComponent(id)}`);
     let opened = false;

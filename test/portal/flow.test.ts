@@ -195,6 +195,14 @@ test('the portal end to end in a real browser', { timeout: 600_000 }, async (t: 
     await accessible(page, 'cluster detail');
   });
 
+  await t.test('the clusters list names each cluster’s template (asked for once the rows are in)', async () => {
+    const list = await browser.page(); // the same session; `page` stays on the cluster for the steps below
+    await list.goto(`${s.url}/ui/p/${demoProject}/clusters`);
+    const row = list.getByRole('row').filter({ has: list.getByRole('link', { name: 'web', exact: true }) });
+    await row.getByRole('cell', { name: 'portal-135', exact: true }).waitFor();
+    await list.close();
+  });
+
   await t.test('other sees none of it', async () => {
     const other = await launch();
     const p = await other.page();

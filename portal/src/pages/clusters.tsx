@@ -1,8 +1,9 @@
 // Clusters: every cluster of the project (all projects for an admin), live over SSE, with status,
 // health and its check time, node counts, Kubernetes version, and each busy cluster's progress by
 // condition. Filters and paging run on the client: the stream holds the whole list.
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import { allPages, type ClusterSummary } from '../api';
+import { byText } from '../order';
 import { href, navigate } from '../router';
 import type { Scope } from '../session';
 import { useClusterList, progressOf, CONDITION_NAMES } from '../live';
@@ -25,12 +26,16 @@ export function ClustersPage({ project, scope }: { project: string; scope: Scope
   const [sort, setSort] = useState<'name' | 'created' | 'status'>('created');
   const [page, setPage] = useState(0);
 
-  useEffect(() => {
+  // The templates' names once the clusters are in: the rows come first (a template shows its
+  // uuid's start until then), the list of every template does not compete with them.
+  const listed = clusters !== undefined;
+  useLayoutEffect(() => {
+    if (!listed) return;
     allPages<{ uuid: string; name: string }>('/v1/clustertemplates', 'clustertemplates').then(
       (list) => setTemplates(new Map(list.map((t) => [t.uuid, t.name]))),
       () => undefined,
     );
-  }, [project]);
+  }, [project, listed]);
 
   const rows = useMemo(() => {
     const all = [...(clusters?.values() ?? [])];
@@ -41,8 +46,13 @@ export function ClustersPage({ project, scope }: { project: string; scope: Scope
         (!status || c.status.includes(status)) &&
         (!health || (c.health_status ?? 'NONE') === health),
     );
-    const key = (c: ClusterSummary) => (sort === 'name' ? c.name : sort === 'status' ? c.status : (c.created_at ?? ''));
-    filtered.sort((a, b) => (sort === 'created' ? key(b).localeCompare(key(a)) : key(a).localeCompare(key(b))));
+    // Creation times (all ISO, one format) compare as plain text; names and status words by the collator.
+    const byCreated = (a: ClusterSummary, b: ClusterSummary) => {
+      const x = a.created_at ?? '';
+      const y = b.created_at ?? '';
+      return x < y ? 1 : x > y ? -1 : 0;
+    };
+    filtered.sort(sort === 'name' ? (a, b) => byText(a.name, b.name) : sort === 'status' ? (a, b) => byText(a.status, b.status) : byCreated);
     return filtered;
   }, [clusters, q, status, health, sort]);
   useEffect(() => setPage(0), [q, status, health, sort]);

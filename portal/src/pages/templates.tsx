@@ -1,45 +1,74 @@
 // Templates: the project's and the public ones, every page of them (the API's `next` links), with
 // the Kubernetes version each runs (and an image that disagrees), CNI, add-ons and how many clusters
-// use it; filter, sort and paging; create, edit, copy and delete (public and hidden for admins); the
-// label warnings of the last save. A template in use names its clusters and offers a copy.
-import { useEffect, useMemo, useState } from 'preact/hooks';
+// use it (live); filter, sort and paging (a page of 50 rows drawn); create, edit, copy and delete
+// (public and hidden for admins); the label warnings of the last save. A template in use names its
+// clusters and offers a copy.
+import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import { allPages, api, must, named, type ClusterSummary, type ClusterTemplate } from '../api';
-import { useChoices } from '../choices';
-import { kubeVersionOf, mismatchText, versionText } from '../kube-version';
+import { useClusterList } from '../live';
+import { useChoices, type Choices } from '../choices';
+import { kubeVersionOf, mismatchText, versionText, type KubeVersion } from '../kube-version';
+import { byText, versionKey } from '../order';
 import { href, navigate } from '../router';
 import type { Scope } from '../session';
 import { Cli, Dialog, Notice, Pager, WriteButton } from '../ui/components';
 import { shq } from '../ui/shell';
 import { addonsOf } from './create';
 
-const FLASH = (project: string) => `flash:templates:${project}`;
 const PAGE = 50;
 
-/** Keeps the label warnings of a template just saved for the list it returns to (this tab only). */
+/**
+ * The label warnings of a template just saved, by project, for the list the form returns to: in
+ * this tab's memory (the form navigates within the page), so the list never waits on a storage
+ * read when it loads.
+ */
+const flashes = new Map<string, { name: string; warnings: string[] }>();
+
 export function flashWarnings(project: string, name: string, warnings: string[]): void {
-  if (warnings.length > 0) sessionStorage.setItem(FLASH(project), JSON.stringify({ name, warnings }));
-  else sessionStorage.removeItem(FLASH(project));
+  if (warnings.length > 0) flashes.set(project, { name, warnings });
+  else flashes.delete(project);
 }
 
 function takeFlash(project: string): { name: string; warnings: string[] } | undefined {
-  const raw = sessionStorage.getItem(FLASH(project));
-  sessionStorage.removeItem(FLASH(project));
-  return raw ? (JSON.parse(raw) as { name: string; warnings: string[] }) : undefined;
+  const f = flashes.get(project);
+  flashes.delete(project);
+  return f;
 }
 
 type Cl = Pick<ClusterSummary, 'uuid' | 'name' | 'cluster_template_id'>;
 
-/** The project's clusters by the template they use. */
-export function useClustersByTemplate(project: string): Map<string, Cl[]> | undefined {
-  const [m, setM] = useState<Map<string, Cl[]> | undefined>();
-  useEffect(() => {
-    allPages<Cl>('/v1/clusters', 'clusters').then((cs) => {
-      const by = new Map<string, Cl[]>();
-      for (const c of cs) by.set(c.cluster_template_id, [...(by.get(c.cluster_template_id) ?? []), c]);
-      setM(by);
-    }, () => setM(new Map()));
-  }, [project]);
-  return m;
+interface Derived {
+  t: ClusterTemplate;
+  k: KubeVersion;
+  /** The version's sort key (versionKey). */
+  vkey: string;
+  /** What the filter matches: name and image (lower case), version, CNI. */
+  text: string[];
+}
+
+function derive(t: ClusterTemplate, choices: Choices | undefined): Derived {
+  const k = kubeVersionOf(t, choices?.images);
+  return { t, k, vkey: versionKey(k.version), text: [t.name.toLowerCase(), k.version, (t.image_id ?? '').toLowerCase(), t.network_driver ?? ''] };
+}
+
+/**
+ * The project's clusters (every project's for an admin, as GET /v1/clusters) by the template they
+ * use, by name, live: from the clusters stream's snapshot (one aggregated read on the server, not a
+ * thousand clusters serialised with their node groups page after page) and its changes.
+ */
+export function useClustersByTemplate(project: string, when = true): Map<string, Cl[]> | undefined {
+  const { clusters } = useClusterList(project, when);
+  return useMemo(() => {
+    if (!clusters) return undefined;
+    const by = new Map<string, Cl[]>();
+    for (const c of clusters.values()) {
+      const list = by.get(c.cluster_template_id);
+      if (list) list.push(c);
+      else by.set(c.cluster_template_id, [c]);
+    }
+    for (const list of by.values()) list.sort((a, b) => byText(a.name, b.name));
+    return by;
+  }, [clusters]);
 }
 
 export function TemplatesPage({ project, scope }: { project: string; scope: Scope }) {
@@ -50,21 +79,26 @@ export function TemplatesPage({ project, scope }: { project: string; scope: Scop
   const [q, setQ] = useState('');
   const [sort, setSort] = useState<'name' | 'version' | 'used'>('name');
   const [page, setPage] = useState(0);
-  const choices = useChoices(project);
-  const usedBy = useClustersByTemplate(project);
+  // The templates first (the rows and the count); then the images (for versions they contradict)
+  // and the clusters using each, which would otherwise compete with the list for the server.
+  const listed = list !== undefined;
+  const choices = useChoices(project, listed);
+  const usedBy = useClustersByTemplate(project, listed);
   const load = () => allPages<ClusterTemplate>('/v1/clustertemplates/detail', 'clustertemplates').then(setList, (e: Error) => setList(e.message));
-  useEffect(() => void load(), [project]);
+  useLayoutEffect(() => void load(), [project]);
   const mine = (t: ClusterTemplate) => scope.is_admin || t.project_id === project;
   const users = (t: ClusterTemplate) => usedBy?.get(t.uuid) ?? [];
+  // What each template shows and is filtered and sorted by, worked out once per list and images
+  // (not per keystroke, per comparison or per drawn row), in name order: the other orders sort
+  // that stably, so equal versions or counts stay by name.
+  const derived = useMemo(() => (Array.isArray(list) ? list.map((t) => derive(t, choices)).sort((a, b) => byText(a.t.name, b.t.name)) : []), [list, choices]);
   const rows = useMemo(() => {
-    if (!Array.isArray(list)) return [];
     const needle = q.trim().toLowerCase();
-    const version = (t: ClusterTemplate) => kubeVersionOf(t, choices?.images).version;
-    const out = list.filter((t) => !needle || t.name.toLowerCase().includes(needle) || version(t).includes(needle) || (t.image_id ?? '').toLowerCase().includes(needle) || (t.network_driver ?? '').includes(needle));
-    const vkey = (t: ClusterTemplate) => version(t).replace(/\d+/g, (d) => d.padStart(4, '0'));
-    out.sort((a, b) => (sort === 'version' ? vkey(b).localeCompare(vkey(a)) : sort === 'used' ? users(b).length - users(a).length : 0) || a.name.localeCompare(b.name));
+    const out = needle ? derived.filter((d) => d.text.some((x) => x.includes(needle))) : [...derived];
+    if (sort === 'version') out.sort((a, b) => byText(b.vkey, a.vkey));
+    else if (sort === 'used') out.sort((a, b) => users(b.t).length - users(a.t).length);
     return out;
-  }, [list, q, sort, choices, usedBy]);
+  }, [derived, q, sort, sort === 'used' && usedBy]);
   useEffect(() => setPage(0), [q, sort]);
   const pages = Math.max(1, Math.ceil(rows.length / PAGE));
   const shown = rows.slice(page * PAGE, page * PAGE + PAGE);
@@ -138,8 +172,7 @@ export function TemplatesPage({ project, scope }: { project: string; scope: Scop
                   </tr>
                 </thead>
                 <tbody>
-                  {shown.map((t) => {
-                    const k = kubeVersionOf(t, choices?.images);
+                  {shown.map(({ t, k }) => {
                     const n = users(t).length;
                     return (
                       <tr key={t.uuid}>

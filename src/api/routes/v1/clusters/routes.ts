@@ -40,6 +40,18 @@ import { bayDetail, bayListItem, clusterDetail, clusterListItem } from './views.
 const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, token: request.authToken });
 const Params = Type.Object({ ident: Ident });
 
+/** `xs` by `key`, each group in the order of `xs` (one pass: a page's node groups by cluster). */
+function groupBy<T>(xs: T[], key: (x: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const x of xs) {
+    const k = key(x);
+    const g = out.get(k);
+    if (g) g.push(x);
+    else out.set(k, [x]);
+  }
+  return out;
+}
+
 /** Admins see every project's clusters (Magnum's *_all_projects rules), except where `ownOnly`. */
 function scopeOf(request: FastifyRequest, ownOnly = false): Scope {
   return request.auth.isAdmin && !ownOnly ? { all: true } : { all: false, projectId: request.auth.projectId };
@@ -79,11 +91,11 @@ export const clustersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const page = parsePage(query, s.config.maxLimit, CLUSTER_SORTABLE);
       const rows = await s.clusters.list(scopeOf(request), page, page.marker);
       if (rows === 'bad-marker') throw errors.notFound('Cluster', page.marker!);
-      const groups = await s.clusters.nodegroups(rows.map((r) => r.uuid));
+      const groups = groupBy(await s.clusters.nodegroups(rows.map((r) => r.uuid)), (g) => g.cluster_id);
       const host = hostUrl(request);
       const labels = isDetail && flavor === 'cluster' ? await templateLabels(rows) : new Map<string, Record<string, string>>();
       const items = rows.map((c) => {
-        const nodegroups = groups.filter((g) => g.cluster_id === c.uuid);
+        const nodegroups = groups.get(c.uuid) ?? [];
         const version = request.apiVersion;
         if (flavor === 'bay') return isDetail ? bayDetail(c, { host, nodegroups }) : bayListItem(c, { host, nodegroups });
         return isDetail

@@ -14,6 +14,7 @@ import { ResourceRepo } from '../../../../db/repos/resources.js';
 import { errors } from '../../../../domain/errors.js';
 import { allowed, enforce } from '../../../../domain/policy.js';
 import { errorResponses, Ident, QueryStr } from '../../../schemas/common.js';
+import { Coalescer } from './coalesce.js';
 import { SseStream } from './sse.js';
 import { liveOf, summaryOfRow } from './summary.js';
 
@@ -22,7 +23,7 @@ const StreamQuery = Type.Object({
   project: Type.Optional(QueryStr({ description: 'Portal sessions only: the project to act in (EventSource cannot send X-Portal-Project).' })),
 });
 
-/** How long changes are gathered before one read sends them (many rows change together). */
+/** At most one read a stream per this many ms while changes keep coming (the first after a quiet spell goes at once). */
 const BATCH_MS = 40;
 const EVENT_PAGE = 500;
 
@@ -71,11 +72,9 @@ export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       enforce(request.auth, 'cluster:get_all');
       const scope = scopeOf(request);
       const dirty = new Set<string>();
-      let timer: NodeJS.Timeout | undefined;
       let resync = true;
       const st = start(request, reply);
       const flush = async () => {
-        timer = undefined;
         if (st.closed) return;
         if (resync) {
           resync = false;
@@ -90,21 +89,19 @@ export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         for (const r of found) st.send('cluster', r);
         for (const u of uuids) if (!seen.has(u)) st.send('deleted', { uuid: u });
       };
-      const schedule = () => {
-        timer ??= setTimeout(() => flush().catch((e: Error) => st.end('error', { reason: e.message })), BATCH_MS);
-      };
+      const reads = new Coalescer(flush, BATCH_MS, (e) => st.end('error', { reason: e.message }));
       const unsubscribe = await hub.subscribe((c: ClusterChange) => {
         if (c.kind === 'resync') resync = true;
         else if (c.kind === 'cluster' && (scope.all || c.project === scope.projectId)) dirty.add(c.cluster);
         else return;
-        schedule();
+        reads.poke();
       });
       st.finally(() => {
         unsubscribe();
-        clearTimeout(timer);
+        reads.stop();
       });
-      // The snapshot goes at once; later changes are gathered for BATCH_MS.
-      timer ??= setTimeout(() => flush().catch((e: Error) => st.end('error', { reason: e.message })), 0);
+      // The snapshot goes at once.
+      reads.poke();
     },
   );
 
@@ -135,7 +132,6 @@ export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       let lastEvent = typeof last === 'string' && /^\d+$/.test(last) ? Number(last) : undefined;
       let clusterDirty = true;
       let eventsDirty = withEvents;
-      let timer: NodeJS.Timeout | undefined;
       const st = start(request, reply);
 
       const sendEvents = async () => {
@@ -156,7 +152,6 @@ export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
       };
       const flush = async () => {
-        timer = undefined;
         if (st.closed) return;
         if (clusterDirty) {
           clusterDirty = false;
@@ -170,9 +165,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
           await sendEvents();
         }
       };
-      const schedule = () => {
-        timer ??= setTimeout(() => flush().catch((e: Error) => st.end('error', { reason: e.message })), BATCH_MS);
-      };
+      const reads = new Coalescer(flush, BATCH_MS, (e) => st.end('error', { reason: e.message }));
       const unsubscribe = await hub.subscribe((c) => {
         if (c.kind === 'resync') {
           clusterDirty = true;
@@ -180,13 +173,14 @@ export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         } else if (c.cluster !== uuid) return;
         else if (c.kind === 'cluster') clusterDirty = true;
         else if (withEvents) eventsDirty = true;
-        schedule();
+        else return;
+        reads.poke();
       });
       st.finally(() => {
         unsubscribe();
-        clearTimeout(timer);
+        reads.stop();
       });
-      timer ??= setTimeout(() => flush().catch((e: Error) => st.end('error', { reason: e.message })), 0);
+      reads.poke();
     },
   );
 };
