@@ -6,13 +6,15 @@
 // operation is queued. The worker then gives the new credential to everything in the cluster that
 // uses one and deletes the retired ones once nothing does (workers/cluster/rotate-credential.ts).
 // The table (src/domain/transitions.ts) is consulted before anything is made, and again under the
-// row's lock; a refusal deletes the credential just made.
+// row's lock; a refusal deletes the credential just made. A caller whose roles Octavia's policy refuses may not
+// rotate the credential of a cluster with a load balancer (the new one would lack them), naming the role.
 import type { ClusterRow } from '../db/entities/cluster.js';
 import { errors } from '../domain/errors.js';
 import { judge } from '../domain/transitions.js';
 import { beginOperation, started, type OperationDeps } from '../operations/begin.js';
 import { enforce } from '../domain/policy.js';
 import { createClusterCredential, deleteClusterCredential } from './credential.js';
+import { lacksLoadBalancerRole, LB_ROLE } from '../preflight/lb-role.js';
 import type { ClusterRepo } from '../db/repos/clusters.js';
 import type { OperationRepo } from '../db/repos/operations.js';
 import type { CallerClouds } from '../openstack/caller.js';
@@ -32,6 +34,11 @@ export async function startRotateCredential(s: RotateCredentialDeps, who: Caller
   // Refused now, nothing is made in Keystone.
   const early = judge('rotate_credential', { name: c.name, uuid: c.uuid, status: c.status, hibernated: c.hibernation === 'hibernated' }, (await s.operations.active(s.outbox.db.manager, c.uuid)).map((o) => o.kind));
   if (early.outcome === 'refused') throw early.error;
+  // The new credential has the caller's roles: one Octavia's policy would refuse could not manage (or delete) the
+  // cluster's load balancer.
+  if (c.master_lb_enabled && (await lacksLoadBalancerRole(who, s.clouds.for(who)))) {
+    throw errors.rotationRoleMissing('load-balancer', LB_ROLE, "the cluster's load balancer (master_lb_enabled)", who.ctx.projectId ?? c.project_id);
+  }
   const fresh = await createClusterCredential(s.clouds, who, c.uuid, `-rotated-${Date.now()}`);
   try {
     const begun = await beginOperation(s.outbox, c.uuid, {

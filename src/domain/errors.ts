@@ -204,6 +204,14 @@ export const errors = {
       `Not authorized by the ${service} service: ${what} needs the role ${role} on project ${project}, which you do not have under this cloud's policy. ` +
         `The cluster's application credential keeps the roles you have when it is made: ask for the role, or ask for no ${what.replace(/^an? /, '')}.`,
     ),
+  /** A credential rotation by a user whose roles would not let the new credential manage what the cluster has. */
+  rotationRoleMissing: (service: string, role: string, what: string, project: string) =>
+    new ApiError(
+      'cloud_role_missing',
+      403,
+      `Not authorized by the ${service} service: ${what} needs the role ${role} on project ${project}, which you do not have under this cloud's policy. ` +
+        `A credential you rotate carries only your roles, and with it the cluster could no longer manage or delete ${what.replace(/^the cluster's /, 'its ')}: ask for the role, or let a user who holds it rotate the credential.`,
+    ),
   /** Another project's quota or stats asked for by a non-admin. */
   notAuthorized: () => new ApiError('not_authorized', 403, 'Not authorized.'),
   clusterQuotaExceeded: (limit: number) =>

@@ -6,14 +6,14 @@
 import type { QuotaName, Usage } from './quotas.js';
 import type { CallerCloud, CloudCaller } from '../openstack/caller.js';
 import { errors } from '../domain/errors.js';
-import { OpenStackError } from '../openstack/errors.js';
+import { isPolicyRefusal, LB_ROLE, observerOnly } from './lb-role.js';
 import { isNotFound } from '../openstack/http.js';
 import type { Headroom, Headrooms } from './assess.js';
 
 const NEUTRON = ['network', 'subnet', 'router', 'port', 'floatingip', 'security_group', 'security_group_rule'] as const;
 
 /** A load balancer (the API's, master_lb_enabled) by a user Octavia's role-based policy will not let make one. */
-const lbRoleMissing = (project: string) => errors.cloudRoleMissing('load-balancer', 'load-balancer_member', 'a load balancer (master_lb_enabled)', project);
+const lbRoleMissing = (project: string) => errors.cloudRoleMissing('load-balancer', LB_ROLE, 'a load balancer (master_lb_enabled)', project);
 
 /** What a limit leaves, or undefined when the service does not report that limit. */
 const headroom = (limit: number | undefined, used: number | undefined): Headroom | undefined => (limit === undefined ? undefined : { limit, used: used ?? 0 });
@@ -64,12 +64,10 @@ export async function projectHeadroom(who: CloudCaller, cloud: CallerCloud, need
         o.healthMonitors.list(mine),
       ]).catch((e: unknown) => {
         // Octavia's shipped policy: reads need a load-balancer_* role, and making one load-balancer_member.
-        throw e instanceof OpenStackError && e.kind === 'forbidden' ? lbRoleMissing(project) : e;
+        throw isPolicyRefusal(e) ? lbRoleMissing(project) : e;
       });
       // Reads allowed by a role-based policy to an observer, who may not make a load balancer.
-      const roles = new Set(who.ctx.roles.map((r) => r.toLowerCase()));
-      const observer = roles.has('load-balancer_observer') || roles.has('load-balancer_global_observer');
-      if (observer && !['load-balancer_member', 'load-balancer_admin', 'admin'].some((r) => roles.has(r))) throw lbRoleMissing(project);
+      if (observerOnly(who.ctx.roles)) throw lbRoleMissing(project);
       const members = pools.reduce((n, p) => n + (p.members?.length ?? 0), 0);
       put('load_balancer', headroom(quota.load_balancer ?? undefined, lbs.length));
       put('listener', headroom(quota.listener ?? undefined, listeners.length));

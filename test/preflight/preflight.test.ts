@@ -3,7 +3,9 @@
 // quotas; else nothing is written.
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClusterEntity } from '../../src/db/entities/cluster.js';
+import { ClusterEntity, type ClusterRow } from '../../src/db/entities/cluster.js';
+import { startRotateCredential } from '../../src/clusters/rotate-credential.js';
+import { ApiError } from '../../src/domain/errors.js';
 import { NodeGroupEntity } from '../../src/db/entities/nodegroup.js';
 import { OperationEntity } from '../../src/db/entities/operation.js';
 import { OctaviaClient } from '../../src/openstack/octavia.js';
@@ -316,6 +318,36 @@ test('under Octavia\'s shipped policy a user without load-balancer_member is ref
     assert.match(detail, /a load balancer \(master_lb_enabled\)/);
     assert.deepEqual([await clusters(), appCreds()], before, 'nothing written, no credential made');
     assert.equal((await create({ master_count: 1, node_count: 1, master_lb_enabled: false })).statusCode, 202);
+  } finally {
+    sims().octavia.state.behaviour.policy = 'admin_or_owner';
+  }
+});
+
+test('under Octavia\'s shipped policy a user without load-balancer_member may not rotate the credential of a cluster with a load balancer (the new one would carry only their roles), naming the role; nothing is made; with the role, or for a cluster without one, it is accepted', async () => {
+  const ks = t.keystone.state;
+  const user = ks.findUserByName('demo', 'default')!.id;
+  const { cluster: withLb } = await insertCluster(t.app, { user, project: demoProject, name: 'rotate-lb', nodegroups: true, template: { master_lb_enabled: true } });
+  const { cluster: noLb } = await insertCluster(t.app, { user, project: demoProject, name: 'rotate-no-lb', nodegroups: true, template: { master_lb_enabled: false } });
+  sims().octavia.state.behaviour.policy = 'default';
+  try {
+    const before = appCreds();
+    await assert.rejects(startRotateCredential(t.app.services, await callerOf(t, 'demo'), withLb), (e) => {
+      assert.ok(e instanceof ApiError && e.status === 403 && e.id === 'cloud_role_missing', String(e));
+      assert.match(e.message, /load-balancer_member on project /);
+      assert.match(e.message, /let a user who holds it rotate the credential/);
+      return true;
+    });
+    assert.equal(appCreds(), before, 'no credential made');
+    assert.equal((await t.app.services.clusters.find(withLb.uuid, { all: true }) as ClusterRow).app_cred_id, withLb.app_cred_id, 'the row unchanged');
+    await startRotateCredential(t.app.services, await callerOf(t, 'demo'), noLb);
+    assert.equal(appCreds(), before + 1, 'a cluster without a load balancer: rotated');
+    ks.assignRole(user, demoProject, 'load-balancer_member');
+    try {
+      await startRotateCredential(t.app.services, await callerOf(t, 'demo'), withLb);
+      assert.equal(appCreds(), before + 2, 'with the role: rotated');
+    } finally {
+      ks.unassignRole(user, demoProject, 'load-balancer_member');
+    }
   } finally {
     sims().octavia.state.behaviour.policy = 'admin_or_owner';
   }
