@@ -2,21 +2,18 @@
 // it lasts, following the stream with no reload: the step retrying after a cloud error, the call, Nova's own
 // message, how many tries so far and when the next one is; one event in the timeline for the storm, not one a
 // try. When the fault clears, the create completes and the step no longer says it retries.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, type Browser } from '../support/browser.js';
-import { login, portalStack, type PortalStack } from '../support/portal.js';
+import type { Browser } from '../support/browser.js';
+import { login, type PortalStack } from '../support/portal.js';
+import { portalSuite } from '../support/portal-suite.js';
 import { api, settled } from '../scenarios/lifecycle-support.js';
 
 let s: PortalStack;
 let browser: Browser;
-before(async () => {
-  s = await portalStack();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await s?.close();
+portalSuite((stack, b) => {
+  s = stack;
+  browser = b;
 });
 
 test('a cloud error while a step retries shows on the cluster page, live, then goes', { timeout: 240_000 }, async () => {

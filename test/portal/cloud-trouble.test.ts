@@ -3,21 +3,18 @@
 // and the step no longer says it; a load balancer Octavia leaves PENDING_CREATE makes the API load balancer step say
 // it is stuck, naming the load balancer and its status; a node that never joins makes the control plane step say
 // so with the cause read from its console.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, type Browser } from '../support/browser.js';
-import { login, portalStack, type PortalStack } from '../support/portal.js';
+import type { Browser } from '../support/browser.js';
+import { login, type PortalStack } from '../support/portal.js';
+import { portalSuite } from '../support/portal-suite.js';
 import { api, settled } from '../scenarios/lifecycle-support.js';
 
 let s: PortalStack;
 let browser: Browser;
-before(async () => {
-  s = await portalStack();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await s?.close();
+portalSuite((stack, b) => {
+  s = stack;
+  browser = b;
 });
 
 async function create(name: string): Promise<string> {

@@ -8,11 +8,12 @@
 // is not empty; every page has its own title and focus moves to its heading; upgrade asks to
 // confirm; the kubeconfig stays downloadable while the cluster updates; a template in use names its
 // clusters and offers a copy.
-import { after, before, test, type TestContext } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { launch, type Browser } from '../support/browser.js';
-import { login, portalStack, type PortalStack } from '../support/portal.js';
+import { login, type PortalStack } from '../support/portal.js';
+import { portalSuite } from '../support/portal-suite.js';
 import { api, createCluster, settled } from '../workers/lifecycle-support.js';
 
 /** In-page code (evaluated by the browser): the DOM's globals, untyped here. */
@@ -21,14 +22,9 @@ declare const sessionStorage: any; // eslint-disable-line @typescript-eslint/no-
 
 let s: PortalStack;
 let browser: Browser;
-
-before(async () => {
-  s = await portalStack();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await s?.close();
+portalSuite((stack, b) => {
+  s = stack;
+  browser = b;
 });
 
 const title = (page: Page) => page.evaluate(() => document.title as string);

@@ -7,7 +7,7 @@
 // reader sees it all and can change nothing (the API refuses a forced write), a cross-site POST
 // with the cookie is refused, every page has zero axe violations in both themes, and logout
 // leaves the old cookie and the old tokens useless.
-import { after, before, test, type TestContext } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
@@ -18,7 +18,8 @@ import type { Page } from 'playwright-core';
 import { parse } from 'yaml';
 import { SessionStore } from '../../src/api/portal/session-store.js';
 import { axe, describeViolations, launch, type Browser } from '../support/browser.js';
-import { login, portalStack, setTheme, tabTo, tabToText, type PortalStack } from '../support/portal.js';
+import { login, setTheme, tabTo, tabToText, type PortalStack } from '../support/portal.js';
+import { portalSuite } from '../support/portal-suite.js';
 import { leftovers, servers } from '../workers/lifecycle-support.js';
 
 /** In-page code (evaluated by the browser): the DOM's globals, untyped here. */
@@ -27,14 +28,9 @@ declare const window: any; // eslint-disable-line @typescript-eslint/no-explicit
 const run = promisify(execFile);
 let s: PortalStack;
 let browser: Browser;
-
-before(async () => {
-  s = await portalStack();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await s?.close();
+portalSuite((stack, b) => {
+  s = stack;
+  browser = b;
 });
 
 /** Zero axe violations in the light and the dark theme. */

@@ -1,21 +1,18 @@
 // Hibernation on the cluster page (issue 28): a member hibernates a running cluster with the button and its
 // confirmation, the panel follows it live to Hibernated (with what it frees), Magnum's status stays
 // UPDATE_COMPLETE, its schedule is set by the form (a zone the service refuses shown there), a reader sees the state with the button disabled and why, and Wake brings it back to Awake.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, type Browser } from '../support/browser.js';
-import { login, portalStack, type PortalStack } from '../support/portal.js';
+import { login, type PortalStack } from '../support/portal.js';
+import { portalSuite } from '../support/portal-suite.js';
 import { api, createCluster, settled } from '../scenarios/lifecycle-support.js';
 
 let s: PortalStack;
 let browser: Browser;
-before(async () => {
-  s = await portalStack();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await s?.close();
+portalSuite((stack, b) => {
+  s = stack;
+  browser = b;
 });
 
 test('Hibernate and Wake from the cluster page, confirmed, followed live; a reader sees why it may not', { timeout: 240_000 }, async () => {

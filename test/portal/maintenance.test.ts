@@ -5,26 +5,23 @@
 // both themes; a template with a long name never widens the page at 390 px. Then the window is
 // driven with an injected clock through the worker's own pass (its application credential, the API's checks):
 // the upgrade begins, the page follows it live and ends on the new version.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CloudFactory } from '../../src/steps/cloud.js';
 import { WEEKDAYS } from '../../src/domain/maintenance-window.js';
 import { maintenancePass } from '../../workers/maintenance.js';
 import { axe, describeViolations, launch, type Browser } from '../support/browser.js';
-import { login, portalStack, setTheme, type PortalStack } from '../support/portal.js';
+import { login, setTheme, type PortalStack } from '../support/portal.js';
+import { portalSuite } from '../support/portal-suite.js';
 import { api, createCluster, settled } from '../scenarios/lifecycle-support.js';
 
 declare const document: { documentElement: { scrollWidth: number } };
 
 let s: PortalStack;
 let browser: Browser;
-before(async () => {
-  s = await portalStack();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await s?.close();
+portalSuite((stack, b) => {
+  s = stack;
+  browser = b;
 });
 
 test('a maintenance window set from the cluster page runs the latest patch in its window, followed live', { timeout: 420_000 }, async () => {

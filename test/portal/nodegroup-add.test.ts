@@ -2,21 +2,18 @@
 // Kubernetes labels and taints. A line the API would not read is named at its field and holds the submit; a
 // refusal of the dry-run (an unknown zone) disables the submit naming why, as does a resize the dry-run refuses
 // (beyond the group's maximum). The group made carries the labels, taints and zone; its nodes are in that zone.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { axe, describeViolations, launch, type Browser } from '../support/browser.js';
-import { login, portalStack, type PortalStack } from '../support/portal.js';
+import { axe, describeViolations, type Browser } from '../support/browser.js';
+import { login, type PortalStack } from '../support/portal.js';
+import { portalSuite } from '../support/portal-suite.js';
 import { api, createCluster, settled, until } from '../scenarios/lifecycle-support.js';
 
 let s: PortalStack;
 let browser: Browser;
-before(async () => {
-  s = await portalStack();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await s?.close();
+portalSuite((stack, b) => {
+  s = stack;
+  browser = b;
 });
 
 test('add a node group with zone, image, labels and taints; refusals disable the submit and say why', { timeout: 420_000 }, async () => {

@@ -3,22 +3,19 @@
 // nodes_to_remove, and the list follows the stream to one node. After that removal and a CA rotation (every server
 // replaced), the delete preview lists the servers Nova has now, not the ones replaced. The reader sees the nodes
 // and a disabled Remove. Zero axe violations on the page.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { axe, describeViolations, launch, type Browser } from '../support/browser.js';
-import { login, portalStack, type PortalStack } from '../support/portal.js';
+import { login, type PortalStack } from '../support/portal.js';
+import { portalSuite } from '../support/portal-suite.js';
 import { api, createCluster, settled } from '../scenarios/lifecycle-support.js';
 import { servers } from '../workers/lifecycle-support.js';
 
 let s: PortalStack;
 let browser: Browser;
-before(async () => {
-  s = await portalStack();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await s?.close();
+portalSuite((stack, b) => {
+  s = stack;
+  browser = b;
 });
 
 const rows = (page: import('playwright-core').Page, group: string) => page.locator(`table[id="nodes-${group}"] tbody tr`);

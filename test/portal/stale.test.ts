@@ -3,22 +3,19 @@
 // node counts follow the resize; the health step is words about the nodes that exist, not raw JSON naming a server
 // gone since, and says when it predates the last change; after a CA rotation the page says the certificate
 // kubeconfig downloaded before no longer works.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, type Browser } from '../support/browser.js';
-import { login, portalStack, type PortalStack } from '../support/portal.js';
+import type { Browser } from '../support/browser.js';
+import { login, type PortalStack } from '../support/portal.js';
+import { portalSuite } from '../support/portal-suite.js';
 import { api, createCluster, settled } from '../scenarios/lifecycle-support.js';
 import { servers } from '../workers/lifecycle-support.js';
 
 let s: PortalStack;
 let browser: Browser;
-before(async () => {
-  s = await portalStack();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await s?.close();
+portalSuite((stack, b) => {
+  s = stack;
+  browser = b;
 });
 
 test('resize, upgrade card, health step and kubeconfig follow the stream', { timeout: 420_000 }, async () => {
