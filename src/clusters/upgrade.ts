@@ -3,6 +3,7 @@
 // refusal keeps Magnum's error. planUpgrade checks and bills it (the dry-run), startUpgrade begins it. Its
 // bill is the roll's peak: one control plane, then max_batch_size nodes of the group, more than the cluster
 // holds (src/preflight/footprint.ts rollBill).
+import type { EntityManager } from 'typeorm';
 import type { ClusterRow } from '../db/entities/cluster.js';
 import type { ClusterTemplateRow } from '../db/entities/cluster-template.js';
 import type { NodeGroupRow } from '../db/entities/nodegroup.js';
@@ -94,6 +95,8 @@ export interface UpgradeStart {
   /** Why the service upgrades, for the event ("by its maintenance window of …"). */
   why: string;
   now: Date;
+  /** Claims what the service begins it for (a window), under the cluster's lock in the start's transaction; throws to refuse. */
+  claim?: (em: EntityManager) => Promise<void>;
 }
 
 /** Begins a planned upgrade (its shortage refused). */
@@ -104,6 +107,7 @@ export async function startUpgrade(s: UpgradeDeps, c: ClusterRow, plan: UpgradeP
   const begun = await beginOperation(s.outbox, c.uuid, {
     kind: 'upgrade',
     ...(by ? { origin: by.origin, now: by.now } : {}),
+    ...(by?.claim ? { check: async (em: EntityManager) => void (await by.claim!(em)) } : {}),
     params: { cluster_template: target.uuid, nodegroup: ng.uuid, max_batch_size: batch, from, to },
     change: (em) => s.nodegroups.updateByUuid(em, ng.uuid, { status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() }),
     // The roll's peak: held until the upgrade ends (the surge nodes are gone again by then).

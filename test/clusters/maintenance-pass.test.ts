@@ -63,6 +63,22 @@ test('a window begins the latest patch of its minor once: more passes, a restart
   assert.deepEqual([m.last_run.outcome, m.last_run.upgrade], ['started', { cluster_template_id: templates['mp-1358'], name: 'mp-1358', from: 'v1.35.2', to: 'v1.35.8' }]);
 });
 
+test('a pass whose start fails in the database (a worker dying there) leaves the window unclaimed: the next pass begins it, once', async () => {
+  const { cluster: c } = await nodegroupCluster(t);
+  await set(c, settings('tuesday', '09:00'));
+  const db = t.app.services.db;
+  // The start's transaction fails as a dying worker's would: before anything of it is committed.
+  const failing = new Proxy(db, { get: (target, key) => (key === 'transaction' ? () => Promise.reject(new Error('Connection terminated unexpectedly')) : Reflect.get(target, key)) });
+  const dying = { ...deps(), upgrade: { ...t.app.services, outbox: { db: failing } } };
+  await assert.rejects(pass(c, '2026-12-01T08:00:20Z', dying), /Connection terminated/);
+  assert.equal((await ops(c)).length, 0);
+  assert.equal((await view(c)).last_run, null, 'nothing claimed, nothing said');
+  assert.deepEqual(await pass(c, '2026-12-01T08:00:50Z'), [{ window_start: '2026-12-01T08:00:00.000Z', outcome: 'started' }]);
+  assert.deepEqual(await pass(c, '2026-12-01T08:01:20Z'), []);
+  assert.equal((await ops(c)).length, 1);
+  assert.equal((await view(c)).last_run.outcome, 'started');
+});
+
 test('busy: tried again while the window is open, begun once settled; busy to its end: skipped, said once', async () => {
   const { cluster: c } = await nodegroupCluster(t);
   await set(c, settings('wednesday', '10:00'));
