@@ -36,7 +36,7 @@ export async function startRotateCredential(s: RotateCredentialDeps, who: Caller
   if (early.outcome === 'refused') throw early.error;
   // The new credential has the caller's roles: one Octavia's policy would refuse could not manage (or delete) the
   // cluster's load balancer.
-  if (c.master_lb_enabled && (await lacksLoadBalancerRole(who, s.clouds.for(who)))) {
+  if (c.master_lb_enabled && (await lacksLoadBalancerRole(who, s.clouds.for(who), c.uuid))) {
     throw errors.rotationRoleMissing('load-balancer', LB_ROLE, "the cluster's load balancer (master_lb_enabled)", who.ctx.projectId ?? c.project_id);
   }
   const fresh = await createClusterCredential(s.clouds, who, c.uuid, `-rotated-${Date.now()}`);

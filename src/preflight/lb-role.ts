@@ -5,6 +5,7 @@
 // are refused up front, naming the role.
 import type { CallerCloud, CloudCaller } from '../openstack/caller.js';
 import { OpenStackError } from '../openstack/errors.js';
+import { clusterTag } from '../domain/cloud-marks.js';
 
 export const LB_ROLE = 'load-balancer_member';
 
@@ -19,14 +20,15 @@ export function observerOnly(roles: readonly string[]): boolean {
 export const isPolicyRefusal = (e: unknown): boolean => e instanceof OpenStackError && e.kind === 'forbidden';
 
 /**
- * Whether the caller lacks what managing load balancers needs (true: refuse), asked of Octavia the way its policy
- * decides (one list of the project's load balancers, at most one answered). A cloud without Octavia: false.
+ * Whether the caller lacks what managing the cluster's load balancer needs (true: refuse), asked of Octavia the way
+ * its policy decides: one list, of the load balancers tagged as the cluster's (its own, one page). A cloud without
+ * Octavia: false.
  */
-export async function lacksLoadBalancerRole(who: CloudCaller, cloud: CallerCloud): Promise<boolean> {
+export async function lacksLoadBalancerRole(who: CloudCaller, cloud: CallerCloud, clusterUuid: string): Promise<boolean> {
   if (!cloud.offers('load-balancer')) return false;
   if (observerOnly(who.ctx.roles)) return true;
   try {
-    await cloud.octavia().listLoadBalancers({ project_id: who.ctx.projectId ?? '', limit: 1 });
+    await cloud.octavia().listLoadBalancers({ tags: clusterTag(clusterUuid) });
     return false;
   } catch (e) {
     if (isPolicyRefusal(e)) return true;
