@@ -10,16 +10,13 @@ import type { ClusterTemplateRepo, Visibility } from '../db/repos/cluster-templa
 import { errors } from '../domain/errors.js';
 import { spanOf, windowProblems, windowState } from '../domain/maintenance-window.js';
 import { enforce } from '../domain/policy.js';
-import { latestPatch, runningMinor, upgradeVerdict } from '../domain/upgrade-path.js';
+import { clusterVersion, latestPatch, runningMinor, upgradeVerdict } from '../domain/upgrade-path.js';
 import type { Caller } from './lookup.js';
 
 export type MaintenanceTemplates = Pick<ClusterTemplateRepo, 'find' | 'list'>;
 
 /** The templates of the cluster's project and the public ones, whoever asks (an admin sees no more for it). */
 export const projectTemplates = (c: Pick<ClusterRow, 'project_id'>): Visibility => ({ all: false, projectId: c.project_id, hiddenPublic: false });
-
-/** The version the cluster runs (its kube_tag label before it has one), as the upgrade path reads it. */
-export const runningVersion = (c: ClusterRow): string | undefined => c.coe_version ?? c.labels.kube_tag;
 
 const FIELD = 'upgrade.cluster_template_id';
 
@@ -38,7 +35,7 @@ export async function checkSettings(templates: MaintenanceTemplates, c: ClusterR
   if (t === 'ambiguous') throw errors.invalidInput(FIELD, ident, 'More than one template has this name: name it by its UUID.');
   if (!t) throw errors.templateNotFoundBadRequest(ident);
   if (t.coe !== 'kubernetes') throw errors.invalidInput(FIELD, ident, 'Not a Kubernetes template.');
-  const v = upgradeVerdict(runningVersion(c), t.labels);
+  const v = upgradeVerdict(clusterVersion(c), t.labels);
   if (!v.ok) throw errors.invalidInput(FIELD, ident, `Not a valid upgrade target: ${v.reason}`);
   return { window, upgrade: { auto_upgrade: 'template', cluster_template_id: t.uuid } };
 }
@@ -67,7 +64,7 @@ export type Planned =
 
 /** The upgrade the policy would run on the cluster now, or why none. */
 export async function plannedUpgrade(templates: MaintenanceTemplates, c: ClusterRow, policy: UpgradePolicy): Promise<Planned> {
-  const current = runningVersion(c);
+  const current = clusterVersion(c);
   if (policy.auto_upgrade === 'none') return { ok: false, reason: 'No automatic upgrade is chosen.' };
   if (policy.auto_upgrade === 'template') {
     const id = policy.cluster_template_id ?? '';

@@ -13,7 +13,7 @@ import type { Config } from '../config.js';
 import { controlPlaneFixed } from '../cluster-spec/api-endpoint.js';
 import { errors, type ApiError } from '../domain/errors.js';
 import { checkAtMost } from '../domain/limits.js';
-import { upgradeVerdict, type UpgradeVerdict } from '../domain/upgrade-path.js';
+import { clusterVersion, upgradeVerdict, type UpgradeVerdict } from '../domain/upgrade-path.js';
 import { beginOperation, started, type OperationDeps } from '../operations/begin.js';
 import { atLeast, type ApiVersion } from '../domain/microversion.js';
 import { enforce } from '../domain/policy.js';
@@ -62,7 +62,7 @@ function refusalError(v: Extract<UpgradeVerdict, { ok: false }>, target: Cluster
 }
 
 /** The version a group runs: a default group's is the cluster's; another group's its own (it follows the cluster later). */
-const runningVersion = (c: ClusterRow, ng: NodeGroupRow): string | undefined => (ng.is_default ? undefined : ng.version ?? undefined) ?? c.coe_version ?? c.labels.kube_tag;
+const runningVersion = (c: ClusterRow, ng: NodeGroupRow): string | undefined => (ng.is_default ? undefined : ng.version ?? undefined) ?? clusterVersion(c);
 
 export async function planUpgrade(s: PlanUpgradeDeps, who: Caller, c: ClusterRow, body: UpgradeRequest, version: ApiVersion): Promise<UpgradePlan> {
   if (!atLeast(version, 8)) throw errors.upgradeUnsupportedVersion();

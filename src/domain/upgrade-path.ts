@@ -18,6 +18,9 @@ export function compareKubeVersions(a: string, b: string): number {
   return 0;
 }
 
+/** The version a cluster runs: its coe_version, or before it has one its kube_tag label (what the upgrade path reads). */
+export const clusterVersion = (c: { coe_version: string | null; labels: Record<string, string> }): string | undefined => c.coe_version ?? c.labels.kube_tag;
+
 const minorIndex = (v: ResolvedVersion): number => SUPPORTED_MINORS.indexOf(v.minor);
 
 /** `current`: the cluster's running version (coe_version) or, before it has one, its kube_tag label. */

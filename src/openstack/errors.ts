@@ -63,6 +63,8 @@ export function kindOf(status: number): FailureKind {
 }
 
 export const isNotFound = (e: unknown): e is OpenStackError => e instanceof OpenStackError && e.kind === 'not_found';
+/** The service's policy refused the call (a 403 that is not a quota's). */
+export const isForbidden = (e: unknown): e is OpenStackError => e instanceof OpenStackError && e.kind === 'forbidden' && !isCapacityError(e);
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 

@@ -6,7 +6,8 @@
 import type { QuotaName, Usage } from './quotas.js';
 import type { CallerCloud, CloudCaller } from '../openstack/caller.js';
 import { errors } from '../domain/errors.js';
-import { isPolicyRefusal, LB_ROLE, observerOnly } from './lb-role.js';
+import { LB_ROLE, observerOnly } from './lb-role.js';
+import { isForbidden } from '../openstack/errors.js';
 import { isNotFound } from '../openstack/http.js';
 import type { Headroom, Headrooms } from './assess.js';
 
@@ -64,7 +65,7 @@ export async function projectHeadroom(who: CloudCaller, cloud: CallerCloud, need
         o.healthMonitors.list(mine),
       ]).catch((e: unknown) => {
         // Octavia's shipped policy: reads need a load-balancer_* role, and making one load-balancer_member.
-        throw isPolicyRefusal(e) ? lbRoleMissing(project) : e;
+        throw isForbidden(e) ? lbRoleMissing(project) : e;
       });
       // Reads allowed by a role-based policy to an observer, who may not make a load balancer.
       if (observerOnly(who.ctx.roles)) throw lbRoleMissing(project);

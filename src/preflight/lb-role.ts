@@ -4,7 +4,7 @@
 // (src/preflight/headroom.ts) and a credential rotation of a cluster with one (src/clusters/rotate-credential.ts)
 // are refused up front, naming the role.
 import type { CallerCloud, CloudCaller } from '../openstack/caller.js';
-import { OpenStackError } from '../openstack/errors.js';
+import { isForbidden } from '../openstack/errors.js';
 import { clusterTag } from '../domain/cloud-marks.js';
 
 export const LB_ROLE = 'load-balancer_member';
@@ -15,9 +15,6 @@ export function observerOnly(roles: readonly string[]): boolean {
   const observer = held.has('load-balancer_observer') || held.has('load-balancer_global_observer');
   return observer && ![LB_ROLE, 'load-balancer_admin', 'admin'].some((r) => held.has(r));
 }
-
-/** An Octavia answer that is the policy's refusal. */
-export const isPolicyRefusal = (e: unknown): boolean => e instanceof OpenStackError && e.kind === 'forbidden';
 
 /**
  * Whether the caller lacks what managing the cluster's load balancer needs (true: refuse), asked of Octavia the way
@@ -31,7 +28,7 @@ export async function lacksLoadBalancerRole(who: CloudCaller, cloud: CallerCloud
     await cloud.octavia().listLoadBalancers({ tags: clusterTag(clusterUuid) });
     return false;
   } catch (e) {
-    if (isPolicyRefusal(e)) return true;
+    if (isForbidden(e)) return true;
     throw e;
   }
 }

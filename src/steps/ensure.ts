@@ -3,7 +3,7 @@
 // else a new one, recorded at once. Tagged with the cluster's tag either way (spec §7.5).
 // Its twin "purge" walks the same record at delete: the recorded ones and those the cloud still
 // holds of the cluster (by tag or name), each deleted, 404 counting as done, and marked deleted.
-import { isCapacityError, isNotFound, OpenStackError } from '../openstack/errors.js';
+import { isForbidden, isNotFound, OpenStackError } from '../openstack/errors.js';
 import type { Cloud } from './cloud.js';
 import { StepFailure, Wait } from './errors.js';
 import { clusterTag } from './naming.js';
@@ -96,7 +96,7 @@ export async function purge<C>(ctx: RunContext, s: PurgeSpec<C>): Promise<void> 
   }
 }
 
-export const isForbidden = (e: unknown): e is OpenStackError => e instanceof OpenStackError && e.kind === 'forbidden' && !isCapacityError(e);
+export { isForbidden };
 
 /**
  * A delete the cloud's policy refuses to the cluster's credential: no retry changes that (the credential keeps the

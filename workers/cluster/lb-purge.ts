@@ -46,7 +46,11 @@ async function recordProviderFloatingIps(ctx: RunContext, lbs: LoadBalancer[]): 
   const n = await ctx.cloud().neutron();
   const theirs = occmFloatingIp(ctx.cluster.uuid);
   const ports = lbs.flatMap((lb) => (lb.vip_port_id ? [lb.vip_port_id] : []));
-  const [onVips, detached] = await Promise.all([ports.length > 0 ? n.floatingIps.list({ port_id: ports }) : [], n.floatingIps.list({ status: 'DOWN' })]);
+  // The ones on no port are asked for once per operation: the purge runs again while its load balancers go.
+  const [onVips, detached] = await Promise.all([
+    ports.length > 0 ? n.floatingIps.list({ port_id: ports }) : [],
+    ctx.memoRuns('provider-floating-ips-on-no-port', () => n.floatingIps.list({ status: 'DOWN' })),
+  ]);
   const seen = new Set<string>();
   for (const f of [...onVips, ...detached]) {
     if (seen.has(f.id) || !theirs.test(f.description ?? '')) continue;

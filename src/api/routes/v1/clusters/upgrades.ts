@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Scope } from '../../../../db/repos/clusters.js';
 import { errors } from '../../../../domain/errors.js';
-import { upgradeVerdict } from '../../../../domain/upgrade-path.js';
+import { clusterVersion, upgradeVerdict } from '../../../../domain/upgrade-path.js';
 import { enforce } from '../../../../domain/policy.js';
 import { errorResponses, Ident } from '../../../schemas/common.js';
 import { templateVisibility as visibility } from '../../../../clusters/lookup.js';
@@ -75,7 +75,7 @@ export const clusterUpgradeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (c === 'ambiguous') throw errors.ambiguousName('clusters', 'cluster');
       if (!c) throw errors.notFound('Cluster', request.params.ident);
       enforce(request.auth, 'cluster:get', c);
-      const current = c.coe_version ?? c.labels.kube_tag;
+      const current = clusterVersion(c);
       const templates = await s.templates.repo.list(visibility('template', request.auth), { sortKey: 'id', sortDir: 'asc', limit: 10_000 }, undefined);
       const rows = templates === 'bad-marker' ? [] : templates;
       const targets = rows
