@@ -104,7 +104,12 @@ try {
       const options = extra.filter((a) => a.startsWith('--'));
       const named = extra.filter((a) => !a.startsWith('--'));
       const files = named.length > 0 ? named : orderedTests(join(root, 'test'));
-      exec(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...options, ...files], {
+      // Unless a reporter is asked for: node's own (spec on a terminal, TAP otherwise) and, at the end, the
+      // failing tests again (scripts/failures-reporter.mjs), where a log's tail shows them.
+      const reporters = options.some((o) => o.startsWith('--test-reporter'))
+        ? []
+        : [`--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`, '--test-reporter-destination=stdout', `--test-reporter=${join(root, 'scripts', 'failures-reporter.mjs')}`, '--test-reporter-destination=stdout'];
+      exec(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...reporters, ...options, ...files], {
         TEST_DATABASE_ADMIN_URL: adminUrl,
         REDIS_URL: redisUrl,
       });
