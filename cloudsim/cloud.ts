@@ -139,7 +139,8 @@ export async function startCloudSims(opts: CloudSimOptions): Promise<CloudSims> 
   if (!identity) throw new Error('startCloudSims needs the Keystone emulator or an external identity');
   const saved = opts.persist ? readSnapshot(opts.persist.file) : undefined;
   if (opts.keystone && saved?.services.keystone !== undefined) opts.keystone.state.restore(saved.services.keystone);
-  const keystone = { authUrl: opts.authUrl, credentials: opts.credentials };
+  // With the emulator in this process the services ask it in process (the same validation, no HTTP hop per call).
+  const keystone = { authUrl: opts.authUrl, credentials: opts.credentials, ...(opts.keystone ? { inProcess: opts.keystone.callerOf } : {}) };
   const projects = await identity.projects();
   const seed = opts.seed ?? defaultSeed();
   const quotas = seed.quotas ?? {};

@@ -1,7 +1,7 @@
 // Application credentials: secrets stored hashed, roles intersected with the owner's current roles.
 import { IndexedMap } from '../common/indexed-map.js';
 import { ksErrors } from './errors.js';
-import { hashSecret, newAppCredSecret, newId, verifySecret } from './secrets.js';
+import { hashSecretAsync, newAppCredSecret, newId, verifySecret } from './secrets.js';
 import type { KeystoneState } from './state.js';
 
 export interface AccessRule {
@@ -64,18 +64,22 @@ export class AppCredStore {
 
   constructor(private readonly state: KeystoneState) {}
 
-  /** Creates a credential; the secret (given or generated) is returned once and only its hash is kept. */
-  create(input: NewAppCred): { cred: AppCred; secret: string } {
+  /**
+   * Creates a credential; the secret (given or generated) is returned once and only its hash is kept. The name is
+   * judged after the hash is made, so of two creates of one name at once the second is the conflict.
+   */
+  async create(input: NewAppCred): Promise<{ cred: AppCred; secret: string }> {
+    const secret = input.secret ?? newAppCredSecret();
+    const secretHash = await hashSecretAsync(secret);
     if (this.listForUser(input.userId, input.name).length > 0) {
       throw ksErrors.conflict('application_credential', `Duplicate entry found with name ${input.name}.`);
     }
-    const secret = input.secret ?? newAppCredSecret();
     const cred: AppCred = {
       id: newId(),
       userId: input.userId,
       name: input.name,
       description: input.description ?? null,
-      secretHash: hashSecret(secret),
+      secretHash,
       projectId: input.projectId,
       roleIds: this.state.expandRoles(input.roleIds),
       askedRoleIds: [...new Set(input.roleIds)],
@@ -114,7 +118,7 @@ export class AppCredStore {
     for (const c of creds) this.byId.set(c.id, c);
   }
 
-  verifySecret(cred: AppCred, secret: string): boolean {
+  verifySecret(cred: AppCred, secret: string): Promise<boolean> {
     return verifySecret(secret, cred.secretHash);
   }
 

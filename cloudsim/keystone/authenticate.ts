@@ -40,9 +40,9 @@ export class Authenticator {
   private async resolveIdentity(identity: Identity, methods: string[]): Promise<Resolved> {
     const results: Resolved[] = [];
     for (const method of methods) {
-      if (method === 'password') results.push(this.password(identity.password));
+      if (method === 'password') results.push(await this.password(identity.password));
       else if (method === 'token') results.push(await this.token(identity.token));
-      else results.push(this.appCred(identity.application_credential));
+      else results.push(await this.appCred(identity.application_credential));
     }
     const first = results[0];
     if (!first || results.some((r) => r.user.id !== first.user.id)) throw ksErrors.unauthorized();
@@ -68,10 +68,10 @@ export class Authenticator {
     return user;
   }
 
-  private password(payload: Identity['password']): Resolved {
+  private async password(payload: Identity['password']): Promise<Resolved> {
     if (!payload) throw ksErrors.badRequest("Expecting to find password in identity.");
     const user = this.findUser(payload.user);
-    if (!user.passwordHash || !verifySecret(payload.user.password, user.passwordHash)) throw ksErrors.unauthorized();
+    if (!user.passwordHash || !(await verifySecret(payload.user.password, user.passwordHash))) throw ksErrors.unauthorized();
     return { user };
   }
 
@@ -82,7 +82,7 @@ export class Authenticator {
     return { user: source.user, source };
   }
 
-  private appCred(payload: Identity['application_credential']): Resolved {
+  private async appCred(payload: Identity['application_credential']): Promise<Resolved> {
     if (!payload) throw ksErrors.badRequest('Expecting to find application_credential in identity.');
     const { appCreds } = this.state;
     let cred: AppCred | undefined;
@@ -93,7 +93,7 @@ export class Authenticator {
     } else {
       throw ksErrors.badRequest("Invalid input for field 'application_credential': 'id' or 'name' and 'user' are required.");
     }
-    if (!cred || !appCreds.verifySecret(cred, payload.secret)) throw ksErrors.unauthorized();
+    if (!cred || !(await appCreds.verifySecret(cred, payload.secret))) throw ksErrors.unauthorized();
     if (appCreds.isExpired(cred, this.state.now())) throw ksErrors.unauthorized();
     const user = this.state.users.get(cred.userId);
     if (!user?.enabled) throw ksErrors.unauthorized();

@@ -1,6 +1,7 @@
 // Keystone v3 emulator: a Fastify app serving /v3 over in-memory state, opaque or ES256 JWS tokens.
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
+import { KeystoneUnavailable, type SimCaller } from '../common/keystone-auth.js';
 import { Authenticator } from './authenticate.js';
 import { Catalog } from './catalog.js';
 import type { CatalogEntry } from './catalog.js';
@@ -51,6 +52,12 @@ export interface KeystoneSim {
   setPublicUrl(url: string): void;
   /** SPKI PEM of the ES256 signing key when tokenFormat = 'jws'. */
   jwsPublicKeyPem(): string | undefined;
+  /**
+   * The caller behind a token as GET /v3/auth/tokens describes it to a service (no access-rules header: a token
+   * of a credential with access rules is refused), asked in process by the simulated services of the same
+   * cloud; undefined for a token that is not valid; KeystoneUnavailable while the emulator does not listen.
+   */
+  callerOf(token: string): Promise<SimCaller | undefined>;
 }
 
 const ALLOW_EXPIRED_WINDOW_MS = 172_800_000; // [token] allow_expired_window = 48 h
@@ -111,5 +118,12 @@ export async function createKeystoneSim(opts: KeystoneSimOptions): Promise<Keyst
       catalog.upsert(identityEntry());
     },
     jwsPublicKeyPem: () => codec.publicKeyPem(),
+    async callerOf(token) {
+      if (!app.server.listening) throw new KeystoneUnavailable('Keystone unreachable: the emulator is stopped');
+      const t = await tokens.validate(token);
+      if (!t) return undefined;
+      const roles = t.payload.scope === undefined ? [] : t.roleIds.map((id) => (state.roles.get(id)?.name ?? id).toLowerCase());
+      return { userId: t.user.id, projectId: t.project?.id, roles, isAdmin: roles.includes('admin') };
+    },
   };
 }

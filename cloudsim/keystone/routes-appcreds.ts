@@ -46,7 +46,7 @@ export function registerAppCredRoutes(app: FastifyInstance, ctx: SimContext): vo
         if (parsed === undefined) throw ksErrors.badRequest(`Invalid input for field 'expires_at': ${body.expires_at}`);
         expiresAt = parsed;
       }
-      const { cred, secret } = state.appCreds.create({
+      const { cred, secret } = await state.appCreds.create({
         userId: caller.user.id,
         name: body.name,
         projectId: caller.project.id,

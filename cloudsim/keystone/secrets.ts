@@ -1,5 +1,5 @@
 // Identifiers, random secrets and salted hashes used by the Keystone emulator.
-import { randomBytes, randomUUID, scryptSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 
 /** A Keystone-style id: uuid4 hex without dashes. */
 export function newId(): string {
@@ -29,17 +29,27 @@ export function newRequestId(): string {
 const SCRYPT_PARAMS = { N: 1024, r: 8, p: 1 } as const;
 const HASH_BYTES = 32;
 
-/** Salted scrypt hash, encoded as `scrypt$<salt>$<hash>`. */
+/** scrypt on libuv's thread pool: a login or a credential made does not hold the event loop (every service of the cloud). */
+const scryptAsync = (secret: string, salt: Buffer, bytes: number): Promise<Buffer> =>
+  new Promise((resolve, reject) => scrypt(secret, salt, bytes, SCRYPT_PARAMS, (e, key) => (e ? reject(e) : resolve(key))));
+const encode = (salt: Buffer, hash: Buffer): string => `scrypt$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+
+/** Salted scrypt hash, encoded as `scrypt$<salt>$<hash>` (seeding and password changes, in step with the state). */
 export function hashSecret(secret: string): string {
   const salt = randomBytes(16);
-  const hash = scryptSync(secret, salt, HASH_BYTES, SCRYPT_PARAMS);
-  return `scrypt$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+  return encode(salt, scryptSync(secret, salt, HASH_BYTES, SCRYPT_PARAMS));
 }
 
-export function verifySecret(secret: string, stored: string): boolean {
+/** hashSecret off the event loop (an application credential's secret). */
+export async function hashSecretAsync(secret: string): Promise<string> {
+  const salt = randomBytes(16);
+  return encode(salt, await scryptAsync(secret, salt, HASH_BYTES));
+}
+
+export async function verifySecret(secret: string, stored: string): Promise<boolean> {
   const [scheme, saltB64, hashB64] = stored.split('$');
   if (scheme !== 'scrypt' || saltB64 === undefined || hashB64 === undefined) return false;
   const expected = Buffer.from(hashB64, 'base64url');
-  const actual = scryptSync(secret, Buffer.from(saltB64, 'base64url'), expected.length, SCRYPT_PARAMS);
+  const actual = await scryptAsync(secret, Buffer.from(saltB64, 'base64url'), expected.length);
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

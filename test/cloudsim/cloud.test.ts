@@ -104,6 +104,34 @@ describe('authentication and scoping', () => {
   });
 });
 
+describe('token validation in process', () => {
+  test('the services ask the emulator of their own process: every call sees Keystone as it is now, with no HTTP validation per call', async () => {
+    const token = await passwordToken(keystone, 'demo', BUILTIN_USERS.demo.password, 'demo');
+    const validations = keystone.state.validations;
+    assert.equal((await get(`${sims.urls.compute}/flavors`, as(token))).status, 200);
+    assert.equal((await get(`${sims.urls.network}/v2.0/networks`, as(token))).status, 200);
+    assert.equal(keystone.state.validations, validations, 'no GET /v3/auth/tokens was made');
+    const revoke = await keystone.app.inject({ method: 'DELETE', url: '/v3/auth/tokens', headers: { 'x-auth-token': token, 'x-subject-token': token } });
+    assert.equal(revoke.statusCode, 204);
+    assert.equal((await get(`${sims.urls.compute}/flavors`, as(token))).status, 401, 'a revoked token is refused on the next call');
+  });
+
+  test('the emulator stopped: the services answer keystonemiddleware\'s 503', async () => {
+    const ks = await startKeystone();
+    const cloud = await startSims(ks);
+    try {
+      const token = await passwordToken(ks, 'demo', BUILTIN_USERS.demo.password, 'demo');
+      assert.equal((await get(`${cloud.urls.image}/v2/images`, as(token))).status, 200);
+      await ks.app.close();
+      const r = await get(`${cloud.urls.image}/v2/images`, as(token));
+      assert.equal(r.status, 503);
+      assert.equal(r.body.error.message, 'The Keystone service is temporarily unavailable.');
+    } finally {
+      await cloud.close();
+    }
+  });
+});
+
 describe('answers', () => {
   test('request ids on every answer; Nova also sends x-compute-request-id', async () => {
     const nova = await get(`${sims.urls.compute}/flavors/2`, as(demo));

@@ -219,7 +219,7 @@ export async function stepRun(cloud: StepCloud, shape: ClusterShape = {}): Promi
   } as ClusterRow;
   c.labels = { ...t.labels, ...(shape.cluster?.labels ?? {}) };
   if (shape.credential !== false) {
-    const { cred, secret } = ks.appCreds.create({ userId: user, name: uuid, projectId: project, roleIds: [ks.roleId('member'), ks.roleId('reader')] });
+    const { cred, secret } = await ks.appCreds.create({ userId: user, name: uuid, projectId: project, roleIds: [ks.roleId('member'), ks.roleId('reader')] });
     c.app_cred_id = cred.id;
     c.app_cred_user_id = user;
     c.app_cred_secret = cloud.factory.secretBox.seal(secret, `app-cred:${uuid}`);

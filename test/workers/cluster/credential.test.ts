@@ -84,7 +84,7 @@ test('the delete\'s last step retires the current credential in the row before K
   const row = r.db.clusters.get(r.uuid)!;
   const current = row.app_cred_id!;
   const ks = cloud.keystone.state;
-  const older = ks.appCreds.create({ userId: row.user_id, name: `${r.uuid}-old`, projectId: r.project, roleIds: [ks.roleId('member')] }).cred.id;
+  const older = (await ks.appCreds.create({ userId: row.user_id, name: `${r.uuid}-old`, projectId: r.project, roleIds: [ks.roleId('member')] })).cred.id;
   row.retired_app_creds = [{ id: older, user_id: row.user_id }];
   r.begin('delete');
   let cut = 0;
@@ -110,8 +110,8 @@ test('deleteRetired deletes the retired credentials it is asked for, each forgot
   const r = await stepRun(cloud);
   const row = r.db.clusters.get(r.uuid)!;
   const ks = cloud.keystone.state;
-  const made = (n: string) => ks.appCreds.create({ userId: row.user_id, name: `${r.uuid}-${n}`, projectId: r.project, roleIds: [ks.roleId('member')] }).cred.id;
-  const [a, b] = [made('a'), made('b')];
+  const made = async (n: string) => (await ks.appCreds.create({ userId: row.user_id, name: `${r.uuid}-${n}`, projectId: r.project, roleIds: [ks.roleId('member')] })).cred.id;
+  const [a, b] = [await made('a'), await made('b')];
   row.retired_app_creds = [{ id: a, user_id: row.user_id }, { id: b, user_id: row.user_id }, { id: 'gone-already', user_id: row.user_id }];
   r.fresh();
   const done = await deleteRetired(r.ctx, (x) => x.id !== b);

@@ -49,7 +49,7 @@ test('a rotation in memory: published, every consumer rolled to the new credenti
   const ks = cloud.keystone.state;
   const old = row.app_cred_id!;
   // What the API does: a new credential, the row switched to it, the replaced one kept as retired.
-  const { cred, secret: fresh } = ks.appCreds.create({ userId: row.user_id, name: `${r.uuid}-2`, projectId: r.project, roleIds: [ks.roleId('member')] });
+  const { cred, secret: fresh } = await ks.appCreds.create({ userId: row.user_id, name: `${r.uuid}-2`, projectId: r.project, roleIds: [ks.roleId('member')] });
   Object.assign(row, { app_cred_id: cred.id, app_cred_secret: cloud.factory.secretBox.seal(fresh, `app-cred:${r.uuid}`), retired_app_creds: [{ id: old, user_id: row.user_id }] });
   r.begin('rotate_credential');
   const consumers = credentialConsumers((await renderClusterAddons(r.ctx)).flatMap((a) => a.objects), cred.id);
