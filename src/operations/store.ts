@@ -51,9 +51,14 @@ export class OperationStore {
     return this.events.insert({ cluster_id: clusterId, operation_id: opId, at: new Date(), type, reason, message, severity }, em);
   }
 
-  /** A delete overtakes what runs: the cluster's other active operations end as cancelled, each with an event. */
+  /**
+   * A delete overtakes what runs: the cluster's other active operations end as cancelled, each with an event. The
+   * cluster row is locked first, as every other write here does: taking the operations' rows first, the events'
+   * reference to the cluster row would wait on a run that holds it and waits for those rows (a deadlock).
+   */
   async cancelOthers(op: OperationRow): Promise<void> {
     await this.ds.transaction(async (em) => {
+      if (!(await this.clusters.lock(em, op.cluster_id))) return;
       const cancelled = await this.operations.cancelOthers(em, op.cluster_id, op.id, 'Cancelled by a delete of the cluster.');
       for (const c of cancelled) await this.event(op.cluster_id, c.id, 'operation', 'Cancelled', `The ${c.kind} was cancelled by the delete.`, 'warning', em);
     });

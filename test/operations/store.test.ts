@@ -113,6 +113,26 @@ test('a delete cancels the others, each with an event; the delete then speaks fo
   assert.ok(delRun);
 });
 
+test('a delete cancelling while a run holds the cluster row waits for it, in the lock order every write keeps: no deadlock', async () => {
+  const { cluster: c } = await db.cluster();
+  const create = await operation(c.uuid, 'create');
+  const del = await operation(c.uuid, 'delete');
+  // A run's write as startRun and setCondition make it: the cluster row first, then the operation's row. Between the two
+  // the delete's cancel starts; with the operation's row taken first it would wait on this cluster row for its event.
+  let cancelling: Promise<void> | undefined;
+  let cancelled = false;
+  await db.ds.transaction(async (em) => {
+    await em.query(`SELECT 1 FROM cluster WHERE uuid = $1 FOR UPDATE`, [c.uuid]);
+    cancelling = store.cancelOthers(del).then(() => void (cancelled = true));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(cancelled, false, 'the cancel waits for the cluster row');
+    await em.query(`UPDATE operation SET state = 'running', attempts = attempts + 1 WHERE id = $1`, [create.id]);
+  });
+  await cancelling;
+  assert.deepEqual(await store.state(create.id), { state: 'cancelled', attempts: 1 });
+  assert.ok((await events(c.uuid)).includes('operation/Cancelled/warning'));
+});
+
 test('a cluster that is gone: gone; an operation that is gone: undefined', async () => {
   const { cluster: c } = await db.cluster();
   const op = await operation(c.uuid, 'resize');
