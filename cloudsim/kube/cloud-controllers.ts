@@ -30,9 +30,9 @@ export interface ControllerHost {
 
 /** OCCM's DaemonSet while one of its pods runs on a node of `alive`. */
 export function occmDaemonSet(store: ObjectStore, alive: ReadonlySet<string>): Obj | undefined {
-  const ds = store.get({ group: 'apps', resource: 'daemonsets', namespace: 'kube-system', name: 'openstack-cloud-controller-manager' });
+  const ds = store.peek({ group: 'apps', resource: 'daemonsets', namespace: 'kube-system', name: 'openstack-cloud-controller-manager' });
   if (!ds) return undefined;
-  const runs = store.list('', 'pods', 'kube-system').some((p) => p.metadata.ownerReferences?.some((o) => o.uid === ds.metadata.uid) && alive.has((p.spec as { nodeName?: string }).nodeName ?? ''));
+  const runs = store.peekList('', 'pods', 'kube-system').some((p) => p.metadata.ownerReferences?.some((o) => o.uid === ds.metadata.uid) && alive.has((p.spec as { nodeName?: string }).nodeName ?? ''));
   return runs ? ds : undefined;
 }
 

@@ -199,12 +199,12 @@ export class SimCluster {
   cniApplied(): boolean {
     const s = this.store;
     const calicoOperator = exists(s, 'operator.tigera.io', 'installations', '', 'default') && this.operatorRunning();
-    const ds = s.list('apps', 'daemonsets');
+    const ds = s.peekList('apps', 'daemonsets');
     return calicoOperator || ds.some((d) => d.metadata.name === 'calico-node') || ds.some((d) => d.metadata.name === 'kube-flannel-ds');
   }
 
   private operatorRunning(): boolean {
-    const d = this.store.get({ group: 'apps', resource: 'deployments', namespace: 'tigera-operator', name: 'tigera-operator' });
+    const d = this.store.peek({ group: 'apps', resource: 'deployments', namespace: 'tigera-operator', name: 'tigera-operator' });
     return ((d?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0) > 0;
   }
 
@@ -213,7 +213,7 @@ export class SimCluster {
     if (!this.operatorRunning()) return;
     for (const [plural, kind] of [['installations', 'Installation'], ['apiservers', 'APIServer'], ['tigerastatuses', 'TigeraStatus']] as const) {
       const name = `${plural}.operator.tigera.io`;
-      this.store.write({ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', namespace: '', name }, {
+      this.store.save({ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', namespace: '', name }, {
         apiVersion: 'apiextensions.k8s.io/v1',
         kind: 'CustomResourceDefinition',
         metadata: { name },

@@ -40,9 +40,9 @@ function scaled(v: number | string, total: number): number {
 const specOf = (pdb: Obj): PdbSpec => (pdb.spec ?? {}) as PdbSpec;
 
 /** The pods a budget guards (its namespace, its selector; policy/v1: an empty selector matches all). */
-function guarded(store: ObjectStore, pdb: Obj): Obj[] {
+function guarded(store: ObjectStore, pdb: Obj): readonly Obj[] {
   const sel = specOf(pdb).selector;
-  return store.list('', 'pods', pdb.metadata.namespace ?? 'default').filter((p) => labelSelectorMatches(sel, p.metadata.labels));
+  return store.peekList('', 'pods', pdb.metadata.namespace ?? 'default').filter((p) => labelSelectorMatches(sel, p.metadata.labels));
 }
 
 /** The budget's numbers now. Expected pods: those it matches that are not terminating (their replacements count instead). */
@@ -57,12 +57,12 @@ export function budgetOf(store: ObjectStore, pdb: Obj): Budget {
 
 /** The disruption controller: every budget's status. */
 export function reconcileDisruptionBudgets(store: ObjectStore, now: number): void {
-  for (const pdb of store.list(PDBS.group, PDBS.resource)) {
+  for (const pdb of store.peekList(PDBS.group, PDBS.resource)) {
     const b = budgetOf(store, pdb);
     const old = (pdb.status ?? {}) as { conditions?: { status: string; lastTransitionTime: string }[] };
     const allowed = b.allowed > 0 ? 'True' : 'False';
     const since = old.conditions?.[0]?.status === allowed ? old.conditions[0].lastTransitionTime : iso(now);
-    store.write({ ...PDBS, namespace: pdb.metadata.namespace ?? 'default', name: pdb.metadata.name }, {
+    store.save({ ...PDBS, namespace: pdb.metadata.namespace ?? 'default', name: pdb.metadata.name }, {
       ...pdb,
       status: {
         observedGeneration: pdb.metadata.generation,

@@ -23,7 +23,7 @@ export class HostAgents {
   run(store: ObjectStore, mounts: PodMounts, filesOf: (node: string) => Record<string, string> | undefined): boolean {
     let changed = false;
     const seen = new Set<string>();
-    for (const p of store.list('', 'pods')) {
+    for (const p of store.peekList('', 'pods')) {
       const uid = p.metadata.uid ?? '';
       const spec = p.spec as { nodeName?: string; containers?: Container[] } | undefined;
       const agent = spec?.containers?.find(isAgent);

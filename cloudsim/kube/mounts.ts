@@ -52,14 +52,14 @@ export class PodMounts {
   /** After the controllers' pass: started pods read the Secrets they name (those not read yet); gone pods are forgotten. */
   sync(store: ObjectStore): void {
     const seen = new Set<string>();
-    for (const p of store.list('', 'pods')) {
+    for (const p of store.peekList('', 'pods')) {
       const spec = p.spec as PodSpec | undefined;
       if (!spec?.nodeName || terminating(p) || !p.metadata.uid) continue;
       seen.add(p.metadata.uid);
       let mine = this.read.get(p.metadata.uid);
       for (const name of named(spec)) {
         if (mine?.has(name)) continue;
-        const s = store.get({ group: '', resource: 'secrets', namespace: p.metadata.namespace ?? 'default', name });
+        const s = store.peek({ group: '', resource: 'secrets', namespace: p.metadata.namespace ?? 'default', name });
         if (!s) continue;
         if (!mine) this.read.set(p.metadata.uid, (mine = new Map()));
         mine.set(name, { ...((s.data ?? {}) as Record<string, string>) });

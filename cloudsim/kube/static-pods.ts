@@ -11,7 +11,7 @@ const POD = { group: '', resource: 'pods' };
 const STATIC_PODS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
 const hash = (s: string, n: number) => createHash('sha256').update(s).digest('hex').slice(0, n);
 const put = (store: ObjectStore, p: Obj): void => {
-  store.write({ ...POD, namespace: p.metadata.namespace ?? 'default', name: p.metadata.name }, p);
+  store.save({ ...POD, namespace: p.metadata.namespace ?? 'default', name: p.metadata.name }, p);
 };
 
 /** kubeadm's static pods, mirrored while the control plane's Node exists, and those of the manifests on the nodes' disks. */
@@ -42,18 +42,31 @@ export function mirrorStaticPods(store: ObjectStore, nodes: SchedNode[]): void {
  * `<name>-<node>`, annotated with the manifest's hash; a changed manifest is a new pod (the kubelet
  * kills the old one and starts the new, which reads its files again).
  */
-function mirror(store: ObjectStore, n: SchedNode, content: string): void {
-  let pod: { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> };
-  try {
-    pod = parseYaml(content) as typeof pod;
-  } catch {
-    return;
+type Manifest = { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> };
+/** Manifests read, by content (every controller pass mirrors every node's manifests): parsed and hashed once. */
+const manifests = new Map<string, { pod: Manifest | undefined; hash: string }>();
+function manifest(content: string): { pod: Manifest | undefined; hash: string } {
+  let m = manifests.get(content);
+  if (!m) {
+    let pod: Manifest | undefined;
+    try {
+      pod = parseYaml(content) as Manifest;
+    } catch {
+      pod = undefined;
+    }
+    if (manifests.size >= 4096) manifests.clear();
+    manifests.set(content, (m = { pod, hash: hash(content, 32) }));
   }
+  return m;
+}
+
+function mirror(store: ObjectStore, n: SchedNode, content: string): void {
+  // Read only: what is written below is built anew from it.
+  const { pod, hash: configHash } = manifest(content);
   if (pod?.kind !== 'Pod' || typeof pod.metadata?.name !== 'string') return;
   const name = `${pod.metadata.name}-${n.name}`;
   const namespace = typeof pod.metadata.namespace === 'string' ? pod.metadata.namespace : 'default';
-  const configHash = hash(content, 32);
-  const old = store.get({ ...POD, namespace, name });
+  const old = store.peek({ ...POD, namespace, name });
   if (old && old.metadata.annotations?.['kubernetes.io/config.hash'] !== configHash) store.delete({ ...POD, namespace, name });
   put(store, {
     apiVersion: 'v1',

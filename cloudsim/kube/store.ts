@@ -1,8 +1,9 @@
 // One cluster's objects, as etcd would hold them behind the apiserver: keyed by API group,
 // resource, namespace and name, with uid, creationTimestamp and generation kept across writes and
 // one resourceVersion counter bumped only by writes that change something. Errors are
-// Kubernetes Status objects. What goes in and out is a copy (copyOf: JSON-shaped data). Objects
-// are filed by resource and by resource and namespace, so a list reads only its own kind.
+// Kubernetes Status objects. What goes in and out is a copy (copyOf: JSON-shaped data), except for
+// the simulated controllers' own reads (peek, peekList): the stored objects themselves, frozen.
+// Objects are filed by resource and by resource and namespace, so a list reads only its own kind.
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { IndexedMap } from '../common/indexed-map.js';
@@ -105,6 +106,14 @@ export function copyOf<T>(v: T): T {
   }
   return out as T;
 }
+/** Freezes JSON-shaped data to the leaves: what the store holds cannot be changed in place by a reader of peek(). */
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
 const keyOf = (k: ObjKey): string => `${k.group}/${k.resource}/${k.namespace}/${k.name}`;
 const kindOf = (group: string, resource: string): string => `${group}/${resource}`;
 const kindIn = (group: string, resource: string, namespace: string): string => `${group}/${resource}/${namespace}`;
@@ -133,15 +142,32 @@ export class ObjectStore {
     return hit ? copyOf(hit.object) : undefined;
   }
 
+  /** The uid of the object at `k` (no copy made). */
+  uidOf(k: ObjKey): string | undefined {
+    return this.items.get(keyOf(k))?.object.metadata.uid;
+  }
+
   has(k: ObjKey): boolean {
     return this.items.has(keyOf(k));
   }
 
   /** Objects of a resource, in one namespace or (undefined) all, sorted by namespace and name. */
   list(group: string, resource: string, namespace?: string): Obj[] {
+    return this.peekList(group, resource, namespace).map(copyOf);
+  }
+
+  /**
+   * list() without the copies, for the simulated controllers' passes (which read every pod several times a pass):
+   * the stored objects, frozen (a change in place throws), in a list readonly by type.
+   */
+  peekList(group: string, resource: string, namespace?: string): readonly Obj[] {
     const found = namespace === undefined ? this.items.by('kind', kindOf(group, resource)) : this.items.by('kindIn', kindIn(group, resource, namespace));
-    const out = found.map((i) => i.object);
-    return copyOf(out.sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || a.metadata.name.localeCompare(b.metadata.name)));
+    return found.map((i) => i.object).sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || a.metadata.name.localeCompare(b.metadata.name));
+  }
+
+  /** get() without the copy: the stored object, frozen. */
+  peek(k: ObjKey): Obj | undefined {
+    return this.items.get(keyOf(k))?.object;
   }
 
   /**
@@ -149,6 +175,18 @@ export class ObjectStore {
    * The resourceVersion moves only when something changed; generation follows changes of `spec`.
    */
   write(k: ObjKey, obj: Obj): Obj {
+    return copyOf(this.stored(k, obj));
+  }
+
+  /** write() for a controller that does not read the answer: true when something changed. */
+  save(k: ObjKey, obj: Obj): boolean {
+    const rv = this.rv;
+    this.stored(k, obj);
+    return this.rv !== rv;
+  }
+
+  /** The object now at `k` after writing `obj` there (the store's own, not a copy). */
+  private stored(k: ObjKey, obj: Obj): Obj {
     const old = this.items.get(keyOf(k))?.object;
     const next = copyOf(obj);
     const meta: ObjectMeta = { ...next.metadata, name: k.name };
@@ -160,10 +198,10 @@ export class ObjectStore {
     meta.generation = (old?.metadata.generation ?? 0) + (specChanged ? 1 : 0);
     meta.resourceVersion = old?.metadata.resourceVersion ?? '';
     next.metadata = meta;
-    if (old && isDeepStrictEqual(old, next)) return copyOf(old);
+    if (old && isDeepStrictEqual(old, next)) return old;
     meta.resourceVersion = String(++this.rv);
-    this.items.set(keyOf(k), { key: { ...k }, object: next });
-    return copyOf(next);
+    this.items.set(keyOf(k), { key: { ...k }, object: deepFreeze(next) });
+    return next;
   }
 
   /** 409 AlreadyExists when present. */
@@ -180,7 +218,7 @@ export class ObjectStore {
     if (!hit) return undefined;
     this.items.delete(keyOf(k));
     this.rv++;
-    return hit.object;
+    return copyOf(hit.object);
   }
 
   /** Every object of a namespace (any resource), for a namespace delete. */
@@ -195,6 +233,6 @@ export class ObjectStore {
   restore(s: StoreSnapshot): void {
     this.items.clear();
     this.rv = s.rv;
-    for (const i of structuredClone(s.objects)) this.items.set(keyOf(i.key), i);
+    for (const i of structuredClone(s.objects)) this.items.set(keyOf(i.key), { key: i.key, object: deepFreeze(i.object) });
   }
 }

@@ -70,7 +70,7 @@ export class Kubelets {
   /** Arms a timer for every terminating pod on a node whose kubelet runs (`alive`). */
   sync(alive: (nodeName: string) => boolean): void {
     const seen = new Set<string>();
-    for (const p of this.store.list('', 'pods')) {
+    for (const p of this.store.peekList('', 'pods')) {
       if (!terminating(p)) continue;
       const uid = p.metadata.uid!;
       seen.add(uid);

@@ -54,8 +54,16 @@ function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** The revision of a workload's pod template (what the controllers label its pods with). */
-export const templateRevision = (w: Obj): string => hash(canonical((w.spec as Record<string, unknown> | undefined)?.template ?? {}), 10);
+const revisions = new WeakMap<Obj, string>();
+/**
+ * The revision of a workload's pod template (what the controllers label its pods with); once per object read
+ * (a controller pass asks it for every pod it places; the objects it reads are its own copies, never changed).
+ */
+export function templateRevision(w: Obj): string {
+  let r = revisions.get(w);
+  if (r === undefined) revisions.set(w, (r = hash(canonical((w.spec as Record<string, unknown> | undefined)?.template ?? {}), 10)));
+  return r;
+}
 
 /** The label each controller puts the revision under. */
 const REVISION_LABEL: Record<string, string> = { DaemonSet: 'controller-revision-hash', ReplicaSet: 'pod-template-hash', StatefulSet: 'controller-revision-hash' };
@@ -93,7 +101,7 @@ export class Workloads {
   private pod(w: Obj, name: string, owner: { apiVersion: string; kind: string; name: string; uid: string }, node: SchedNode | undefined, cni: boolean, extraSpec: Record<string, unknown> = {}): Obj {
     const spec = { ...podSpecOf(w), ...extraSpec, ...(node ? { nodeName: node.name } : {}) } as PodSpec;
     const namespace = w.metadata.namespace ?? 'default';
-    const uid = this.store.get({ ...POD, namespace, name })?.metadata.uid;
+    const uid = this.store.uidOf({ ...POD, namespace, name });
     const ready = podReady(spec, node, cni) && this.probe({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, ...(uid ? { uid } : {}) }, spec }) !== false;
     const meta = templateMeta(w);
     const revision = owner.kind === 'StatefulSet' ? `${w.metadata.name}-${templateRevision(w)}` : templateRevision(w);
@@ -120,7 +128,7 @@ export class Workloads {
   }
 
   private put(p: Obj): void {
-    this.store.write({ ...POD, namespace: p.metadata.namespace ?? 'default', name: p.metadata.name }, p);
+    this.store.save({ ...POD, namespace: p.metadata.namespace ?? 'default', name: p.metadata.name }, p);
   }
 
   private remove(p: Obj): void {
@@ -153,11 +161,11 @@ export class Workloads {
   /** The garbage collector (background propagation, apps/v1's default): pods whose DaemonSet, StatefulSet or (Deployment's) ReplicaSet is gone end gracefully. */
   private collectOrphans(): void {
     const live = new Set([
-      ...this.store.list(DS.group, DS.resource).map((w) => w.metadata.uid!),
-      ...this.store.list(STS.group, STS.resource).map((w) => w.metadata.uid!),
-      ...this.store.list(DEPLOY.group, DEPLOY.resource).map((w) => hash(`rs/${w.metadata.uid}`, 32)),
+      ...this.store.peekList(DS.group, DS.resource).map((w) => w.metadata.uid!),
+      ...this.store.peekList(STS.group, STS.resource).map((w) => w.metadata.uid!),
+      ...this.store.peekList(DEPLOY.group, DEPLOY.resource).map((w) => hash(`rs/${w.metadata.uid}`, 32)),
     ]);
-    for (const p of this.store.list(POD.group, POD.resource)) {
+    for (const p of this.store.peekList(POD.group, POD.resource)) {
       const owner = ownerOf(p);
       if (owner && CONTROLLERS.has(owner.kind) && !live.has(owner.uid) && !terminating(p)) this.retire(p);
     }
@@ -166,7 +174,8 @@ export class Workloads {
   /** Brings pods and workload status in line with the nodes; `cni` says whether pod networking works. */
   reconcile(nodes: SchedNode[], cni: boolean): void {
     const byName = new Map(nodes.map((n) => [n.name, n]));
-    const pods = this.store.list(POD.group, POD.resource);
+    // The controllers read the store's own objects (frozen): what they write are new objects.
+    const pods = this.store.peekList(POD.group, POD.resource);
     // pod garbage collection: bound to a Node that no longer exists
     for (const p of pods) {
       const nodeName = (p.spec as PodSpec | undefined)?.nodeName as string | undefined;
@@ -174,17 +183,18 @@ export class Workloads {
     }
     this.collectOrphans();
     // A terminating pod is no longer its controller's: a replacement is made while it ends.
-    const live = this.store.list(POD.group, POD.resource).filter((p) => !terminating(p));
-    const owned = (kind: string, uid: string) => live.filter((p) => ownerOf(p)?.kind === kind && ownerOf(p)?.uid === uid);
+    const all = this.store.peekList(POD.group, POD.resource);
+    const live = all.filter((p) => !terminating(p));
+    const owned = (kind: string, uid: string): Obj[] => live.filter((p) => ownerOf(p)?.kind === kind && ownerOf(p)?.uid === uid);
     // The DaemonSet controller waits for a terminating pod to go before it places another on that node.
-    const ending = new Set(this.store.list(POD.group, POD.resource).filter(terminating).map((p) => `${ownerOf(p)?.uid}/${(p.spec as PodSpec | undefined)?.nodeName}`));
+    const ending = new Set(all.filter(terminating).map((p) => `${ownerOf(p)?.uid}/${(p.spec as PodSpec | undefined)?.nodeName}`));
     this.daemonSets(nodes, byName, owned, cni, ending);
     this.replicated(nodes, byName, owned, cni);
     mirrorStaticPods(this.store, nodes);
   }
 
   private daemonSets(nodes: SchedNode[], byName: Map<string, SchedNode>, owned: (kind: string, uid: string) => Obj[], cni: boolean, ending: Set<string>): void {
-    for (const ds of this.store.list(DS.group, DS.resource)) {
+    for (const ds of this.store.peekList(DS.group, DS.resource)) {
       const spec = podSpecOf(ds);
       const extra = spec.hostNetwork ? [...DS_TOLERATIONS, { key: 'node.kubernetes.io/network-unavailable', operator: 'Exists', effect: 'NoSchedule' }] : DS_TOLERATIONS;
       const mine = this.current(ds, 'DaemonSet', owned('DaemonSet', ds.metadata.uid!), ending);
@@ -202,7 +212,8 @@ export class Workloads {
         if (!existing && ending.has(`${ds.metadata.uid}/${n.name}`)) continue;
         this.put(this.pod(ds, existing?.metadata.name ?? `${ds.metadata.name}-${hash(`${ds.metadata.uid}/${n.name}/${revision}`, 5)}`, owner, n, cni));
       }
-      const now = this.store.list(POD.group, POD.resource).filter((p) => !terminating(p) && ownerOf(p)?.uid === ds.metadata.uid && byName.has((p.spec as PodSpec).nodeName as string));
+      // Its pods are in its namespace.
+      const now = this.store.peekList(POD.group, POD.resource, ds.metadata.namespace ?? 'default').filter((p) => !terminating(p) && ownerOf(p)?.uid === ds.metadata.uid && byName.has((p.spec as PodSpec).nodeName as string));
       const ready = now.filter(isReady).length;
       this.setStatus(ds, DS, {
         currentNumberScheduled: now.length,
@@ -219,8 +230,8 @@ export class Workloads {
 
   private replicated(nodes: SchedNode[], byName: Map<string, SchedNode>, owned: (kind: string, uid: string) => Obj[], cni: boolean): void {
     const workloads = [
-      ...this.store.list(DEPLOY.group, DEPLOY.resource).map((w) => ({ w, res: DEPLOY, kind: 'ReplicaSet', owner: `${w.metadata.name}-${hash(w.metadata.uid!, 10)}` })),
-      ...this.store.list(STS.group, STS.resource).map((w) => ({ w, res: STS, kind: 'StatefulSet', owner: w.metadata.name })),
+      ...this.store.peekList(DEPLOY.group, DEPLOY.resource).map((w) => ({ w, res: DEPLOY, kind: 'ReplicaSet', owner: `${w.metadata.name}-${hash(w.metadata.uid!, 10)}` })),
+      ...this.store.peekList(STS.group, STS.resource).map((w) => ({ w, res: STS, kind: 'StatefulSet', owner: w.metadata.name })),
     ];
     for (const { w, res, kind, owner } of workloads) {
       const spec = podSpecOf(w);
@@ -235,13 +246,15 @@ export class Workloads {
         for (const p of order.slice(0, excess)) this.remove(p);
         mine = mine.filter((p) => !gone.has(p.metadata.name));
       }
-      const load = (n: SchedNode) => mine.filter((p) => (p.spec as PodSpec).nodeName === n.name).length;
+      // Where each pod is bound, or is bound by this pass.
+      const nodeOf = new Map(mine.map((p) => [p.metadata.name, (p.spec as PodSpec).nodeName as string | undefined]));
+      const load = (n: SchedNode) => mine.filter((p) => nodeOf.get(p.metadata.name) === n.name).length;
       // a NotReady node carries the not-ready taint: only pods tolerating it go there (the tigera-operator does)
       const schedulable = nodes.filter((n) => n.alive && !n.unschedulable && fits(spec, n));
       const pick = () => schedulable.sort((a, b) => load(a) - load(b) || a.name.localeCompare(b.name))[0];
       const taken = new Set(mine.map((p) => p.metadata.name));
       // A StatefulSet's pod keeps its identity: its successor waits until the terminating one is gone.
-      const ending = new Set(kind === 'StatefulSet' ? this.store.list(POD.group, POD.resource, w.metadata.namespace ?? 'default').filter(terminating).map((p) => p.metadata.name) : []);
+      const ending = new Set(kind === 'StatefulSet' ? this.store.peekList(POD.group, POD.resource, w.metadata.namespace ?? 'default').filter(terminating).map((p) => p.metadata.name) : []);
       const nameFor = (i: number) => (kind === 'StatefulSet' ? `${owner}-${i}` : `${owner}-${this.suffix(5)}`);
       for (let i = 0; mine.length < replicas && i < replicas + taken.size + ending.size + 100; i++) {
         const name = nameFor(i);
@@ -256,12 +269,12 @@ export class Workloads {
         mine.push(p);
       }
       for (const p of mine) {
-        const bound = byName.get((p.spec as PodSpec).nodeName as string);
+        const bound = byName.get(nodeOf.get(p.metadata.name) ?? '');
         const node = bound ?? pick();
         this.put(this.pod(w, p.metadata.name, ownerRef, node, cni, kind === 'StatefulSet' ? { hostname: p.metadata.name } : {}));
-        if (!bound && node) (p.spec as PodSpec).nodeName = node.name;
+        if (!bound && node) nodeOf.set(p.metadata.name, node.name);
       }
-      const ready = mine.filter((p) => podReady(spec, byName.get((p.spec as PodSpec).nodeName as string), cni)).length;
+      const ready = mine.filter((p) => podReady(spec, byName.get(nodeOf.get(p.metadata.name) ?? ''), cni)).length;
       const nz = (k: string, v: number) => (v > 0 ? { [k]: v } : {});
       this.setStatus(w, res, {
         observedGeneration: w.metadata.generation,
@@ -278,6 +291,6 @@ export class Workloads {
   }
 
   private setStatus(w: Obj, res: { group: string; resource: string }, status: Record<string, unknown>): void {
-    this.store.write({ ...res, namespace: w.metadata.namespace ?? 'default', name: w.metadata.name }, { ...w, status });
+    this.store.save({ ...res, namespace: w.metadata.namespace ?? 'default', name: w.metadata.name }, { ...w, status });
   }
 }
