@@ -56,8 +56,8 @@ function canonical(v: unknown): string {
 
 const revisions = new WeakMap<Obj, string>();
 /**
- * The revision of a workload's pod template (what the controllers label its pods with); once per object read
- * (a controller pass asks it for every pod it places; the objects it reads are its own copies, never changed).
+ * The revision of a workload's pod template (what the controllers label its pods with), hashed once per object:
+ * the controllers read the store's own objects, frozen, so a stored workload is hashed once for all their passes.
  */
 export function templateRevision(w: Obj): string {
   let r = revisions.get(w);
