@@ -88,7 +88,7 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
     });
     // Each firing is claimed in its cluster's row first: two passes at once (two workers) fire it once.
     registered.set('hibernation-schedule', async () => ({ fired: await fireSchedules(ds, new Date()) }));
-    // Each window is claimed in its cluster's row before its upgrade begins: the same at-most-once.
+    // Each window is claimed in its cluster's row in its upgrade's start transaction: the same at-most-once.
     const maintenance = maintenancePass(ds, opts.config, cloud);
     registered.set('maintenance-window', async () => ({ ran: await maintenance(new Date()) }));
     const every = opts.healthIntervalMs ?? 60_000;

@@ -4,7 +4,7 @@
 // application credential.
 import type { DataSource } from 'typeorm';
 import type { Config } from '../src/config.js';
-import { runMaintenance, type WindowRun } from '../src/clusters/maintenance-pass.js';
+import { runMaintenance, type MaintenancePassDeps, type WindowRun } from '../src/clusters/maintenance-pass.js';
 import { ClusterRepo } from '../src/db/repos/clusters.js';
 import { ClusterTemplateRepo } from '../src/db/repos/cluster-templates.js';
 import { NodeGroupRepo } from '../src/db/repos/nodegroups.js';
@@ -22,12 +22,12 @@ export function maintenancePass(db: DataSource, config: MaintenanceConfig, cloud
   const templates = new ClusterTemplateRepo(db);
   const clusters = new ClusterRepo(db);
   const preflight = preflightOf(config, clouds, new QuotaRepo(db), config.cloudResourceChecks ? templateCloud(config, clouds) : undefined, createOperation.steps);
-  const deps = {
+  const deps: MaintenancePassDeps = {
     db,
     templates,
     plan: { config, templates: { repo: templates }, clusters, preflight },
     upgrade: { nodegroups: new NodeGroupRepo(db), outbox: { db } },
-    callerFor: (c: Parameters<CloudFactory['callerFor']>[0]) => cloud.callerFor(c),
+    callerFor: (c) => cloud.callerFor(c),
   };
   return (now) => runMaintenance(deps, now);
 }

@@ -8,13 +8,13 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { credentialRefusal } from '../clusters/credential.js';
-import type { Caller } from '../clusters/lookup.js';
 import { ApiError, errors } from '../domain/errors.js';
 import type { OperationKind } from '../domain/operations.js';
 import { wouldBegin } from '../operations/begin.js';
 import { shortage, type Assessment } from '../preflight/assess.js';
 import { envelope, toApiError } from './plugins/envelope.js';
 import { errorResponses, Nullable } from './schemas/common.js';
+import { caller } from './request-caller.js';
 
 const BillLine = Type.Object({
   quota: Type.String({ description: 'The quota, by its service’s name: clusters (Magnum), instances, cores, ram (MiB), server_groups, server_group_members, volumes, gigabytes, network, subnet, router, port, floatingip, security_group, security_group_rule, load_balancer, listener, pool, member, health_monitor, zone_recordsets, secrets.' }),
@@ -51,7 +51,6 @@ export const DRY_RUN_RESPONSE = { 200: Type.Ref(DryRun), ...errorResponses(401, 
 
 /** The dry-run's documentation: its own tag, what it would call. */
 export const dryRunDoc = (what: string, real: string) => ({ tags: TAGS, summary: `Dry-run of ${what} (an extension): ${real} without writing anything` });
-const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, token: request.authToken });
 
 /** The dry-run's answer: the real call's outcome with what was billed so far. */
 function answer(operation: string, error: ApiError | undefined, bill: Assessment | undefined, warnings: string[] = []): DryRunT {

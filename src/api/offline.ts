@@ -14,7 +14,7 @@ import { SecretBox } from '../security/secret-box.js';
 import { ServiceToken } from '../keystone/service-token.js';
 import { TokenValidator } from '../keystone/token-validator.js';
 import { buildApp } from './app.js';
-import { callerClouds, preflightOf } from './services.js';
+import { callerClouds, preflightOf } from '../preflight/of-config.js';
 import { QuotaRepo } from '../db/repos/quotas.js';
 import { TemplateCache } from '../db/template-cache.js';
 import { Metrics } from './metrics.js';

@@ -17,6 +17,7 @@ import type { CallerClouds } from '../openstack/caller.js';
 import { QuotaRepo } from '../db/repos/quotas.js';
 import { Preflight } from '../preflight/preflight.js';
 import { callerClouds, preflightOf, templateCloud } from '../preflight/of-config.js';
+import { warn } from '../process/warn.js';
 import type { Billed } from '../preflight/quotas.js';
 import type { OperationDeps } from '../operations/begin.js';
 import { OperationRelay } from '../operations/outbox.js';
@@ -56,12 +57,6 @@ declare module 'fastify' {
     services: Services;
   }
 }
-
-const warn = (config: Config) => (obj: Record<string, unknown>, msg: string) => {
-  if (config.logLevel !== 'silent') console.warn(JSON.stringify({ level: 'warn', msg, ...obj }));
-};
-
-export { callerClouds, preflightOf, templateCloud };
 
 export interface ServicesOptions {
   processMetrics?: boolean;

@@ -10,10 +10,12 @@ import { ClusterEntity, type ClusterRow, type HibernationSchedule } from '../db/
 import { ClusterRepo } from '../db/repos/clusters.js';
 import { ClusterEventRepo } from '../db/repos/events.js';
 import { ApiError, errors } from '../domain/errors.js';
-import { dueMinute, floorMinute, nextRun, parseCron, validTimeZone } from '../domain/hibernation-schedule.js';
+import { dueMinute, floorMinute, nextRun, parseCron } from '../domain/hibernation-schedule.js';
+import { validTimeZone } from '../domain/zoned-time.js';
 import { enforce } from '../domain/policy.js';
 import type { Caller } from './lookup.js';
 import { startHibernate, startWake } from './hibernate.js';
+import { returnedRows } from '../db/returning.js';
 
 const ACTIONS = ['hibernate', 'wake'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -59,7 +61,7 @@ async function claim(ds: DataSource, uuid: string, action: Action, minute: strin
       WHERE uuid = $1 AND COALESCE(schedule_fired->>$2, '') < $3 RETURNING id`,
     [uuid, action, minute],
   );
-  return (Array.isArray(rows[0]) ? rows[0] : rows).length > 0;
+  return returnedRows(rows).length > 0;
 }
 
 export interface Fired {

@@ -19,6 +19,7 @@ import { SERVICE_FROM } from '../domain/transitions.js';
 import type { Caller } from './lookup.js';
 import { plannedUpgrade, type MaintenanceTemplates } from './maintenance-window.js';
 import { planUpgrade, startUpgrade, type PlanUpgradeDeps, type UpgradeDeps } from './upgrade.js';
+import { returnedRows } from '../db/returning.js';
 
 export interface MaintenancePassDeps {
   db: DataSource;
@@ -50,7 +51,7 @@ async function claim(db: DataSource | EntityManager, uuid: string, start: Date, 
       WHERE uuid = $1 AND maintenance IS NOT NULL AND (maintenance_claimed IS NULL OR maintenance_claimed < $2) RETURNING id`,
     [uuid, start.toISOString(), run ? JSON.stringify(run) : null],
   );
-  return (Array.isArray(rows[0]) ? rows[0] : rows).length > 0;
+  return returnedRows(rows).length > 0;
 }
 
 /** Another worker's pass claimed the window first (and began its upgrade): this one's start rolls back. */
@@ -64,10 +65,7 @@ export async function runMaintenance(deps: MaintenancePassDeps, now: Date): Prom
   const record = async (c: ClusterRow, start: Date, outcome: MaintenanceOutcome, reason: string | null, upgrade: MaintenanceRun['upgrade'] = null, written = false) => {
     const run: MaintenanceRun = { window_start: start.toISOString(), outcome, reason, upgrade, at: now.toISOString() };
     if (!written) await clusters.update(c.uuid, { maintenance_last: run });
-    const said: WindowRun = { cluster: c.uuid, window_start: run.window_start, outcome, ...(reason ? { reason } : {}) };
-    const i = out.findIndex((r) => r.cluster === c.uuid && r.window_start === said.window_start);
-    if (i >= 0) out[i] = said;
-    else out.push(said);
+    out.push({ cluster: c.uuid, window_start: run.window_start, outcome, ...(reason ? { reason } : {}) });
   };
   const note = (c: ClusterRow, reason: string, message: string, severity: 'info' | 'warning') =>
     events.insert({ cluster_id: c.uuid, operation_id: null, at: now, type: 'maintenance', reason, message, severity });

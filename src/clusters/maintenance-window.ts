@@ -106,24 +106,25 @@ export async function maintenanceView(templates: MaintenanceTemplates, who: Call
     open_now: state?.open !== undefined,
     open_window: state?.open ? spanOf(state.open) : null,
     next_window: state ? spanOf(state.next) : null,
-    planned_upgrade: planned.ok ? plannedWire(planned) : null,
-    nothing_planned: planned.ok ? null : planned.reason,
+    ...plannedWire(planned),
     last_run: c.maintenance_last,
   };
 }
 
-const plannedWire = (p: Extract<Planned, { ok: true }>) => ({ cluster_template_id: p.template.uuid, name: p.template.name, from: p.from, to: p.to, kind: p.kind });
+/** The planned upgrade as the answers show it, or why none. */
+const plannedWire = (p: Planned): Pick<MaintenanceView, 'planned_upgrade' | 'nothing_planned'> =>
+  p.ok
+    ? { planned_upgrade: { cluster_template_id: p.template.uuid, name: p.template.name, from: p.from, to: p.to, kind: p.kind }, nothing_planned: null }
+    : { planned_upgrade: null, nothing_planned: p.reason };
 
 /** The upgrade planner's line (the caller's cluster:get already checked): the next window and what it would run; null without one. */
 export async function nextMaintenance(templates: MaintenanceTemplates, c: ClusterRow, now = new Date()): Promise<NextMaintenance | null> {
   const s = c.maintenance;
   if (!s) return null;
-  const planned = await plannedUpgrade(templates, c, s.upgrade);
   return {
     ...spanOf(windowState(s.window, now).next),
     timezone: s.window.timezone,
-    planned_upgrade: planned.ok ? plannedWire(planned) : null,
-    nothing_planned: planned.ok ? null : planned.reason,
+    ...plannedWire(await plannedUpgrade(templates, c, s.upgrade)),
   };
 }
 

@@ -107,7 +107,7 @@ export async function startUpgrade(s: UpgradeDeps, c: ClusterRow, plan: UpgradeP
   const begun = await beginOperation(s.outbox, c.uuid, {
     kind: 'upgrade',
     ...(by ? { origin: by.origin, now: by.now } : {}),
-    ...(by?.claim ? { check: async (em: EntityManager) => void (await by.claim!(em)) } : {}),
+    ...(by?.claim ? { check: by.claim } : {}),
     params: { cluster_template: target.uuid, nodegroup: ng.uuid, max_batch_size: batch, from, to },
     change: (em) => s.nodegroups.updateByUuid(em, ng.uuid, { status: 'UPDATE_IN_PROGRESS', status_reason: null, updated_at: new Date() }),
     // The roll's peak: held until the upgrade ends (the surge nodes are gone again by then).

@@ -2,7 +2,7 @@
 // ranges `a-b`, lists `a,b` and steps `*/n` or `a-b/n`; day-of-week 0-7, 0 and 7 Sunday), read in an IANA time
 // zone, as cron reads them (when both day fields are restricted, either matching is enough). Pure: the clock is
 // the caller's; the zone's wall clock is zoned-time.ts's.
-import { validTimeZone, wallClock } from './zoned-time.js';
+import { wallClock } from './zoned-time.js';
 
 export interface CronSpec {
   minute: Set<number>;
@@ -43,8 +43,6 @@ export function parseCron(text: string): CronSpec | string {
   }
   return { minute: sets[0]!, hour: sets[1]!, dom: sets[2]!, month: sets[3]!, dow: sets[4]!, domAny: parts[2] === '*', dowAny: parts[4] === '*' };
 }
-
-export { validTimeZone };
 
 /** Whether the minute of `at` is one of the schedule's, in `zone`. */
 export function cronMatches(spec: CronSpec, at: Date, zone: string): boolean {

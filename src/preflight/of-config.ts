@@ -4,13 +4,11 @@ import type { Config } from '../config.js';
 import { CallerClouds } from '../openstack/caller.js';
 import { answeringPolicy } from '../openstack/retry.js';
 import type { QuotaRepo } from '../db/repos/quotas.js';
+import { warn } from '../process/warn.js';
 import { cloudChecks, type CloudChecks } from './cloud-checks.js';
 import { Preflight } from './preflight.js';
 import type { Billed } from './quotas.js';
 
-const warn = (config: Pick<Config, 'logLevel'>) => (obj: Record<string, unknown>, msg: string) => {
-  if (config.logLevel !== 'silent') console.warn(JSON.stringify({ level: 'warn', msg, ...obj }));
-};
 
 /** The API's clients act as the caller, at the configured interface and region. */
 export function callerClouds(config: Pick<Config, 'openstack' | 'keystone'>): CallerClouds {

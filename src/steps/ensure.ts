@@ -96,7 +96,6 @@ export async function purge<C>(ctx: RunContext, s: PurgeSpec<C>): Promise<void> 
   }
 }
 
-export { isForbidden };
 
 /**
  * A delete the cloud's policy refuses to the cluster's credential: no retry changes that (the credential keeps the

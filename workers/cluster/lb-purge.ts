@@ -5,7 +5,8 @@
 // purge finds them by record.
 import type { LoadBalancer } from '../../src/openstack/octavia.js';
 import { clusterNet } from '../../src/steps/context.js';
-import { isForbidden, purge } from '../../src/steps/ensure.js';
+import { isForbidden } from '../../src/openstack/errors.js';
+import { purge } from '../../src/steps/ensure.js';
 import { StepFailure } from '../../src/steps/errors.js';
 import { clusterTag } from '../../src/steps/naming.js';
 import type { RunContext, Step } from '../../src/steps/step.js';

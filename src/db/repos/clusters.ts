@@ -4,6 +4,7 @@ import type { Condition } from '../../domain/cluster-status.js';
 import { ClusterEntity, type ClusterRow, type RetiredCredential } from '../entities/cluster.js';
 import { NodeGroupEntity, type NodeGroupRow } from '../entities/nodegroup.js';
 import { orderAndPage, type Keyset } from './keyset.js';
+import { returnedRows } from '../returning.js';
 
 /** Every project (admin widening) or one. */
 export type Scope = { all: true } | { all: false; projectId: string | null };
@@ -76,8 +77,7 @@ export class ClusterRepo {
        RETURNING retired_app_creds`,
       [uuid],
     );
-    // An UPDATE … RETURNING answers [rows, count] through TypeORM's query().
-    const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as { retired_app_creds: RetiredCredential[] }[];
+    const rows = returnedRows<{ retired_app_creds: RetiredCredential[] }>(result);
     return rows[0]?.retired_app_creds;
   }
 

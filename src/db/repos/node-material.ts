@@ -3,6 +3,7 @@
 // of two fetches with the same token, one gets the material and the other nothing.
 import type { DataSource } from 'typeorm';
 import { NodeMaterialEntity, type NodeMaterialRow } from '../entities/node-material.js';
+import { returnedRows } from '../returning.js';
 
 /** Why a token gives nothing: unknown, already used, expired, not yet bound to a server, or bound to another. */
 export type MaterialRefusal = 'unknown' | 'used' | 'expired' | 'unbound' | 'other-server';
@@ -43,7 +44,7 @@ export class NodeMaterialRepo {
    */
   async giveBack(tokenHash: string, sealed: string, usedAt: Date): Promise<boolean> {
     const rows = await this.ds.query('UPDATE node_material SET used_at = NULL, material = $2 WHERE token_hash = $1 AND used_at = $3 AND material IS NULL RETURNING token_hash', [tokenHash, sealed, usedAt]);
-    return (Array.isArray(rows[0]) ? rows[0] : rows).length > 0;
+    return returnedRows(rows).length > 0;
   }
 
   /** The sealed material of `tokenHash` for `serverId`, taken (never again); else why not, with the row it names. */
@@ -54,7 +55,7 @@ export class NodeMaterialRepo {
         WHERE n.token_hash = old.token_hash AND n.used_at IS NULL AND n.expires_at > $3 AND n.server_id = $2
         RETURNING n.token_hash, n.cluster_id, n.server_name, n.server_id, old.material, n.expires_at, n.used_at, n.created_at`,
       [tokenHash, serverId, now],
-    ).then((r: [NodeMaterialRow[], number] | NodeMaterialRow[]) => (Array.isArray(r[0]) ? (r[0] as NodeMaterialRow[]) : (r as NodeMaterialRow[])));
+    ).then((r: unknown) => returnedRows<NodeMaterialRow>(r));
     if (taken[0]) return { taken: taken[0] };
     const row = await this.ds.getRepository(NodeMaterialEntity).findOneBy({ token_hash: tokenHash });
     if (!row) return { refused: 'unknown' };

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ACTIVE_STATES, type OperationKind, type OperationParams, type OperationState } from '../../domain/operations.js';
 import { OperationEntity, type OperationRow } from '../entities/operation.js';
+import { returnedRows } from '../returning.js';
 
 /** A relayed or recovered operation: what its job needs. */
 export interface OperationRef {
@@ -32,12 +33,6 @@ export function newOperation(clusterId: string, kind: OperationKind, params: Ope
 
 const UNIQUE_VIOLATION = '23505';
 const ONE_ACTIVE = new Set(['operation_one_active', 'operation_one_delete']);
-
-/** The rows of an UPDATE … RETURNING (TypeORM's postgres driver answers [rows, count] for updates). */
-function updated<T>(result: unknown): T[] {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
-  return result as T[];
-}
 
 export class OperationRepo {
   constructor(private readonly ds: DataSource) {}
@@ -88,7 +83,7 @@ export class OperationRepo {
 
   /** Ends the cluster's other active operations but deletes as cancelled; returns them. */
   async cancelOthers(em: EntityManager, clusterId: string, keep: string, error: string): Promise<{ id: string; kind: string }[]> {
-    return updated(
+    return returnedRows(
       await em.query(
         `UPDATE operation SET state = 'cancelled', error = $3, finished_at = now(), updated_at = now()
          WHERE cluster_id = $1 AND id <> $2 AND kind <> 'delete' AND state IN ('pending', 'queued', 'running') RETURNING id, kind`,
@@ -99,7 +94,7 @@ export class OperationRepo {
 
   /** Marks an active operation running (attempts + 1); undefined when it has ended meanwhile. */
   async markRunning(em: EntityManager, id: string): Promise<OperationRow | undefined> {
-    const rows = updated<OperationRow>(
+    const rows = returnedRows<OperationRow>(
       await em.query(
         `UPDATE operation SET state = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now()), updated_at = now()
          WHERE id = $1 AND state IN ('pending', 'queued', 'running') RETURNING *`,
@@ -114,7 +109,7 @@ export class OperationRepo {
    * not running (cancelled meanwhile) or a later run has started it since (this one is stale).
    */
   async end(em: EntityManager, id: string, attempt: number, state: 'succeeded' | 'failed', error: string | null): Promise<OperationRow | undefined> {
-    const rows = updated<OperationRow>(
+    const rows = returnedRows<OperationRow>(
       await em.query(`UPDATE operation SET state = $2, error = $3, finished_at = now(), updated_at = now() WHERE id = $1 AND state = 'running' AND attempts = $4 RETURNING *`, [
         id,
         state,
@@ -151,7 +146,7 @@ export class OperationRepo {
          ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
        RETURNING id, cluster_id, kind`,
       [limit, leaseMs, token],
-    ).then((r) => updated<OperationRef>(r));
+    ).then((r) => returnedRows<OperationRef>(r));
   }
 
   /**
@@ -180,7 +175,7 @@ export class OperationRepo {
 
   /** Claims `id` for `leaseMs` under `token` while it is still queued or running and nobody else claims it (one statement). */
   async claimHandedOver(id: string, leaseMs: number, token: string): Promise<(OperationRef & { state: string }) | undefined> {
-    const rows = updated<OperationRef & { state: string }>(
+    const rows = returnedRows<OperationRef & { state: string }>(
       await this.ds.query(
         `UPDATE operation SET claim_token = $3, claimed_until = now() + $2 * interval '1 millisecond'
          WHERE id = $1 AND state IN ('queued', 'running') AND (claimed_until IS NULL OR claimed_until < now())

@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { enforce } from '../../../domain/policy.js';
 import { errorResponses } from '../../schemas/common.js';
+import { caller } from '../../request-caller.js';
 
 const NS = Type.Union([Type.String(), Type.Null()]);
 export const CloudChoices = Type.Object(
@@ -33,7 +34,7 @@ export const cloudChoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       enforce(request.auth, 'clustertemplate:get_all');
-      const cloud = s.clouds.for({ ctx: request.auth, token: request.authToken });
+      const cloud = s.clouds.for(caller(request));
       const unreachable: string[] = [];
       const ask = async <T>(service: string, fn: () => Promise<T[]>): Promise<T[]> =>
         fn().catch((e: Error) => {

@@ -6,6 +6,7 @@ import { hostUrl, selfLinks } from '../../../views.js';
 import { CaQuery, Certificate, CertificateCreate, SignedCertificate, SignQuery } from './schema.js';
 import { planRotateCa, startRotateCa } from '../../../../clusters/rotate-ca.js';
 import { showCa, signCertificate, type CertificateDeps } from '../../../../clusters/sign-certificate.js';
+import { caller } from '../../../request-caller.js';
 
 const Params = Type.Object({ ident: Ident });
 const TAGS = ['certificates'];
@@ -76,7 +77,7 @@ export const certificatesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const uuid = await startRotateCa(s, await planRotateCa(s, { ctx: request.auth, token: request.authToken }, request.params.ident));
+      const uuid = await startRotateCa(s, await planRotateCa(s, caller(request), request.params.ident));
       return reply.code(202).send({ uuid });
     },
   );

@@ -1,18 +1,17 @@
 // Dry-runs of a cluster create, resize and upgrade (an extension; src/api/dry-run.ts says what a dry-run answers):
 // the use case's plan, then what the real call would answer, nothing written.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { planCreate } from '../../../../clusters/create.js';
-import { findCluster, ownScope, readScope, type Caller } from '../../../../clusters/lookup.js';
+import { findCluster, ownScope, readScope } from '../../../../clusters/lookup.js';
 import { planResize } from '../../../../clusters/resize.js';
 import { planUpgrade } from '../../../../clusters/upgrade.js';
 import { DRY_RUN_RESPONSE, dryRunDoc, dryRunErrors, dryRunOutcome } from '../../../dry-run.js';
 import { Ident } from '../../../schemas/common.js';
 import { ClusterCreate, READ_ONLY, ResizeBody, UpgradeBody } from './schema.js';
+import { caller } from '../../../request-caller.js';
 
 const Params = Type.Object({ ident: Ident });
-const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, token: request.authToken });
 
 export const clusterDryRunRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;

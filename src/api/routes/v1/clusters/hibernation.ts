@@ -4,17 +4,14 @@
 // schedule, and what a hibernation frees on the compute hosts; PUT and DELETE …/hibernation/schedule. Each reuses the rule of the Magnum call it
 // extends: cluster:update for the actions, cluster:get for the view.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { findCluster, type Caller } from '../../../../clusters/lookup.js';
+import { findCluster } from '../../../../clusters/lookup.js';
 import { hibernationView, startHibernate, startWake } from '../../../../clusters/hibernate.js';
-import type { Scope } from '../../../../db/repos/clusters.js';
 import { errorResponses, Ident, NoContent, UuidBody } from '../../../schemas/common.js';
 import { setSchedule } from '../../../../clusters/hibernation-schedule.js';
 import { HibernationSchedule } from './hibernation-schema.js';
+import { caller, scopeOf } from '../../../request-caller.js';
 
-const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, token: request.authToken });
-const scopeOf = (request: FastifyRequest): Scope => (request.auth.isAdmin ? { all: true } : { all: false, projectId: request.auth.projectId });
 const Params = Type.Object({ ident: Ident });
 /** The actions take no arguments: an empty object, or no body (read as one). */
 const NoArguments = Type.Object({}, { additionalProperties: false, description: 'No arguments: {} or no body.' });

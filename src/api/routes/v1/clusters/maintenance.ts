@@ -3,16 +3,13 @@
 // PUT to set them (each checked: a 400 in Magnum's envelope, nothing stored) and DELETE to remove them. GET reuses
 // cluster:get's rule, PUT and DELETE cluster:update's.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { findCluster, type Caller } from '../../../../clusters/lookup.js';
+import { findCluster } from '../../../../clusters/lookup.js';
 import { maintenanceView, setMaintenance } from '../../../../clusters/maintenance-window.js';
-import type { Scope } from '../../../../db/repos/clusters.js';
 import { errorResponses, Ident, NoContent } from '../../../schemas/common.js';
 import { ClusterMaintenance, MaintenanceSettings } from './maintenance-schema.js';
+import { caller, scopeOf } from '../../../request-caller.js';
 
-const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, token: request.authToken });
-const scopeOf = (request: FastifyRequest): Scope => (request.auth.isAdmin ? { all: true } : { all: false, projectId: request.auth.projectId });
 const Params = Type.Object({ ident: Ident });
 
 export const clusterMaintenanceRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -5,17 +5,17 @@
 // CSI drivers made (kept unless the labels cinder_csi_delete_volumes / manila_csi_delete_shares ask
 // otherwise, as the delete does), the load balancers its cloud provider made for Services, and the
 // cluster's application credential. A cloud that does not answer is named, never fatal.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { ClusterRow } from '../../../../db/entities/cluster.js';
-import type { Scope } from '../../../../db/repos/clusters.js';
 import { ResourceRepo } from '../../../../db/repos/resources.js';
 import { clusterNodesNow } from '../../../../clusters/nodes.js';
 import { errors } from '../../../../domain/errors.js';
 import { bool } from '../../../../cluster-spec/labels/types.js';
 import { enforce } from '../../../../domain/policy.js';
 import { errorResponses, Ident } from '../../../schemas/common.js';
+import { caller, scopeOf } from '../../../request-caller.js';
 
 export const ClusterResources = Type.Object(
   {
@@ -51,7 +51,6 @@ const truthy = (v: string | undefined): boolean => {
 export const clusterResourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;
   const ledgerRepo = new ResourceRepo(s.db);
-  const scopeOf = (request: FastifyRequest): Scope => (request.auth.isAdmin ? { all: true } : { all: false, projectId: request.auth.projectId });
 
   app.get(
     '/clusters/:ident/resources',
@@ -70,7 +69,7 @@ export const clusterResourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       enforce(request.auth, 'cluster:get', found);
       const c: ClusterRow = found;
       // Servers as they are now (a replaced node's ledger row may outlive it); the rest from the ledger.
-      const now = await clusterNodesNow({ clouds: s.clouds, ledger: ledgerRepo }, { ctx: request.auth, token: request.authToken }, c, (reason) =>
+      const now = await clusterNodesNow({ clouds: s.clouds, ledger: ledgerRepo }, caller(request), c, (reason) =>
         request.log.warn({ service: 'compute', reason }, 'delete preview: a service did not answer'),
       );
       const ledger = (await ledgerRepo.live(c.uuid)).filter((r) => r.type !== 'server');
@@ -82,7 +81,7 @@ export const clusterResourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...ledger.map((r) => ({ service: r.service, type: r.type, id: r.cloud_id, name: r.name, action: 'delete' as const, source: 'ledger' as const })),
       ];
       const unreachable: string[] = [...now.unreachable];
-      const cloud = s.clouds.for({ ctx: request.auth, token: request.authToken });
+      const cloud = s.clouds.for(caller(request));
       const ask = async (service: string, fn: () => Promise<void>) => {
         try {
           await fn();

@@ -14,7 +14,7 @@ import { hostUrl } from '../../../views.js';
 import { sendWarnings, WARNING_HEADERS } from '../../../warnings.js';
 import { planCreate, startCreate, type Flavor } from '../../../../clusters/create.js';
 import { startDelete } from '../../../../clusters/delete.js';
-import { findCluster, type Caller } from '../../../../clusters/lookup.js';
+import { findCluster } from '../../../../clusters/lookup.js';
 import { planResize, startResize } from '../../../../clusters/resize.js';
 import { startRotateCredential } from '../../../../clusters/rotate-credential.js';
 import { startUpdate } from '../../../../clusters/update.js';
@@ -36,8 +36,8 @@ import {
   UpgradeBody,
 } from './schema.js';
 import { bayDetail, bayListItem, clusterDetail, clusterListItem } from './views.js';
+import { caller, scopeOf } from '../../../request-caller.js';
 
-const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, token: request.authToken });
 const Params = Type.Object({ ident: Ident });
 
 /** `xs` by `key`, each group in the order of `xs` (one pass: a page's node groups by cluster). */
@@ -50,11 +50,6 @@ function groupBy<T>(xs: T[], key: (x: T) => string): Map<string, T[]> {
     else out.set(k, [x]);
   }
   return out;
-}
-
-/** Admins see every project's clusters (Magnum's *_all_projects rules), except where `ownOnly`. */
-function scopeOf(request: FastifyRequest, ownOnly = false): Scope {
-  return request.auth.isAdmin && !ownOnly ? { all: true } : { all: false, projectId: request.auth.projectId };
 }
 
 const SPEC = {

@@ -3,16 +3,16 @@
 // would roll and in which order: control planes first, one at a time, then the default workers;
 // every other node group afterwards, each by its own upgrade. Surge of one node, batch of one. The next
 // maintenance window and the upgrade it would run, when the cluster has one.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Scope } from '../../../../db/repos/clusters.js';
 import { errors } from '../../../../domain/errors.js';
 import { clusterVersion, upgradeVerdict } from '../../../../domain/upgrade-path.js';
 import { enforce } from '../../../../domain/policy.js';
 import { errorResponses, Ident } from '../../../schemas/common.js';
 import { templateVisibility as visibility } from '../../../../clusters/lookup.js';
 import { nextMaintenance } from '../../../../clusters/maintenance-window.js';
+import { scopeOf } from '../../../request-caller.js';
 
 const NS = Type.Union([Type.String(), Type.Null()]);
 const Target = Type.Object({
@@ -58,7 +58,6 @@ export const ClusterUpgrades = Type.Object(
 
 export const clusterUpgradeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;
-  const scopeOf = (request: FastifyRequest): Scope => (request.auth.isAdmin ? { all: true } : { all: false, projectId: request.auth.projectId });
 
   app.get(
     '/clusters/:ident/upgrades',

@@ -15,7 +15,8 @@ import { sendWarnings, WARNING_HEADERS } from '../../../warnings.js';
 import { TemplateCache } from '../../../../db/template-cache.js';
 import type { Flavor } from './rules.js';
 import { BayModel, BayModelCreate, BayModelList, ClusterTemplate, ClusterTemplateList, READ_ONLY, TemplateCreate } from './schema.js';
-import { createTemplate, deleteTemplate, updateTemplate, visibility, type Caller } from './service.js';
+import { createTemplate, deleteTemplate, updateTemplate, visibility } from './service.js';
+import { caller } from '../../../request-caller.js';
 
 const SPEC = {
   template: { coll: 'clustertemplates', kind: 'ClusterTemplate', plural: 'cluster templates', singular: 'cluster template', bodyName: 'cluster_template', tag: 'clustertemplates', item: ClusterTemplate, list: ClusterTemplateList, create: TemplateCreate, rule: 'clustertemplate' },
@@ -64,7 +65,6 @@ export function templateView(t: ClusterTemplateRow, host: string, flavor: Flavor
   };
 }
 
-const caller = (request: FastifyRequest): Caller => ({ ctx: request.auth, token: request.authToken });
 const Params = Type.Object({ ident: Ident });
 
 export function templateRoutes(flavor: Flavor): FastifyPluginAsyncTypebox {

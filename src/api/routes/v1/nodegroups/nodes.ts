@@ -11,6 +11,7 @@ import { clusterNodesNow, inGroup } from '../../../../clusters/nodes.js';
 import { enforce } from '../../../../domain/policy.js';
 import { errorResponses, Nullable } from '../../../schemas/common.js';
 import { ItemParams } from './schema.js';
+import { caller } from '../../../request-caller.js';
 
 export const NodeGroupNodes = Type.Object(
   {
@@ -56,7 +57,7 @@ export const nodegroupNodesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const scope = readScope(request.auth);
       const cluster = await findCluster(s.clusters, request.params.cluster, scope);
       const g = await findNodegroup(s.nodegroups, cluster.uuid, request.params.nodegroup, scope);
-      const now = await clusterNodesNow({ clouds: s.clouds, ledger }, { ctx: request.auth, token: request.authToken }, cluster, (reason) =>
+      const now = await clusterNodesNow({ clouds: s.clouds, ledger }, caller(request), cluster, (reason) =>
         request.log.warn({ reason }, 'node list: Nova did not answer'),
       );
       const nodes = now.nodes.filter((n) => inGroup(n, g, cluster)).map(({ nodegroup: _group, ...n }) => n);

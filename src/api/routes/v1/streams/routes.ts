@@ -8,7 +8,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { NotifyHub, type ClusterChange } from '../../../../db/notify-hub.js';
 import { ClusterViewRepo } from '../../../../db/repos/cluster-views.js';
-import type { Scope } from '../../../../db/repos/clusters.js';
 import { ClusterEventRepo } from '../../../../db/repos/events.js';
 import { ResourceRepo } from '../../../../db/repos/resources.js';
 import { errors } from '../../../../domain/errors.js';
@@ -17,6 +16,7 @@ import { errorResponses, Ident, QueryStr } from '../../../schemas/common.js';
 import { Coalescer } from './coalesce.js';
 import { SseStream } from './sse.js';
 import { liveOf, summaryOfRow } from './summary.js';
+import { scopeOf } from '../../../request-caller.js';
 
 const StreamQuery = Type.Object({
   csrf: Type.Optional(QueryStr({ description: 'Portal sessions only: the session’s CSRF token (EventSource cannot send X-CSRF-Token).' })),
@@ -27,7 +27,6 @@ const StreamQuery = Type.Object({
 const BATCH_MS = 40;
 const EVENT_PAGE = 500;
 
-const scopeOf = (request: FastifyRequest): Scope => (request.auth.isAdmin ? { all: true } : { all: false, projectId: request.auth.projectId });
 
 export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;
